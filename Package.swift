@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "JSONAPIStream",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "JSONAPIStream", targets: ["JSONAPIStream"]),
+        .executable(name: "jsonapi", targets: ["jsonapi"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CYajl",
+            pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
+        ),
+        // The core library: CYajl, the standard library and Foundation only.
+        .target(
+            name: "JSONAPIStream",
+            dependencies: ["CYajl"]
+        ),
+        .executableTarget(
+            name: "jsonapi",
+            dependencies: [
+                "JSONAPIStream",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "JSONAPIStreamTests",
+            dependencies: ["JSONAPIStream"]
+        ),
+        .testTarget(
+            name: "jsonapiTests",
+            dependencies: ["jsonapi"]
+        ),
+    ]
+)

@@ -1,0 +1,24 @@
+/// Where something is in an input: an absolute byte offset, and the 1-based line and
+/// column it falls on.
+///
+/// Offsets count bytes from the start of the input (a byte order mark included), whatever
+/// the read size. Lines are separated by line feeds (`\n`); columns count bytes, so a
+/// column after a non-ASCII character is larger than the number of characters before it.
+public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var offset: Int
+    public var line: Int
+    public var column: Int
+
+    public init(offset: Int, line: Int, column: Int) {
+        self.offset = offset
+        self.line = line
+        self.column = column
+    }
+
+    public static let start = SourcePosition(offset: 0, line: 1, column: 1)
+
+    public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool { lhs.offset < rhs.offset }
+
+    /// `LINE:COLUMN`.
+    public var description: String { "\(line):\(column)" }
+}

@@ -1,0 +1,16 @@
+/// Calls `body` with the bytes of `collection` in one contiguous buffer, copying only when
+/// the collection has no contiguous storage of its own.
+func withContiguousBytes<C: Collection<UInt8>, R>(
+    of collection: C, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> R
+) throws(JSONAPIError) -> R {
+    var result: Result<R, JSONAPIError>? = collection.withContiguousStorageIfAvailable { b in
+        do throws(JSONAPIError) { return .success(try body(UnsafeRawBufferPointer(b))) } catch { return .failure(error) }
+    }
+    if result == nil {
+        let copy = Array(collection)
+        result = copy.withUnsafeBytes { b in
+            do throws(JSONAPIError) { return .success(try body(b)) } catch { return .failure(error) }
+        }
+    }
+    return try result!.get()
+}

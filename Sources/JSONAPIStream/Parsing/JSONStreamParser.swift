@@ -1,0 +1,359 @@
+/// Feeds chunks of any size through the ``LexicalScanner`` into yajl, at token boundaries.
+///
+/// ```
+/// feed(chunk) ──> pending bytes ──scan new bytes──> boundary ──whole tokens──> yajl_parse
+///                  (incomplete token held back, never rescanned)
+/// ```
+///
+/// - Every byte is scanned once (`J01`–`J04`, `J06`); yajl only ever sees whole tokens, so it
+///   never re-lexes a token split across reads (`J07`); small reads are gathered until
+///   ``ParseOptions/coalesceBytes`` of whole tokens wait.
+/// - Errors carry absolute positions (`J08`) whatever the chunking: the scanner's own, or for
+///   yajl's grammar errors the start of the token yajl stopped on, found again in the bytes
+///   just handed to it.
+/// - ``finish()`` always calls `yajl_complete_parse` (`J09`); after any error the parser is
+///   spent and keeps throwing that error.
+final class JSONStreamParser {
+    let options: ParseOptions
+    let receiver: JSONEventReceiver
+    private var scanner: LexicalScanner
+    private let yajl: YajlParser
+
+    /// Bytes received and not yet handed to yajl: an incomplete trailing token, or a run of
+    /// small reads being gathered. Its first byte is at absolute offset `pendingBase`.
+    private var pending = ByteArena(capacity: 64 * 1024)
+    private var pendingBase = 0
+    /// How many bytes of `pending` the scanner has seen.
+    private var pendingScanned = 0
+    /// Total bytes received (absolute offset of the next byte to arrive).
+    private(set) var received = 0
+
+    /// The first bytes, held until the byte order mark question is settled.
+    private var prologue: [UInt8] = []
+    private var prologueSettled = false
+
+    // Position bookkeeping: line feeds before `droppedBefore` are summarised by these two.
+    private var baseLine = 1
+    private var baseLineStart = 0
+
+    /// The buffer currently inside `yajl_parse`, for positions asked during callbacks.
+    private var feedingBase = 0
+    private var feedingStart: UnsafeRawPointer? = nil
+    private var feedingCount = 0
+    private var completing = false
+
+    private var error: JSONAPIError?
+    private var isFinished = false
+    private let deadline: ContinuousClock.Instant?
+
+    /// Warnings that are not errors (a stripped byte order mark).
+    private(set) var notices: [Diagnostic] = []
+
+    init(receiver: JSONEventReceiver, options: ParseOptions) {
+        self.options = options
+        self.receiver = receiver
+        self.scanner = LexicalScanner(limits: options.limits)
+        self.yajl = YajlParser(receiver: receiver, multipleValues: options.multipleDocuments)
+        if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
+        receiver.parser = self
+    }
+
+    deinit { receiver.parser = nil }
+
+    var hasFailed: Bool { error != nil }
+
+    // MARK: - Feeding
+
+    /// Parses the next piece of the input. Any size from one byte up gives the same result.
+    func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        if let error { throw error }
+        guard !isFinished else { throw JSONAPIError.misuse("feed after finish") }
+        guard chunk.count > 0 else { return }
+        if let limit = options.limits.maxInputBytes, received + chunk.count > limit {
+            throw failed(.syntax(diagnostic(.J12, "input larger than \(limit) bytes", at: limit)))
+        }
+        if !prologueSettled {
+            try settlePrologue(with: chunk, atEnd: false)
+            return
+        }
+        try process(chunk)
+    }
+
+    /// Ends the input: checks that no token or value is left open, then completes yajl.
+    func finish() throws(JSONAPIError) {
+        if let error { throw error }
+        guard !isFinished else { throw JSONAPIError.misuse("finish called twice") }
+        if !prologueSettled { try settlePrologue(with: UnsafeRawBufferPointer(start: nil, count: 0), atEnd: true) }
+        isFinished = true
+        do {
+            try scanner.finishAtEndOfInput(offset: received)
+        } catch {
+            try feedWholeTokens(upTo: error.tokenStart)
+            throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+        }
+        try feedWholeTokens(upTo: received)
+        completing = true
+        let status = yajl.complete()
+        completing = false
+        try check(status, base: received, buffer: nil)
+        if !receiver.onEndOfInput() {
+            throw failed(receiverError())
+        }
+    }
+
+    private func process(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        let coalesce = options.coalesceBytes
+        if pending.isEmpty && chunk.count >= coalesce {
+            // Large read and nothing waiting: scan and parse in place, keep only the tail.
+            let base = received
+            received += chunk.count
+            pendingBase = base
+            do {
+                try scanner.scan(chunk, base: base)
+            } catch {
+                try parseInPlace(chunk, base: base, upTo: error.tokenStart)
+                throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+            }
+            let boundary = scanner.boundary(end: base + chunk.count)
+            try parseInPlace(chunk, base: base, upTo: boundary)
+            pending.append(UnsafeRawBufferPointer(rebasing: chunk[(boundary - base)...]))
+            pendingBase = boundary
+            pendingScanned = pending.count
+            try checkDeadline()
+            return
+        }
+        pending.append(chunk)
+        received += chunk.count
+        let scanFrom = pendingScanned
+        do {
+            try pending.withBytes { (all) throws(LexicalScanner.Failure) in
+                try scanner.scan(UnsafeRawBufferPointer(rebasing: all[scanFrom...]), base: pendingBase + scanFrom)
+            }
+        } catch {
+            pendingScanned = pending.count
+            try feedWholeTokens(upTo: error.tokenStart)
+            throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+        }
+        pendingScanned = pending.count
+        let boundary = scanner.boundary(end: received)
+        if boundary - pendingBase >= coalesce {
+            try feedWholeTokens(upTo: boundary)
+            try checkDeadline()
+        }
+    }
+
+    /// Hands `pending` up to absolute offset `end` (a token boundary) to yajl.
+    private func feedWholeTokens(upTo end: Int) throws(JSONAPIError) {
+        let n = end - pendingBase
+        guard n > 0 else { return }
+        let status: YajlParser.Status = pending.withBytes { all in
+            let piece = UnsafeRawBufferPointer(rebasing: all[..<n])
+            return parse(piece, base: pendingBase)
+        }
+        let base = pendingBase
+        if status != .ok {
+            try pending.withBytes { (all) throws(JSONAPIError) in
+                try check(status, base: base, buffer: UnsafeRawBufferPointer(rebasing: all[..<n]))
+            }
+        }
+        pending.removeFirst(n)
+        pendingBase = end
+        pendingScanned -= n
+        dropLines(before: end)
+    }
+
+    private func parseInPlace(_ chunk: UnsafeRawBufferPointer, base: Int, upTo end: Int) throws(JSONAPIError) {
+        let n = end - base
+        guard n > 0 else { return }
+        let piece = UnsafeRawBufferPointer(rebasing: chunk[..<n])
+        let status = parse(piece, base: base)
+        try check(status, base: base, buffer: piece)
+        dropLines(before: end)
+    }
+
+    @inline(__always)
+    private func parse(_ piece: UnsafeRawBufferPointer, base: Int) -> YajlParser.Status {
+        receiver.sourceStart = UnsafeRawPointer(piece.baseAddress!)
+        receiver.sourceEnd = UnsafeRawPointer(piece.baseAddress! + piece.count)
+        feedingBase = base
+        feedingStart = UnsafeRawPointer(piece.baseAddress!)
+        feedingCount = piece.count
+        let status = yajl.parse(piece)
+        feedingStart = nil
+        return status
+    }
+
+    private func check(_ status: YajlParser.Status, base: Int, buffer: UnsafeRawBufferPointer?) throws(JSONAPIError) {
+        switch status {
+        case .ok:
+            return
+        case .cancelled:
+            throw failed(receiverError())
+        case .error:
+            if receiver.failure != nil { throw failed(receiverError()) }
+            let message = yajl.errorMessage()
+            let consumed = completing ? 0 : yajl.bytesConsumed
+            if message.contains("premature EOF") || buffer == nil {
+                let open = receiver.depth
+                let what = open == 0 ? "the input ends before a value" : "the input ends inside \(open) open \(open == 1 ? "container" : "containers")"
+                throw failed(.syntax(diagnostic(.J09, what, at: received, pointer: receiver.currentPointer())))
+            }
+            let (start, token) = tokenEnding(at: consumed, in: buffer!)
+            let text: String
+            if message.contains("trailing garbage") {
+                text = "unexpected \(token) after the JSON value"
+            } else if message.contains("allowed token") || message.contains("invalid token") {
+                text = "unexpected \(token)"
+            } else {
+                var m = Substring(message)
+                if let colon = m.firstIndex(of: ":") { m = m[m.index(after: colon)...].drop(while: { $0 == " " }) }
+                text = "\(m) (at \(token))"
+            }
+            throw failed(.syntax(diagnostic(.J00, text, at: base + start)))
+        }
+    }
+
+    private func receiverError() -> JSONAPIError {
+        guard let d = receiver.failure else {
+            return .syntax(diagnostic(.J00, "parse cancelled", at: received))
+        }
+        return d.rule.isJSONRule ? .syntax(d) : .document(d)
+    }
+
+    private func failed(_ e: JSONAPIError) -> JSONAPIError {
+        error = e
+        return e
+    }
+
+    private func checkDeadline() throws(JSONAPIError) {
+        if let deadline, ContinuousClock.now > deadline {
+            throw failed(.syntax(diagnostic(.J12, "parse took longer than the time limit", at: pendingBase)))
+        }
+    }
+
+    // MARK: - Byte order mark (J10)
+
+    private func settlePrologue(with chunk: UnsafeRawBufferPointer, atEnd: Bool) throws(JSONAPIError) {
+        prologue.append(contentsOf: chunk)
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let n = min(prologue.count, 3)
+        let couldBeBOM = Array(prologue[..<n]) == Array(bom[..<n])
+        if couldBeBOM && prologue.count < 3 && !atEnd { return }
+        prologueSettled = true
+        var rest = prologue
+        prologue = []
+        if couldBeBOM && rest.count >= 3 {
+            switch options.byteOrderMark {
+            case .reject:
+                received = 0
+                throw failed(.syntax(diagnostic(.J10, "the input starts with a UTF-8 byte order mark (JSON text MUST NOT; use the strip policy to accept it)", at: 0)))
+            case .strip:
+                notices.append(Diagnostic(severity: .warning, rule: .N02, message: "a UTF-8 byte order mark was skipped", location: .start, pointer: ""))
+                rest.removeFirst(3)
+                received = 3
+                pendingBase = 3
+                baseLineStart = 0
+            }
+        }
+        if !rest.isEmpty {
+            try withContiguousBytes(of: rest) { (b) throws(JSONAPIError) in try process(b) }
+        }
+    }
+
+    // MARK: - Positions
+
+    private func dropLines(before end: Int) {
+        // Line feeds before `end` are no longer needed one by one; summarise them.
+        let nl = scanner.newlines
+        guard let last = nl.last, nl.first! < end else { return }
+        if last < end {
+            baseLine += nl.count
+            baseLineStart = last + 1
+            scanner.newlines.removeAll(keepingCapacity: true)
+            return
+        }
+        var k = 0
+        while k < nl.count && nl[k] < end { k += 1 }
+        baseLine += k
+        baseLineStart = nl[k - 1] + 1
+        scanner.newlines.removeFirst(k)
+    }
+
+    /// Line and column of absolute `offset`, which must not be before the bytes last handed
+    /// to yajl.
+    func location(of offset: Int) -> SourcePosition {
+        let nl = scanner.newlines
+        // Count the line feeds before `offset`.
+        var lo = 0
+        var hi = nl.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if nl[mid] < offset { lo = mid + 1 } else { hi = mid }
+        }
+        let lineStart = lo > 0 ? nl[lo - 1] + 1 : baseLineStart
+        return SourcePosition(offset: offset, line: baseLine + lo, column: max(1, offset - lineStart + 1))
+    }
+
+    /// The location of the first byte of the token yajl is reporting (during a callback).
+    func currentTokenLocation() -> SourcePosition {
+        guard let start = feedingStart, !completing else { return location(of: received) }
+        let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
+        let (tokenStart, _) = tokenEnding(at: yajl.bytesConsumed, in: buffer)
+        return location(of: feedingBase + tokenStart)
+    }
+
+    /// The absolute offset just past the token being reported (during a callback).
+    var currentTokenEnd: Int {
+        guard feedingStart != nil, !completing else { return received }
+        return feedingBase + yajl.bytesConsumed
+    }
+
+    /// Finds the token that ends at `end` in `buffer` (yajl's consumed count): its start
+    /// and a short description. The buffer starts at a token boundary and holds whole
+    /// tokens, so a backwards walk is unambiguous.
+    private func tokenEnding(at end: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
+        var e = min(end, buffer.count)
+        // Skip whitespace yajl may have consumed after the token.
+        while e > 0, byteClass[Int(buffer[e - 1])] == ByteClass.space || buffer[e - 1] == 0x0A { e -= 1 }
+        guard e > 0 else { return (0, "end of input") }
+        let last = buffer[e - 1]
+        if last == 0x22 {
+            // A string: walk back to the unescaped opening quote.
+            var i = e - 2
+            while i >= 0 {
+                if buffer[i] == 0x22 {
+                    var backslashes = 0
+                    var j = i - 1
+                    while j >= 0 && buffer[j] == 0x5C { backslashes += 1; j -= 1 }
+                    if backslashes % 2 == 0 { break }
+                }
+                i -= 1
+            }
+            let s = max(i, 0)
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self)
+            return (s, "string " + text + (e - s > 40 ? "…" : ""))
+        }
+        let cls = byteClass[Int(last)]
+        if cls == ByteClass.structural {
+            return (e - 1, "'\(Character(Unicode.Scalar(last)))'")
+        }
+        var s = e - 1
+        while s > 0 {
+            let c = byteClass[Int(buffer[s - 1])]
+            if c == ByteClass.digit || c == ByteClass.word || c == ByteClass.literal || c == ByteClass.minus
+                || buffer[s - 1] == UInt8(ascii: ".") || buffer[s - 1] == UInt8(ascii: "+")
+            {
+                s -= 1
+            } else { break }
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self)
+        let kind = byteClass[Int(buffer[s])] == ByteClass.literal ? "literal" : "number"
+        return (s, "\(kind) \(text)")
+    }
+
+    func diagnostic(_ rule: Rule, _ message: String, at offset: Int, pointer: String? = nil) -> Diagnostic {
+        Diagnostic(
+            severity: .error, rule: rule, message: message, location: location(of: offset),
+            pointer: pointer ?? receiver.currentPointer())
+    }
+}

@@ -1,0 +1,494 @@
+/// The lexical side scanner: a byte-level pass that runs over every input byte before yajl
+/// sees it.
+///
+/// It adds what yajl 2.1.0 lacks (see `SPEC-RULES.md`):
+/// - `J01` only space, tab, line feed and carriage return between tokens;
+/// - `J02` strict UTF-8 inside strings (no overlong forms, no encoded surrogates, nothing
+///   above U+10FFFF); yajl's own string validation is switched off;
+/// - `J03` `\u` escapes pair surrogates;
+/// - `J04`/`J06` number grammar and token length limits, checked before yajl buffers them;
+/// - `J07` token boundaries: ``boundary`` tells how far the input can be handed to yajl
+///   without splitting a token, so yajl never re-lexes a partial token (which is quadratic);
+/// - `J08` absolute error offsets, and the offsets of every line feed so that a position can
+///   be turned into line and column without keeping the input.
+///
+/// The scanner keeps its state between calls: a token may span any number of reads, and each
+/// byte is looked at once, so time is linear in the input whatever the read size.
+struct LexicalScanner {
+    enum Mode: UInt8 {
+        case between
+        case string
+        case escape
+        case unicodeHex
+        case lowSurrogateBackslash
+        case lowSurrogateU
+        case utf8
+        case number
+        case literal
+    }
+
+    enum NumberState: UInt8 {
+        case sign, zero, integer, dot, fraction, exponent, exponentSign, exponentDigits
+
+        var canEnd: Bool {
+            switch self {
+            case .zero, .integer, .fraction, .exponentDigits: true
+            default: false
+            }
+        }
+    }
+
+    struct Failure: Error {
+        var rule: Rule
+        var message: String
+        /// Absolute offset of the offending byte.
+        var offset: Int
+        /// Absolute offset of the first byte of the token that holds it (`offset` when the
+        /// byte is outside any token). Everything before it is whole tokens.
+        var tokenStart: Int
+    }
+
+    private(set) var mode: Mode = .between
+    /// Absolute offset of the first byte of the token being scanned (valid unless `between`).
+    private(set) var tokenStart = 0
+    private var escapeStart = 0
+    private var hexRemaining: UInt8 = 0
+    private var hexValue: UInt32 = 0
+    private var lowSurrogateExpected = false
+    private var utf8Remaining: UInt8 = 0
+    private var utf8Low: UInt8 = 0
+    private var utf8High: UInt8 = 0
+    private var numberState: NumberState = .sign
+    private var literalKind: UInt8 = 0
+    private var literalIndex: UInt8 = 0
+
+    let maxStringBytes: Int
+    let maxNumberLength: Int
+
+    /// Absolute offsets of the line feeds scanned and not yet dropped by the owner.
+    var newlines: [Int] = []
+
+    init(limits: Limits) {
+        self.maxStringBytes = limits.maxStringBytes
+        self.maxNumberLength = limits.maxNumberLength
+        newlines.reserveCapacity(1024)
+    }
+
+    /// The absolute offset up to which everything scanned so far is whole tokens, given that
+    /// the scan has reached absolute offset `end`.
+    func boundary(end: Int) -> Int { mode == .between ? end : tokenStart }
+
+    /// Whether the input may end here (no token is open, or the open one is a finished number).
+    var canEndHere: Bool {
+        switch mode {
+        case .between: true
+        case .number: numberState.canEnd
+        default: false
+        }
+    }
+
+    /// What is wrong when the input ends in the current state.
+    func endOfInputFailure(at offset: Int) -> Failure? {
+        switch mode {
+        case .between:
+            return nil
+        case .number:
+            if numberState.canEnd {
+                if offset - tokenStart > maxNumberLength { return numberTooLong() }
+                return nil
+            }
+            return Failure(rule: .J00, message: "the input ends inside a number", offset: offset, tokenStart: tokenStart)
+        case .literal:
+            return Failure(rule: .J09, message: "the input ends inside a literal", offset: offset, tokenStart: tokenStart)
+        default:
+            return Failure(rule: .J09, message: "the input ends inside a string", offset: offset, tokenStart: tokenStart)
+        }
+    }
+
+    private func numberTooLong() -> Failure {
+        Failure(rule: .J06, message: "number longer than \(maxNumberLength) characters", offset: tokenStart, tokenStart: tokenStart)
+    }
+
+    // MARK: - Scanning
+
+    /// Scans `buffer`, whose first byte is at absolute offset `base`.
+    ///
+    /// - Complexity: O(`buffer.count`).
+    mutating func scan(_ buffer: UnsafeRawBufferPointer, base: Int) throws(Failure) {
+        guard let start = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let n = buffer.count
+        var i = 0
+        while i < n {
+            switch mode {
+            case .between:
+                // Whitespace and structural characters, one byte each.
+                while i < n {
+                    let c = start[i]
+                    let cls = byteClass[Int(c)]
+                    if cls == ByteClass.space { i &+= 1; continue }
+                    if cls == ByteClass.structural { i &+= 1; continue }
+                    if cls == ByteClass.newline { newlines.append(base &+ i); i &+= 1; continue }
+                    if cls == ByteClass.quote {
+                        tokenStart = base &+ i
+                        mode = .string
+                        i &+= 1
+                        break
+                    }
+                    if cls == ByteClass.minus || cls == ByteClass.digit {
+                        tokenStart = base &+ i
+                        mode = .number
+                        numberState = c == UInt8(ascii: "-") ? .sign : (c == UInt8(ascii: "0") ? .zero : .integer)
+                        i &+= 1
+                        break
+                    }
+                    if cls == ByteClass.literal {
+                        tokenStart = base &+ i
+                        mode = .literal
+                        literalKind = c == UInt8(ascii: "t") ? 0 : (c == UInt8(ascii: "f") ? 1 : 2)
+                        literalIndex = 1
+                        i &+= 1
+                        break
+                    }
+                    throw unexpectedByte(c, at: base &+ i)
+                }
+
+            case .string:
+                // Fast path: skip eight plain bytes at a time (no quote, backslash, control
+                // character or non-ASCII byte).
+                while i &+ 8 <= n {
+                    let w = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
+                    let m = Self.specialBytes(in: w)
+                    if m != 0 {
+                        i &+= m.trailingZeroBitCount &>> 3
+                        break
+                    }
+                    i &+= 8
+                }
+                while i < n {
+                    let c = start[i]
+                    if c >= 0x20 && c != 0x22 && c != 0x5C && c < 0x80 { i &+= 1; continue }
+                    if c == 0x22 {
+                        if base &+ i &- tokenStart &- 1 > maxStringBytes { throw stringTooLong() }
+                        mode = .between
+                        i &+= 1
+                        break
+                    }
+                    if c == 0x5C {
+                        escapeStart = base &+ i
+                        mode = .escape
+                        i &+= 1
+                        break
+                    }
+                    if c < 0x20 {
+                        throw Failure(
+                            rule: .J00,
+                            message: "control character U+\(hex4(UInt32(c))) in a string must be escaped",
+                            offset: base &+ i, tokenStart: tokenStart)
+                    }
+                    // A UTF-8 lead byte (RFC 3629 table, Unicode 15 §3.9 table 3-7).
+                    switch c {
+                    case 0xC2...0xDF: utf8Remaining = 1; utf8Low = 0x80; utf8High = 0xBF
+                    case 0xE0: utf8Remaining = 2; utf8Low = 0xA0; utf8High = 0xBF
+                    case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0xBF
+                    case 0xED: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0x9F
+                    case 0xF0: utf8Remaining = 3; utf8Low = 0x90; utf8High = 0xBF
+                    case 0xF1...0xF3: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0xBF
+                    case 0xF4: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0x8F
+                    default:
+                        throw invalidUTF8(c, at: base &+ i, lead: true)
+                    }
+                    mode = .utf8
+                    i &+= 1
+                    break
+                }
+
+            case .utf8:
+                while i < n {
+                    let c = start[i]
+                    guard c >= utf8Low && c <= utf8High else { throw invalidUTF8(c, at: base &+ i, lead: false) }
+                    utf8Low = 0x80
+                    utf8High = 0xBF
+                    utf8Remaining &-= 1
+                    i &+= 1
+                    if utf8Remaining == 0 { mode = .string; break }
+                }
+
+            case .escape:
+                let c = start[i]
+                switch c {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                    UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    mode = .string
+                case UInt8(ascii: "u"):
+                    mode = .unicodeHex
+                    hexRemaining = 4
+                    hexValue = 0
+                default:
+                    throw Failure(
+                        rule: .J00, message: "invalid escape \\\(printable(c)) in a string",
+                        offset: escapeStart, tokenStart: tokenStart)
+                }
+                i &+= 1
+
+            case .unicodeHex:
+                while i < n {
+                    let c = start[i]
+                    let d = hexDigitValue(c)
+                    guard d < 16 else {
+                        throw Failure(
+                            rule: .J00, message: "\\u escape needs four hexadecimal digits, found \(printable(c))",
+                            offset: base &+ i, tokenStart: tokenStart)
+                    }
+                    hexValue = hexValue &<< 4 | UInt32(d)
+                    hexRemaining &-= 1
+                    i &+= 1
+                    if hexRemaining == 0 {
+                        try finishUnicodeEscape()
+                        break
+                    }
+                }
+
+            case .lowSurrogateBackslash:
+                guard start[i] == 0x5C else { throw unpairedHigh() }
+                mode = .lowSurrogateU
+                i &+= 1
+
+            case .lowSurrogateU:
+                guard start[i] == UInt8(ascii: "u") else { throw unpairedHigh() }
+                escapeStart = base &+ i &- 1
+                mode = .unicodeHex
+                hexRemaining = 4
+                hexValue = 0
+                i &+= 1
+
+            case .number:
+                while i < n {
+                    let c = start[i]
+                    let isDigit = c &- 0x30 < 10
+                    switch numberState {
+                    case .sign:
+                        guard isDigit else { throw badNumber("a digit after '-'", c, at: base &+ i) }
+                        numberState = c == 0x30 ? .zero : .integer
+                    case .zero:
+                        if c == UInt8(ascii: ".") { numberState = .dot }
+                        else if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent }
+                        else if isDigit {
+                            throw Failure(
+                                rule: .J00, message: "a number must not have leading zeros",
+                                offset: base &+ i, tokenStart: tokenStart)
+                        } else { try endNumber(at: base &+ i); break }
+                    case .integer:
+                        if isDigit { break }
+                        if c == UInt8(ascii: ".") { numberState = .dot }
+                        else if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent }
+                        else { try endNumber(at: base &+ i) }
+                    case .dot:
+                        guard isDigit else { throw badNumber("a digit after '.'", c, at: base &+ i) }
+                        numberState = .fraction
+                    case .fraction:
+                        if isDigit { break }
+                        if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent }
+                        else { try endNumber(at: base &+ i) }
+                    case .exponent:
+                        if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { numberState = .exponentSign }
+                        else if isDigit { numberState = .exponentDigits }
+                        else { throw badNumber("a digit or sign in the exponent", c, at: base &+ i) }
+                    case .exponentSign:
+                        guard isDigit else { throw badNumber("a digit in the exponent", c, at: base &+ i) }
+                        numberState = .exponentDigits
+                    case .exponentDigits:
+                        if isDigit { break }
+                        try endNumber(at: base &+ i)
+                    }
+                    if mode != .number { break }  // the byte ending the number is scanned as `between`
+                    i &+= 1
+                }
+                if mode == .number && base &+ i &- tokenStart > maxNumberLength { throw numberTooLong() }
+
+            case .literal:
+                while i < n {
+                    let c = start[i]
+                    let text = literalTexts[Int(literalKind)]
+                    if Int(literalIndex) == text.count {
+                        // Finished: the next byte must not continue a word.
+                        if byteClass[Int(c)] == ByteClass.literal || byteClass[Int(c)] == ByteClass.word
+                            || byteClass[Int(c)] == ByteClass.digit
+                        {
+                            throw Failure(
+                                rule: .J00, message: "invalid literal (expected true, false or null)",
+                                offset: tokenStart, tokenStart: tokenStart)
+                        }
+                        mode = .between
+                        break
+                    }
+                    guard c == text[Int(literalIndex)] else {
+                        throw Failure(
+                            rule: .J00, message: "invalid literal (expected true, false or null)",
+                            offset: tokenStart, tokenStart: tokenStart)
+                    }
+                    literalIndex &+= 1
+                    i &+= 1
+                }
+                // A literal completed exactly at the end of the buffer stays open until the
+                // next byte (or the end of the input) shows it is not a longer word.
+            }
+        }
+        if mode == .string || mode == .escape || mode == .unicodeHex || mode == .utf8
+            || mode == .lowSurrogateU || mode == .lowSurrogateBackslash
+        {
+            if base &+ n &- tokenStart &- 1 > maxStringBytes { throw stringTooLong() }
+        }
+    }
+
+    /// At the end of the input: a literal spelled out in full is finished.
+    mutating func finishAtEndOfInput(offset: Int) throws(Failure) {
+        if mode == .literal {
+            if Int(literalIndex) == literalTexts[Int(literalKind)].count { mode = .between; return }
+            throw Failure(rule: .J09, message: "the input ends inside a literal", offset: offset, tokenStart: tokenStart)
+        }
+        if let failure = endOfInputFailure(at: offset) { throw failure }
+        if mode == .number { mode = .between }
+    }
+
+    // MARK: - Pieces
+
+    private mutating func endNumber(at offset: Int) throws(Failure) {
+        if offset - tokenStart > maxNumberLength { throw numberTooLong() }
+        mode = .between
+    }
+
+    private mutating func finishUnicodeEscape() throws(Failure) {
+        let v = hexValue
+        if lowSurrogateExpected {
+            guard v >= 0xDC00 && v <= 0xDFFF else { throw unpairedHigh() }
+            lowSurrogateExpected = false
+            mode = .string
+        } else if v >= 0xD800 && v <= 0xDBFF {
+            lowSurrogateExpected = true
+            mode = .lowSurrogateBackslash
+        } else if v >= 0xDC00 && v <= 0xDFFF {
+            throw Failure(
+                rule: .J03, message: "unpaired surrogate: \\u\(hex4(v)) is a low surrogate without a high one",
+                offset: escapeStart, tokenStart: tokenStart)
+        } else {
+            mode = .string
+        }
+    }
+
+    private func unpairedHigh() -> Failure {
+        Failure(
+            rule: .J03, message: "unpaired surrogate: a high surrogate escape must be followed by \\u and a low surrogate",
+            offset: escapeStart, tokenStart: tokenStart)
+    }
+
+    private func stringTooLong() -> Failure {
+        Failure(rule: .J06, message: "string longer than \(maxStringBytes) bytes", offset: tokenStart, tokenStart: tokenStart)
+    }
+
+    private func badNumber(_ expected: String, _ c: UInt8, at offset: Int) -> Failure {
+        Failure(rule: .J00, message: "invalid number: expected \(expected), found \(printable(c))", offset: offset, tokenStart: tokenStart)
+    }
+
+    private func invalidUTF8(_ c: UInt8, at offset: Int, lead: Bool) -> Failure {
+        let what: String
+        if lead {
+            switch c {
+            case 0x80...0xBF: what = "unexpected continuation byte"
+            case 0xC0, 0xC1: what = "overlong encoding"
+            default: what = "byte that never appears in UTF-8"
+            }
+        } else {
+            what = utf8Remaining > 0 && c >= 0x80 && c <= 0xBF
+                ? "overlong encoding, encoded surrogate or code point above U+10FFFF"
+                : "truncated multi-byte sequence"
+        }
+        return Failure(rule: .J02, message: "invalid UTF-8: \(what) (byte 0x\(hex2(c)))", offset: offset, tokenStart: tokenStart)
+    }
+
+    private func unexpectedByte(_ c: UInt8, at offset: Int) -> Failure {
+        if c < 0x20 || c >= 0x7F {
+            let name: String =
+                switch c {
+                case 0x0C: "form feed"
+                case 0x0B: "vertical tab"
+                case 0x00: "NUL"
+                default: "byte 0x\(hex2(c))"
+                }
+            return Failure(
+                rule: .J01,
+                message: "unexpected \(name) outside a string (JSON whitespace is space, tab, line feed and carriage return)",
+                offset: offset, tokenStart: offset)
+        }
+        return Failure(rule: .J00, message: "unexpected character \(printable(c))", offset: offset, tokenStart: offset)
+    }
+
+    /// A mask with bit 7 of each byte of `w` set where that byte is a quote, a backslash, a
+    /// control character or a non-ASCII byte. Exact for the lowest such byte, which is all
+    /// the caller uses.
+    @inline(__always)
+    static func specialBytes(in w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let q = w ^ (ones &* 0x22)
+        let b = w ^ (ones &* 0x5C)
+        let quote = (q &- ones) & ~q
+        let backslash = (b &- ones) & ~b
+        let control = (w &- ones &* 0x20) & ~w
+        return (quote | backslash | control | w) & high
+    }
+}
+
+// MARK: - Tables
+
+enum ByteClass {
+    static let invalid: UInt8 = 0
+    static let space: UInt8 = 1
+    static let newline: UInt8 = 2
+    static let structural: UInt8 = 3
+    static let quote: UInt8 = 4
+    static let minus: UInt8 = 5
+    static let digit: UInt8 = 6
+    static let literal: UInt8 = 7
+    static let word: UInt8 = 8
+}
+
+private let literalTexts: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
+
+let byteClass: [UInt8] = {
+    var t = [UInt8](repeating: ByteClass.invalid, count: 256)
+    for c in [0x20, 0x09, 0x0D] { t[c] = ByteClass.space }
+    t[0x0A] = ByteClass.newline
+    for c in "{}[],:".utf8 { t[Int(c)] = ByteClass.structural }
+    t[0x22] = ByteClass.quote
+    t[Int(UInt8(ascii: "-"))] = ByteClass.minus
+    for c in UInt8(ascii: "0")...UInt8(ascii: "9") { t[Int(c)] = ByteClass.digit }
+    for c in UInt8(ascii: "a")...UInt8(ascii: "z") { t[Int(c)] = ByteClass.word }
+    for c in UInt8(ascii: "A")...UInt8(ascii: "Z") { t[Int(c)] = ByteClass.word }
+    for c in "tfn".utf8 { t[Int(c)] = ByteClass.literal }
+    return t
+}()
+
+@inline(__always)
+func hexDigitValue(_ c: UInt8) -> UInt8 {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): c &- 0x30
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): c &- 0x57
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): c &- 0x37
+    default: 16
+    }
+}
+
+func hex2(_ c: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF".utf8)
+    return String(decoding: [digits[Int(c >> 4)], digits[Int(c & 15)]], as: UTF8.self)
+}
+
+func hex4(_ v: UInt32) -> String {
+    hex2(UInt8(truncatingIfNeeded: v >> 8)) + hex2(UInt8(truncatingIfNeeded: v))
+}
+
+/// A byte as a user reads it in a message: `'x'` for printable ASCII, `0xNN` otherwise.
+func printable(_ c: UInt8) -> String {
+    if c >= 0x20 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
+    return "byte 0x\(hex2(c))"
+}

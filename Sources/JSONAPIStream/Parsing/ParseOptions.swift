@@ -1,0 +1,59 @@
+/// Limits that bound the work and memory of a parse. Each overflow is its own error.
+///
+/// Defaults follow `SPEC-RULES.md`: nesting depth 512, member names 64 KiB, strings
+/// 64 MiB, numbers 4,096 characters, no limit on input size or resource count.
+public struct Limits: Sendable, Hashable {
+    /// Deepest nesting of objects and arrays (the root object is depth 1). `J05`.
+    public var maxDepth: Int = 512
+    /// Longest member name, in bytes after unescaping. `J06`.
+    public var maxKeyBytes: Int = 64 * 1024
+    /// Longest string token, in source bytes between the quotes. `J06`.
+    public var maxStringBytes: Int = 64 * 1024 * 1024
+    /// Longest number token, in characters. `J06`.
+    public var maxNumberLength: Int = 4096
+    /// Largest input, in bytes; `nil` for none. `J12`.
+    public var maxInputBytes: Int? = nil
+    /// Most resources kept in an in-memory graph; `nil` for none. `J12`.
+    public var maxResources: Int? = nil
+    /// Longest time a parse may take, checked between reads; `nil` for none. `J12`.
+    public var timeLimit: Duration? = nil
+
+    public init() {}
+
+    public static let `default` = Limits()
+}
+
+/// What to do with a UTF-8 byte order mark at the start of an input (`J10`).
+public enum ByteOrderMarkPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Refuse the input (RFC 8259 §8.1 says a JSON text MUST NOT begin with one).
+    case reject
+    /// Skip it, and report that it was skipped (`N02`). Offsets still count its bytes.
+    case strip
+}
+
+/// What to do with the same member name twice in one object (`J11`).
+public enum DuplicateMemberPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Refuse everywhere (I-JSON, RFC 7493 §2.3). The default.
+    case reject
+    /// Refuse inside objects JSON:API defines (document, resource, relationship, identifier,
+    /// links, error, jsonapi); keep both members, in order, inside attribute and meta values.
+    case allowInValues
+}
+
+/// How the JSON layer reads an input.
+public struct ParseOptions: Sendable, Hashable {
+    public var limits: Limits = .default
+    public var byteOrderMark: ByteOrderMarkPolicy = .reject
+    public var duplicateMembers: DuplicateMemberPolicy = .reject
+    /// Accept several JSON texts in one input (concatenated, or one per line). When false,
+    /// anything after the first value is an error (`J00`, trailing content).
+    public var multipleDocuments: Bool = true
+    /// Small reads are gathered until this many bytes of whole tokens are waiting before
+    /// the parser runs (`J07`). Larger values trade latency for speed; any value gives the
+    /// same result.
+    public var coalesceBytes: Int = 64 * 1024
+
+    public init() {}
+
+    public static let `default` = ParseOptions()
+}

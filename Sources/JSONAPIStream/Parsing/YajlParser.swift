@@ -1,0 +1,152 @@
+// The one door to C: the only file that imports CYajl. No yajl type leaves it.
+internal import CYajl
+
+/// An owner of one `yajl_handle`.
+///
+/// yajl calls the non-capturing `@convention(c)` trampolines below with the receiver as its
+/// context pointer; each trampoline recovers the receiver without retaining it and makes one
+/// method call. String and key pointers are valid only during that call.
+///
+/// Options: numbers arrive as text through `yajl_number` (exact; the int and double
+/// callbacks lose data), yajl's own UTF-8 validation is off because ``LexicalScanner``
+/// validates more strictly (`J02`), and several values per input are allowed on request.
+/// A handle is never reused after an error or after ``complete()`` (`J09`).
+final class YajlParser {
+    enum Status { case ok, cancelled, error }
+
+    private let handle: yajl_handle
+    /// Keeps the receiver alive while yajl holds an unretained pointer to it.
+    private let receiver: AnyObject
+
+    /// A parser that reports events to `receiver`.
+    init(receiver: JSONEventReceiver, multipleValues: Bool) {
+        self.receiver = receiver
+        let ctx = Unmanaged.passUnretained(receiver).toOpaque()
+        handle = yajl_alloc(eventCallbacks, nil, ctx)!
+        Self.configure(handle, multipleValues: multipleValues)
+    }
+
+    /// A parser with no-op callbacks: the floor every other measurement is compared with.
+    init(bareMultipleValues multipleValues: Bool, validateStrings: Bool) {
+        self.receiver = NSNullLike.shared
+        handle = yajl_alloc(bareCallbacks, nil, nil)!
+        Self.configure(handle, multipleValues: multipleValues)
+        if !validateStrings { _ = jsonapi_yajl_config(handle, yajl_dont_validate_strings, 1) }
+    }
+
+    private static func configure(_ handle: yajl_handle, multipleValues: Bool) {
+        _ = jsonapi_yajl_config(handle, yajl_dont_validate_strings, 1)
+        if multipleValues { _ = jsonapi_yajl_config(handle, yajl_allow_multiple_values, 1) }
+    }
+
+    deinit { yajl_free(handle) }
+
+    /// Parses `buffer`; the corresponding C function is `yajl_parse`.
+    func parse(_ buffer: UnsafeRawBufferPointer) -> Status {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return .ok }
+        return Self.status(yajl_parse(handle, base.assumingMemoryBound(to: UInt8.self), buffer.count))
+    }
+
+    /// Ends the input; the corresponding C function is `yajl_complete_parse`.
+    func complete() -> Status { Self.status(yajl_complete_parse(handle)) }
+
+    /// Bytes of the current buffer consumed so far; during a callback, the offset just past
+    /// the token being reported. The corresponding C function is `yajl_get_bytes_consumed`.
+    var bytesConsumed: Int { yajl_get_bytes_consumed(handle) }
+
+    /// yajl's own words for the last error, without its verbose excerpt.
+    func errorMessage() -> String {
+        guard let text = yajl_get_error(handle, 0, nil, 0) else { return "syntax error" }
+        defer { yajl_free_error(handle, text) }
+        var message = String(cString: text)
+        while message.last == "\n" { message.removeLast() }
+        return message
+    }
+
+    private static func status(_ s: yajl_status) -> Status {
+        switch s {
+        case yajl_status_ok: .ok
+        case yajl_status_client_canceled: .cancelled
+        default: .error
+        }
+    }
+}
+
+/// A stand-in owner for the bare parser, which has no receiver.
+private final class NSNullLike: Sendable { static let shared = NSNullLike() }
+
+// MARK: - Trampolines
+
+@inline(__always)
+private func receiver(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<JSONEventReceiver> {
+    // Invariant: ctx is the receiver passed to yajl_alloc, kept alive by the YajlParser.
+    Unmanaged<JSONEventReceiver>.fromOpaque(ctx.unsafelyUnwrapped)
+}
+
+@inline(__always)
+private func result(_ ok: Bool) -> Int32 { ok ? 1 : 0 }
+
+/// The callbacks table. yajl keeps the *pointer* (not a copy), so it lives for the whole
+/// process; a table on the stack works in debug builds and crashes in release builds.
+nonisolated(unsafe) private let eventCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { ctx in
+                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveNull() })
+            },
+            yajl_boolean: { ctx, value in
+                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveBool(value != 0) })
+            },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { ctx, text, length in
+                result(receiver(ctx)._withUnsafeGuaranteedRef {
+                    $0.receiveNumber(UnsafeRawBufferPointer(start: text, count: length))
+                })
+            },
+            yajl_string: { ctx, bytes, length in
+                result(receiver(ctx)._withUnsafeGuaranteedRef {
+                    $0.receiveString(UnsafeRawBufferPointer(start: bytes, count: length))
+                })
+            },
+            yajl_start_map: { ctx in
+                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveStartObject() })
+            },
+            yajl_map_key: { ctx, bytes, length in
+                result(receiver(ctx)._withUnsafeGuaranteedRef {
+                    $0.receiveKey(UnsafeRawBufferPointer(start: bytes, count: length))
+                })
+            },
+            yajl_end_map: { ctx in
+                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndObject() })
+            },
+            yajl_start_array: { ctx in
+                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveStartArray() })
+            },
+            yajl_end_array: { ctx in
+                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndArray() })
+            }
+        ))
+    return table
+}()
+
+/// No-op callbacks for the floor measurement: every event is delivered and ignored.
+nonisolated(unsafe) private let bareCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { _ in 1 },
+            yajl_boolean: { _, _ in 1 },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { _, _, _ in 1 },
+            yajl_string: { _, _, _ in 1 },
+            yajl_start_map: { _ in 1 },
+            yajl_map_key: { _, _, _ in 1 },
+            yajl_end_map: { _ in 1 },
+            yajl_start_array: { _ in 1 },
+            yajl_end_array: { _ in 1 }
+        ))
+    return table
+}()

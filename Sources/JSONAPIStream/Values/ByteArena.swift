@@ -1,0 +1,138 @@
+/// A growable run of bytes with a stable element type and no copy-on-write: the storage of
+/// the value store, the key stack and the read buffers.
+///
+/// It is `~Copyable`, so exactly one owner frees it. Views handed out by ``withBytes(_:)``
+/// and ``bytes(in:)`` stay valid only until the next mutation (growth may move the storage).
+struct ByteArena: ~Copyable {
+    private(set) var base: UnsafeMutableRawPointer
+    private(set) var count: Int
+    private(set) var capacity: Int
+
+    init(capacity: Int = 4096) {
+        let c = Swift.max(capacity, 16)
+        base = UnsafeMutableRawPointer.allocate(byteCount: c, alignment: 16)
+        count = 0
+        self.capacity = c
+    }
+
+    deinit { base.deallocate() }
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(minimum: count + 1) }
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count &+= 1
+    }
+
+    @inline(__always)
+    mutating func append(_ a: UInt8, _ b: UInt8) {
+        if count &+ 2 > capacity { grow(minimum: count + 2) }
+        base.storeBytes(of: a, toByteOffset: count, as: UInt8.self)
+        base.storeBytes(of: b, toByteOffset: count &+ 1, as: UInt8.self)
+        count &+= 2
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        let n = bytes.count
+        guard n > 0 else { return }
+        if count &+ n > capacity { grow(minimum: count + n) }
+        (base + count).copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: n)
+        count &+= n
+    }
+
+    /// Appends the bytes of `other` in `range`.
+    mutating func append(from other: borrowing ByteArena, _ range: Range<Int>) {
+        append(other.bytes(in: range))
+    }
+
+    mutating func append(_ string: StaticString) {
+        append(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
+    }
+
+    mutating func append<S: Sequence<UInt8>>(contentsOf bytes: S) {
+        for b in bytes { append(b) }
+    }
+
+    /// Reserves `n` bytes at the end and returns where they start; the caller must write all
+    /// of them before the next call.
+    @inline(__always)
+    mutating func reserveTail(_ n: Int) -> UnsafeMutableRawPointer {
+        if count &+ n > capacity { grow(minimum: count + n) }
+        let p = base + count
+        count &+= n
+        return p
+    }
+
+    /// Gives back the last `n` bytes taken by ``reserveTail(_:)`` and not written.
+    @inline(__always)
+    mutating func shrink(by n: Int) { count &-= n }
+
+    mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        count = newCount
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    /// Drops the first `n` bytes, moving the rest to the front.
+    ///
+    /// - Complexity: O(`count - n`).
+    mutating func removeFirst(_ n: Int) {
+        precondition(n >= 0 && n <= count)
+        if n == count { count = 0; return }
+        (base).copyMemory(from: base + n, byteCount: count - n)
+        count -= n
+    }
+
+    @inline(__always)
+    subscript(_ i: Int) -> UInt8 {
+        base.load(fromByteOffset: i, as: UInt8.self)
+    }
+
+    /// A borrowed view of `range`; valid until the next mutation.
+    @inline(__always)
+    func bytes(in range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count)
+    }
+
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// A copy of `range` as an array.
+    func array(_ range: Range<Int>) -> [UInt8] { Array(bytes(in: range)) }
+
+    @inline(never)
+    mutating func grow(minimum: Int) {
+        var newCapacity = Swift.max(capacity, 16)
+        while newCapacity < minimum { newCapacity = newCapacity &* 2 }
+        let p = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        p.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = p
+        capacity = newCapacity
+    }
+
+    mutating func reserveCapacity(_ n: Int) { if n > capacity { grow(minimum: n) } }
+
+    /// Gives memory back when far more is held than used.
+    mutating func shrinkToFit() {
+        guard capacity > 2 * count + 4096 else { return }
+        let c = Swift.max(count, 16)
+        let p = UnsafeMutableRawPointer.allocate(byteCount: c, alignment: 16)
+        p.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = p
+        capacity = c
+    }
+}
+
+extension ByteArena {
+    /// The bytes in `range`, as a `String` (they are valid UTF-8 by construction).
+    func string(_ range: Range<Int>) -> String {
+        String(decoding: bytes(in: range), as: UTF8.self)
+    }
+}

@@ -1,0 +1,104 @@
+/// Minimal JSON string escaping, as the output contract requires: `"`, `\` and control
+/// characters only (`\b \f \n \r \t` in their short forms, the rest as `\u00XX`); `/` and
+/// non-ASCII characters are written as UTF-8.
+enum JSONEscaping {
+    /// 0: copy as is; otherwise the character after the backslash (`u` for `\u00XX`).
+    static let table: [UInt8] = {
+        var t = [UInt8](repeating: 0, count: 256)
+        for c in 0..<0x20 { t[c] = UInt8(ascii: "u") }
+        t[0x08] = UInt8(ascii: "b")
+        t[0x0C] = UInt8(ascii: "f")
+        t[0x0A] = UInt8(ascii: "n")
+        t[0x0D] = UInt8(ascii: "r")
+        t[0x09] = UInt8(ascii: "t")
+        t[0x22] = UInt8(ascii: "\"")
+        t[0x5C] = UInt8(ascii: "\\")
+        return t
+    }()
+
+    /// Whether `bytes` can be written between quotes as they are.
+    @inline(__always)
+    static func isPlain(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        let n = bytes.count
+        while i &+ 8 <= n {
+            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if LexicalScanner.specialBytes(in: w & ~(w & 0x8080_8080_8080_8080)) != 0 { return false }
+            i &+= 8
+        }
+        while i < n {
+            if table[Int(bytes[i])] != 0 { return false }
+            i &+= 1
+        }
+        return true
+    }
+
+    /// Appends `bytes` (UTF-8) to `out` as a quoted JSON string.
+    @inline(__always)
+    static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
+        out.append(0x22)
+        if isPlain(bytes) { out.append(bytes) } else { appendEscaped(bytes, to: &out) }
+        out.append(0x22)
+    }
+
+    @inline(never)
+    static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
+        let hex = Array("0123456789abcdef".utf8)
+        var runStart = 0
+        for i in 0..<bytes.count {
+            let c = bytes[i]
+            let e = table[Int(c)]
+            if e == 0 { continue }
+            if runStart < i { out.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<i])) }
+            out.append(0x5C, e)
+            if e == UInt8(ascii: "u") {
+                out.append(UInt8(ascii: "0"), UInt8(ascii: "0"))
+                out.append(hex[Int(c >> 4)], hex[Int(c & 15)])
+            }
+            runStart = i + 1
+        }
+        if runStart < bytes.count { out.append(UnsafeRawBufferPointer(rebasing: bytes[runStart...])) }
+    }
+}
+
+/// Writes ``JSONValue``s as minified JSON text.
+struct JSONTextWriter: ~Copyable {
+    var arena = ByteArena(capacity: 256)
+
+    var text: String { arena.string(0..<arena.count) }
+
+    mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: arena.append("null")
+        case .bool(let b): arena.append(b ? "true" : "false")
+        case .number(let n): writeUTF8(n.text)
+        case .string(let s): writeString(s)
+        case .array(let a):
+            arena.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { arena.append(UInt8(ascii: ",")) }
+                write(v)
+            }
+            arena.append(UInt8(ascii: "]"))
+        case .object(let o):
+            arena.append(UInt8(ascii: "{"))
+            for (i, m) in o.members.enumerated() {
+                if i > 0 { arena.append(UInt8(ascii: ",")) }
+                writeString(m.key)
+                arena.append(UInt8(ascii: ":"))
+                write(m.value)
+            }
+            arena.append(UInt8(ascii: "}"))
+        }
+    }
+
+    mutating func writeString(_ s: String) {
+        var s = s
+        s.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &arena) }
+    }
+
+    private mutating func writeUTF8(_ s: String) {
+        var s = s
+        s.withUTF8 { arena.append(UnsafeRawBufferPointer($0)) }
+    }
+}
