@@ -50,6 +50,8 @@ class JSONEventReceiver {
 
     /// The first failure a handler reported; it wins over yajl's own status.
     final var failure: Diagnostic?
+    /// An error a handler's consumer threw (an output error), rethrown as it is.
+    final var thrown: JSONAPIError?
     /// Positions and input names come from the stream parser that owns this receiver.
     unowned(unsafe) final var parser: JSONStreamParser? = nil
 
@@ -298,7 +300,7 @@ class JSONEventReceiver {
     @inline(never)
     @discardableResult
     final func fail(_ rule: Rule, _ message: String, at place: Place = .currentToken, pointer: String? = nil) -> Bool {
-        guard failure == nil else { return false }
+        guard failure == nil && thrown == nil else { return false }
         let location: SourcePosition
         switch place {
         case .currentToken: location = currentLocation()

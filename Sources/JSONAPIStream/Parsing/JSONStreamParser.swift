@@ -48,6 +48,8 @@ final class JSONStreamParser {
 
     /// Warnings that are not errors (a stripped byte order mark).
     private(set) var notices: [Diagnostic] = []
+    /// The input's name for diagnostics (a path, `-` for standard input).
+    var sourceName: String?
 
     init(receiver: JSONEventReceiver, options: ParseOptions) {
         self.options = options
@@ -214,9 +216,11 @@ final class JSONStreamParser {
     }
 
     private func receiverError() -> JSONAPIError {
-        guard let d = receiver.failure else {
+        if let thrown = receiver.thrown { return thrown }
+        guard var d = receiver.failure else {
             return .syntax(diagnostic(.J00, "parse cancelled", at: received))
         }
+        if d.source == nil { d.source = sourceName }
         return d.rule.isJSONRule ? .syntax(d) : .document(d)
     }
 
@@ -354,6 +358,6 @@ final class JSONStreamParser {
     func diagnostic(_ rule: Rule, _ message: String, at offset: Int, pointer: String? = nil) -> Diagnostic {
         Diagnostic(
             severity: .error, rule: rule, message: message, location: location(of: offset),
-            pointer: pointer ?? receiver.currentPointer())
+            pointer: pointer ?? receiver.currentPointer(), source: sourceName)
     }
 }

@@ -1,0 +1,872 @@
+/// The JSON:API state machine: turns JSON events into resources and documents, in any
+/// member order, and hands each finished resource to a ``DocumentSink``.
+///
+/// Where it is in a document is a stack of ``Frame``s; what the next value means is
+/// ``Member`` (set by the key before it). Values the builder does not interpret (attributes,
+/// meta, links, `jsonapi`, errors, unknown members) are written as minified JSON into the
+/// value store as they stream by ("raw" mode, with its own depth counter), then recorded as
+/// a span on the resource or document they belong to.
+///
+/// ```
+/// {"data":{"type":"articles","id":"1","attributes":{"title":"Hi"}}}
+///  │       │                              └ raw: store += {"title":"Hi"}
+///  │       └ Frame.resource (primary, single)
+///  └ Frame.document
+/// ```
+///
+/// Rules it can see locally (R05–R21, R37–R41) are reported as it goes: as warnings in
+/// lenient mode, as errors in strict mode. Shapes it cannot build from (a resource without
+/// `type`, a linkage that is not identifiers, ...) stop the parse in every mode when the sink
+/// needs keys (``requiresKeys``).
+final class DocumentBuilder: JSONEventReceiver {
+    enum Frame: UInt8 {
+        case document, dataArray, includedArray, resource, relationships, relationship, linkageArray, identifier
+    }
+
+    enum Member: UInt8 {
+        case none, data, included, meta, links, jsonapi, errors, type, id, lid, attributes, relationships, other
+    }
+
+    enum RawTarget: UInt8 {
+        case discard
+        case documentMeta, documentLinks, documentJSONAPI, documentErrors, documentExtra
+        case resourceAttributes, resourceLinks, resourceMeta, resourceExtra
+        case relationshipLinks, relationshipMeta, relationshipExtra
+        case identifierMeta, identifierExtra
+    }
+
+    // MARK: Configuration
+
+    let options: DocumentOptions
+    let sink: any DocumentSink
+    /// Whether resources and identifiers must be keyable (graph, writers); when false (the
+    /// validator alone), unkeyable shapes are reported like other rule violations.
+    let requiresKeys: Bool
+    let validation: ValidationMode
+    private let keepsValues: Bool
+    /// Receives warnings (lenient mode) as they are found.
+    var onDiagnostic: ((Diagnostic) -> Void)?
+    private(set) var warningCount = 0
+
+    // MARK: Output: spans handed to sinks
+
+    /// The value store: minified JSON of every recorded value.
+    @exclusivity(unchecked) var store = ByteArena(capacity: 1 << 20)
+    /// Raw type names, ids, lids and relationship names of the current resource.
+    @exclusivity(unchecked) var scratch = ByteArena(capacity: 4096)
+    @exclusivity(unchecked) var relationshipDrafts: [RelationshipDraft] = []
+    @exclusivity(unchecked) var identifierDrafts: [IdentifierDraft] = []
+    /// `"name":value` spans of unknown members (resource, relationship, identifier, document).
+    @exclusivity(unchecked) var memberSpans: [ValueSpan] = []
+
+    // MARK: State
+
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) private var member = Member.none
+    @exclusivity(unchecked) private var inRaw = false
+    @exclusivity(unchecked) private var rawDepth = 0
+    @exclusivity(unchecked) private var needComma = false
+    @exclusivity(unchecked) private var rawStart = 0
+    @exclusivity(unchecked) private var rawTarget = RawTarget.discard
+    /// Whether the current raw value is checked by the value checker.
+    @exclusivity(unchecked) private var rawChecked = false
+    @exclusivity(unchecked) private var checker = ValueChecker()
+
+    @exclusivity(unchecked) private var resource = ResourceDraft()
+    @exclusivity(unchecked) private var relationship = RelationshipDraft()
+    @exclusivity(unchecked) private var identifier = IdentifierDraft()
+    @exclusivity(unchecked) private var document = DocumentDraft()
+    // Unknown members of each open owner, collected until the owner closes (they interleave
+    // in time: a resource's own, then a relationship's, then the resource's again).
+    private var documentExtras: [ValueSpan] = []
+    private var resourceExtras: [ValueSpan] = []
+    private var relationshipExtras: [ValueSpan] = []
+    private var identifierExtras: [ValueSpan] = []
+    /// Attribute names of the current resource (scratch spans), for R17.
+    private var attributeNames: [ScratchSpan] = []
+    private(set) var documentCount = 0
+    private var documentHasErrors = false
+    private var documentHasExtensionMember = false
+
+    init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
+        self.options = options
+        self.sink = sink
+        self.requiresKeys = requiresKeys
+        self.validation = options.validation
+        self.keepsValues = sink.keepsValues
+        super.init(options: options.parse)
+        frames.reserveCapacity(16)
+        relationshipDrafts.reserveCapacity(16)
+        identifierDrafts.reserveCapacity(64)
+        checker.extensions = options.extensions
+        checker.strictNames = options.validation == .strict
+    }
+
+    // MARK: - Events
+
+    override func onStartObject() -> Bool {
+        if inRaw { return rawStartContainer(open: UInt8(ascii: "{"), isObject: true) }
+        guard let top = frames.last else { return startDocument() }
+        switch top {
+        case .document:
+            switch member {
+            case .data:
+                document.primaryShape = .single
+                return startResource(primary: true, index: -1)
+            case .included:
+                return badShape(.R07, "included MUST be an array of resource objects, not an object", container: true)
+            case .meta: return beginRaw(.documentMeta, checked: .meta, object: true)
+            case .links: return beginRaw(.documentLinks, checked: .links(.document), object: true)
+            case .jsonapi: return beginRaw(.documentJSONAPI, checked: .jsonapi, object: true)
+            case .errors:
+                return beginRawReporting(.documentErrors, .R08, "errors MUST be an array of error objects, not an object", isObject: true)
+            default: return beginRaw(.documentExtra, checked: nil, object: true)
+            }
+        case .dataArray:
+            return startResource(primary: true, index: Int32(levels[levels.count - 2].count - 1))
+        case .includedArray:
+            return startResource(primary: false, index: Int32(levels[levels.count - 2].count - 1))
+        case .resource:
+            switch member {
+            case .attributes:
+                return beginRaw(.resourceAttributes, checked: validation == .off ? nil : .attributes, object: true)
+            case .relationships:
+                frames.append(.relationships)
+                return true
+            case .links: return beginRaw(.resourceLinks, checked: .links(.resource), object: true)
+            case .meta: return beginRaw(.resourceMeta, checked: .meta, object: true)
+            case .type, .id, .lid: return badKeyValue(container: true, object: true)
+            default: return beginRaw(.resourceExtra, checked: nil, object: true)
+            }
+        case .relationships:
+            relationship = RelationshipDraft()
+            relationship.name = lastKeyInScratch
+            relationshipExtras.removeAll(keepingCapacity: true)
+            frames.append(.relationship)
+            return true
+        case .relationship:
+            switch member {
+            case .data:
+                relationship.kind = .toOne
+                let start = Int32(identifierDrafts.count)
+                relationship.targets = start..<start
+                return startIdentifier()
+            case .links: return beginRaw(.relationshipLinks, checked: .links(.relationship), object: true)
+            case .meta: return beginRaw(.relationshipMeta, checked: .meta, object: true)
+            default: return beginRaw(.relationshipExtra, checked: nil, object: true)
+            }
+        case .linkageArray:
+            return startIdentifier()
+        case .identifier:
+            switch member {
+            case .meta: return beginRaw(.identifierMeta, checked: .meta, object: true)
+            case .type, .id, .lid: return badKeyValue(container: true, object: true)
+            default: return beginRaw(.identifierExtra, checked: nil, object: true)
+            }
+        }
+    }
+
+    override func onStartArray() -> Bool {
+        if inRaw { return rawStartContainer(open: UInt8(ascii: "["), isObject: false) }
+        guard let top = frames.last else {
+            return fatal(.R01, "the root value MUST be a JSON object (a JSON:API document), not an array", container: true)
+        }
+        switch top {
+        case .document:
+            switch member {
+            case .data:
+                document.primaryShape = .many
+                frames.append(.dataArray)
+                return true
+            case .included:
+                document.hasIncluded = true
+                frames.append(.includedArray)
+                return true
+            case .errors: return beginRaw(.documentErrors, checked: .errors, object: false)
+            case .meta: return beginRawReporting(.documentMeta, .R24, "meta MUST be an object, not an array", isObject: false)
+            case .links: return beginRawReporting(.documentLinks, .R25, "links MUST be an object, not an array", isObject: false)
+            case .jsonapi: return beginRawReporting(.documentJSONAPI, .R30, "jsonapi MUST be an object, not an array", isObject: false)
+            default: return beginRaw(.documentExtra, checked: nil, object: false)
+            }
+        case .dataArray:
+            return badShape(.R06, "primary data MUST be resource objects, not an array inside the array", container: true, isObject: false)
+        case .includedArray:
+            return badShape(.R07, "included MUST be an array of resource objects, not arrays", container: true, isObject: false)
+        case .resource:
+            switch member {
+            case .attributes: return badShape(.R15, "attributes MUST be an object, not an array", container: true, isObject: false)
+            case .relationships: return badShape(.R16, "relationships MUST be an object, not an array", container: true, isObject: false)
+            case .links: return beginRawReporting(.resourceLinks, .R25, "links MUST be an object, not an array", isObject: false)
+            case .meta: return beginRawReporting(.resourceMeta, .R24, "meta MUST be an object, not an array", isObject: false)
+            case .type, .id, .lid: return badKeyValue(container: true, object: false)
+            default: return beginRaw(.resourceExtra, checked: nil, object: false)
+            }
+        case .relationships:
+            return badShape(.R16, "a relationship MUST be a relationship object, not an array", container: true, isObject: false)
+        case .relationship:
+            switch member {
+            case .data:
+                relationship.kind = .toMany
+                let start = Int32(identifierDrafts.count)
+                relationship.targets = start..<start
+                frames.append(.linkageArray)
+                return true
+            case .links: return beginRawReporting(.relationshipLinks, .R25, "links MUST be an object, not an array", isObject: false)
+            case .meta: return beginRawReporting(.relationshipMeta, .R24, "meta MUST be an object, not an array", isObject: false)
+            default: return beginRaw(.relationshipExtra, checked: nil, object: false)
+            }
+        case .linkageArray:
+            return badShape(.R20, "resource linkage MUST be resource identifier objects, not an array inside the array", container: true, isObject: false)
+        case .identifier:
+            switch member {
+            case .meta: return beginRawReporting(.identifierMeta, .R24, "meta MUST be an object, not an array", isObject: false)
+            case .type, .id, .lid: return badKeyValue(container: true, object: false)
+            default: return beginRaw(.identifierExtra, checked: nil, object: false)
+            }
+        }
+    }
+
+    override func onEndObject() -> Bool {
+        if inRaw { return rawEndContainer(close: UInt8(ascii: "}")) }
+        guard let top = frames.popLast() else { return true }
+        switch top {
+        case .document: return finishDocument()
+        case .resource: return finishResource()
+        case .relationship: return finishRelationship()
+        case .identifier: return finishIdentifier()
+        case .relationships: return true
+        case .dataArray, .includedArray, .linkageArray: return true
+        }
+    }
+
+    override func onEndArray() -> Bool {
+        if inRaw { return rawEndContainer(close: UInt8(ascii: "]")) }
+        _ = frames.popLast()
+        return true
+    }
+
+    override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        if inRaw {
+            if needComma { store.append(UInt8(ascii: ",")) }
+            if escaped { JSONEscaping.appendQuoted(name, to: &store) } else { appendPlainQuoted(name) }
+            store.append(UInt8(ascii: ":"))
+            needComma = false
+            if rawChecked { return checkKey(name) }
+            return true
+        }
+        let top = frames.last.unsafelyUnwrapped
+        if top == .relationships {
+            // A relationship name.
+            lastKeyInScratch = appendToScratch(name)
+            member = .none
+            if validation != .off { return checkMemberName(name, what: "relationship name", always: true) }
+            return true
+        }
+        let known = Self.classify(name)
+        member = known
+        switch top {
+        case .document:
+            switch known {
+            case .data, .included, .meta, .links, .jsonapi, .errors: return true
+            default: return unknownMember(name, rule: .R05, owner: "a document's top level")
+            }
+        case .resource:
+            switch known {
+            case .type, .id, .lid, .attributes, .relationships, .links, .meta: return true
+            default: return unknownMember(name, rule: .R14, owner: "a resource object")
+            }
+        case .relationship:
+            switch known {
+            case .data, .links, .meta: return true
+            default: return unknownMember(name, rule: .R21, owner: "a relationship object")
+            }
+        case .identifier:
+            switch known {
+            case .type, .id, .lid, .meta: return true
+            default: return unknownMember(name, rule: .R14, owner: "a resource identifier object")
+            }
+        default:
+            return true
+        }
+    }
+
+    override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        if inRaw {
+            if needComma { store.append(UInt8(ascii: ",")) }
+            if escaped { JSONEscaping.appendQuoted(value, to: &store) } else { appendPlainQuoted(value) }
+            needComma = true
+            if rawChecked, !checker.string(value, builder: self) { return false }
+            if rawDepth == 0 { finishRaw() }
+            return true
+        }
+        switch frames.last {
+        case .resource:
+            switch member {
+            case .type:
+                resource.type = appendToScratch(value)
+                if validation != .off { return checkTypeName(value) }
+                return true
+            case .id: resource.id = appendToScratch(value); return true
+            case .lid: resource.lid = appendToScratch(value); return true
+            default: break
+            }
+        case .identifier:
+            switch member {
+            case .type: identifier.type = appendToScratch(value); return true
+            case .id: identifier.id = appendToScratch(value); return true
+            case .lid: identifier.lid = appendToScratch(value); return true
+            default: break
+            }
+        default: break
+        }
+        return scalar {
+            if escaped { JSONEscaping.appendQuoted(value, to: &$0.store) } else { $0.appendPlainQuoted(value) }
+        } check: { $0.checker.string(value, builder: $0) }
+    }
+
+    override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        if inRaw {
+            if needComma { store.append(UInt8(ascii: ",")) }
+            store.append(text)
+            needComma = true
+            if rawChecked, !checker.scalar(.number, builder: self) { return false }
+            if rawDepth == 0 { finishRaw() }
+            return true
+        }
+        return scalar { $0.store.append(text) } check: { $0.checker.scalar(.number, builder: $0) }
+    }
+
+    override func onBool(_ value: Bool) -> Bool {
+        if inRaw {
+            if needComma { store.append(UInt8(ascii: ",")) }
+            store.append(value ? "true" : "false")
+            needComma = true
+            if rawChecked, !checker.scalar(.bool, builder: self) { return false }
+            if rawDepth == 0 { finishRaw() }
+            return true
+        }
+        return scalar { $0.store.append(value ? "true" : "false") } check: { $0.checker.scalar(.bool, builder: $0) }
+    }
+
+    override func onNull() -> Bool {
+        if inRaw {
+            if needComma { store.append(UInt8(ascii: ",")) }
+            store.append("null")
+            needComma = true
+            if rawChecked, !checker.scalar(.null, builder: self) { return false }
+            if rawDepth == 0 { finishRaw() }
+            return true
+        }
+        switch frames.last {
+        case .document:
+            if member == .data {
+                document.primaryShape = .null
+                return true
+            }
+        case .relationship:
+            if member == .data {
+                relationship.kind = .null
+                return true
+            }
+        default: break
+        }
+        return scalar { $0.store.append("null") } check: { $0.checker.scalar(.null, builder: $0) }
+    }
+
+    override func isInsideStoredValue() -> Bool {
+        inRaw && (rawTarget == .resourceAttributes || rawTarget == .resourceMeta || rawTarget == .documentMeta
+            || rawTarget == .relationshipMeta || rawTarget == .identifierMeta || rawTarget == .documentExtra
+            || rawTarget == .resourceExtra || rawTarget == .relationshipExtra || rawTarget == .identifierExtra
+            || rawTarget == .discard)
+    }
+
+    override func onEndOfInput() -> Bool { true }
+
+    // MARK: - Scalars outside raw values
+
+    /// A scalar where the builder interprets values: a member stored as a scalar, or a
+    /// shape error.
+    @inline(__always)
+    private func scalar(_ write: (DocumentBuilder) -> Void, check: (DocumentBuilder) -> Bool) -> Bool {
+        guard let top = frames.last else {
+            return fatal(.R01, "the root value MUST be a JSON object (a JSON:API document)", container: false)
+        }
+        let target: RawTarget
+        var schema: ValueChecker.Schema? = nil
+        switch top {
+        case .document:
+            switch member {
+            case .data: return badShape(.R06, "primary data MUST be null, a resource object or an array of resource objects", container: false)
+            case .included: return badShape(.R07, "included MUST be an array of resource objects", container: false)
+            case .meta: target = .documentMeta; schema = .meta
+            case .links: target = .documentLinks; schema = .links(.document)
+            case .jsonapi: target = .documentJSONAPI; schema = .jsonapi
+            case .errors: target = .documentErrors; schema = .errors
+            default: target = .documentExtra
+            }
+        case .dataArray:
+            return badShape(.R06, "primary data MUST be resource objects, not scalars", container: false)
+        case .includedArray:
+            return badShape(.R07, "included MUST be an array of resource objects, not scalars", container: false)
+        case .resource:
+            switch member {
+            case .attributes: return badShape(.R15, "attributes MUST be an object", container: false)
+            case .relationships: return badShape(.R16, "relationships MUST be an object", container: false)
+            case .type, .id, .lid: return badKeyValue(container: false, object: false)
+            case .links: target = .resourceLinks; schema = .links(.resource)
+            case .meta: target = .resourceMeta; schema = .meta
+            default: target = .resourceExtra
+            }
+        case .relationships:
+            return badShape(.R16, "a relationship MUST be a relationship object", container: false)
+        case .relationship:
+            switch member {
+            case .data: return badShape(.R20, "resource linkage MUST be null, an identifier or an array of identifiers", container: false)
+            case .links: target = .relationshipLinks; schema = .links(.relationship)
+            case .meta: target = .relationshipMeta; schema = .meta
+            default: target = .relationshipExtra
+            }
+        case .linkageArray:
+            return badShape(.R20, "resource linkage MUST be resource identifier objects, not scalars", container: false)
+        case .identifier:
+            switch member {
+            case .type, .id, .lid: return badKeyValue(container: false, object: false)
+            case .meta: target = .identifierMeta; schema = .meta
+            default: target = .identifierExtra
+            }
+        }
+        startRawValue(target)
+        write(self)
+        needComma = true
+        if let schema, validation != .off {
+            checker.begin(schema, builder: self)
+            rawChecked = true
+            if !check(self) { return false }
+        }
+        finishRaw()
+        return true
+    }
+
+    // MARK: - Raw values
+
+    /// Starts recording a value for `target`; the current event is its first.
+    @inline(__always)
+    private func startRawValue(_ target: RawTarget) {
+        inRaw = true
+        rawDepth = 0
+        needComma = false
+        rawTarget = target
+        rawChecked = false
+        rawStart = store.count
+        if target == .documentExtra || target == .resourceExtra || target == .relationshipExtra || target == .identifierExtra {
+            // Unknown members are kept as `"name":value`.
+            writeLastKeyAsMember()
+        }
+    }
+
+    @inline(__always)
+    private func beginRaw(_ target: RawTarget, checked schema: ValueChecker.Schema?, object: Bool) -> Bool {
+        startRawValue(target)
+        if let schema, validation != .off {
+            checker.begin(schema, builder: self)
+            rawChecked = true
+        }
+        return rawStartContainer(open: object ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: object)
+    }
+
+    /// A container where the rule wants something else but nothing is lost by keeping it.
+    private func beginRawReporting(_ target: RawTarget, _ rule: Rule, _ message: String, isObject: Bool) -> Bool {
+        if validation != .off, !report(rule, message) { return false }
+        startRawValue(target)
+        return rawStartContainer(open: isObject ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: isObject)
+    }
+
+    @inline(__always)
+    private func rawStartContainer(open: UInt8, isObject: Bool) -> Bool {
+        if needComma { store.append(UInt8(ascii: ",")) }
+        store.append(open)
+        needComma = false
+        rawDepth &+= 1
+        if rawChecked { return isObject ? checker.startObject(builder: self) : checker.startArray(builder: self) }
+        return true
+    }
+
+    @inline(__always)
+    private func rawEndContainer(close: UInt8) -> Bool {
+        store.append(close)
+        needComma = true
+        rawDepth &-= 1
+        if rawChecked, !checker.endContainer(builder: self) { return false }
+        if rawDepth == 0 { finishRaw() }
+        return true
+    }
+
+    /// Assigns the recorded value to its place.
+    @inline(__always)
+    private func finishRaw() {
+        inRaw = false
+        rawChecked = false
+        let span = ValueSpan(start: rawStart, count: store.count &- rawStart)
+        switch rawTarget {
+        case .discard: store.truncate(to: rawStart)
+        case .documentMeta: document.meta = span
+        case .documentLinks: document.links = span
+        case .documentJSONAPI: document.jsonapi = span
+        case .documentErrors: document.errors = span
+        case .resourceAttributes: resource.attributes = span
+        case .resourceLinks: resource.links = span
+        case .resourceMeta: resource.meta = span
+        case .relationshipLinks: relationship.links = span
+        case .relationshipMeta: relationship.meta = span
+        case .identifierMeta: identifier.meta = span
+        case .documentExtra: documentExtras.append(span)
+        case .resourceExtra: resourceExtras.append(span)
+        case .relationshipExtra: relationshipExtras.append(span)
+        case .identifierExtra: identifierExtras.append(span)
+        }
+    }
+
+    @inline(__always)
+    private func appendPlainQuoted(_ bytes: UnsafeRawBufferPointer) {
+        let n = bytes.count
+        let p = store.reserveTail(n &+ 2)
+        p.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        if n > 0 { (p + 1).copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: n) }
+        p.storeBytes(of: UInt8(ascii: "\""), toByteOffset: n &+ 1, as: UInt8.self)
+    }
+
+    /// Writes the member name just read (the last key of the innermost object) as `"name":`.
+    private func writeLastKeyAsMember() {
+        let e = keyEntries[keyEntries.count - 1]
+        let name = keyBytes.bytes(in: e.start..<e.start + Int(e.length))
+        JSONEscaping.appendQuoted(name, to: &store)
+        store.append(UInt8(ascii: ":"))
+    }
+
+    // MARK: - Documents
+
+    private func startDocument() -> Bool {
+        frames.append(.document)
+        member = .none
+        document = DocumentDraft()
+        document.index = documentCount
+        document.position = currentLocation()
+        documentExtras.removeAll(keepingCapacity: true)
+        documentHasErrors = false
+        documentHasExtensionMember = false
+        return true
+    }
+
+    private func finishDocument() -> Bool {
+        document.extras = documentExtras
+        if validation != .off {
+            let hasErrors = !document.errors.isNone
+            if !document.hasData && !hasErrors && document.meta.isNone && !documentHasExtensionMember {
+                if !report(.R02, "a document MUST contain at least one of data, errors, meta", at: .at(document.position), pointer: "") { return false }
+            }
+            if document.hasData && hasErrors {
+                if !report(.R03, "data and errors MUST NOT coexist in the same document", at: .at(document.position), pointer: "") { return false }
+            }
+            if document.hasIncluded && !document.hasData {
+                if !report(.R04, "included MUST NOT be present without data", at: .at(document.position), pointer: "/included") { return false }
+            }
+        }
+        do throws(JSONAPIError) {
+            try sink.document(document, from: self)
+        } catch {
+            return failWith(error)
+        }
+        documentCount += 1
+        // The document is complete: its top-level values are no longer needed here.
+        if !keepsValues { store.truncate(to: 0) }
+        member = .none
+        return true
+    }
+
+    // MARK: - Resources
+
+    private func startResource(primary: Bool, index: Int32) -> Bool {
+        frames.append(.resource)
+        member = .none
+        resource = ResourceDraft()
+        resource.isPrimary = primary
+        resource.arrayIndex = index
+        resource.documentIndex = documentCount
+        resource.storeMark = store.count
+        resource.position = currentLocation()
+        scratch.removeAll()
+        relationshipDrafts.removeAll(keepingCapacity: true)
+        identifierDrafts.removeAll(keepingCapacity: true)
+        memberSpans.removeAll(keepingCapacity: true)
+        resourceExtras.removeAll(keepingCapacity: true)
+        if validation != .off { attributeNames.removeAll(keepingCapacity: true) }
+        return true
+    }
+
+    private func finishResource() -> Bool {
+        resource.extras = appendMemberSpans(&resourceExtras)
+        resource.relationships = 0..<Int32(relationshipDrafts.count)
+        if resource.type.isNone {
+            if requiresKeys || validation != .off {
+                if !keyRule(.R09, "a resource object MUST contain type\(requiresKeys ? "; it cannot be keyed" : "")", at: .at(resource.position), pointer: resource.pointer) { return false }
+            }
+        }
+        if resource.id.isNone {
+            let allowed = options.context == .create && (resource.isPrimary)
+            if resource.lid.isNone && !allowed {
+                if requiresKeys || validation != .off {
+                    if !keyRule(.R10, "a resource object MUST contain id\(requiresKeys ? "; it cannot be keyed" : "")", at: .at(resource.position), pointer: resource.pointer) { return false }
+                }
+            } else if !allowed && validation != .off {
+                // A lid without id is for a new resource in a request.
+                if options.context == .response {
+                    if !report(.R10, "a resource object MUST contain id (lid alone is for new resources in requests)", at: .at(resource.position), pointer: resource.pointer) { return false }
+                }
+            }
+        }
+        if validation != .off && !attributeNames.isEmpty || validation != .off && !relationshipDrafts.isEmpty {
+            if !checkFieldNamespace() { return false }
+        }
+        do throws(JSONAPIError) {
+            try sink.resource(resource, from: self)
+        } catch {
+            return failWith(error)
+        }
+        if !keepsValues { store.truncate(to: resource.storeMark) }
+        member = .none
+        return true
+    }
+
+    /// Moves an owner's collected unknown members to `memberSpans`; returns their range.
+    @inline(__always)
+    private func appendMemberSpans(_ pending: inout [ValueSpan]) -> Range<Int32> {
+        let s = Int32(memberSpans.count)
+        if !pending.isEmpty {
+            memberSpans.append(contentsOf: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+        return s..<Int32(memberSpans.count)
+    }
+
+    // MARK: - Relationships and identifiers
+
+    private var lastKeyInScratch = ScratchSpan.none
+
+    private func finishRelationship() -> Bool {
+        relationship.extras = appendMemberSpans(&relationshipExtras)
+        if validation != .off, relationship.kind == .absent, relationship.links.isNone, relationship.meta.isNone,
+            relationship.extras.isEmpty
+        {
+            if !report(.R18, "a relationship object MUST contain at least one of links, data, meta", at: .container) { return false }
+        }
+        relationshipDrafts.append(relationship)
+        member = .none
+        return true
+    }
+
+
+    private func startIdentifier() -> Bool {
+        identifier = IdentifierDraft()
+        identifierExtras.removeAll(keepingCapacity: true)
+        frames.append(.identifier)
+        return true
+    }
+
+    private func finishIdentifier() -> Bool {
+        identifier.extras = appendMemberSpans(&identifierExtras)
+        if identifier.type.isNone || (identifier.id.isNone && identifier.lid.isNone) {
+            let what = identifier.type.isNone ? "type" : "id (or lid)"
+            if !keyRule(.R13, "a resource identifier object MUST contain \(what)\(requiresKeys ? "; the linkage cannot be keyed" : "")", at: .container) { return false }
+        }
+        identifierDrafts.append(identifier)
+        relationship.targets = relationship.targets.lowerBound..<Int32(identifierDrafts.count)
+        member = .none
+        return true
+    }
+
+    // MARK: - Scratch
+
+    @inline(__always)
+    private func appendToScratch(_ bytes: UnsafeRawBufferPointer) -> ScratchSpan {
+        let start = scratch.count
+        scratch.append(bytes)
+        return ScratchSpan(start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: bytes.count))
+    }
+
+    // MARK: - Member names
+
+    static let pData = JSONEventReceiver.prefix(staticBytes("data"))
+    static let pMeta = JSONEventReceiver.prefix(staticBytes("meta"))
+    static let pType = JSONEventReceiver.prefix(staticBytes("type"))
+    static let pLinks = JSONEventReceiver.prefix(staticBytes("links"))
+    static let pErrors = JSONEventReceiver.prefix(staticBytes("errors"))
+    static let pJSONAPI = JSONEventReceiver.prefix(staticBytes("jsonapi"))
+    static let pIncluded = JSONEventReceiver.prefix(staticBytes("included"))
+    static let pAttributes = JSONEventReceiver.prefix(staticBytes("attributes"))
+    static let pRelationships = JSONEventReceiver.prefix(staticBytes("relationships"))
+    static let pID = JSONEventReceiver.prefix(staticBytes("id"))
+    static let pLID = JSONEventReceiver.prefix(staticBytes("lid"))
+
+    @inline(__always)
+    static func classify(_ name: UnsafeRawBufferPointer) -> Member {
+        let p = JSONEventReceiver.prefix(name)
+        switch name.count {
+        case 2: return p == pID ? .id : .other
+        case 3: return p == pLID ? .lid : .other
+        case 4:
+            if p == pType { return .type }
+            if p == pData { return .data }
+            if p == pMeta { return .meta }
+            return .other
+        case 5: return p == pLinks ? .links : .other
+        case 6: return p == pErrors ? .errors : .other
+        case 7: return p == pJSONAPI ? .jsonapi : .other
+        case 8: return p == pIncluded ? .included : .other
+        case 10:
+            return p == pAttributes && name.loadUnaligned(fromByteOffset: 8, as: UInt16.self) == tail16("es") ? .attributes : .other
+        case 13:
+            return p == pRelationships && name.loadUnaligned(fromByteOffset: 5, as: UInt64.self) == JSONEventReceiver.prefix(staticBytes("ionships"))
+                ? .relationships : .other
+        default: return .other
+        }
+    }
+
+    // MARK: - Findings
+
+    /// Reports a rule violation: a warning in lenient mode (returns true), an error in
+    /// strict mode (returns false). Does nothing when validation is off.
+    @discardableResult
+    func report(_ rule: Rule, _ message: String, at place: Place = .currentToken, pointer: String? = nil) -> Bool {
+        switch validation {
+        case .off: return true
+        case .strict: return fail(rule, message, at: place, pointer: pointer)
+        case .lenient:
+            warn(rule, message, at: place, pointer: pointer)
+            return true
+        }
+    }
+
+    func warn(_ rule: Rule, _ message: String, at place: Place = .currentToken, pointer: String? = nil) {
+        warningCount += 1
+        guard let onDiagnostic else { return }
+        let location: SourcePosition
+        switch place {
+        case .currentToken, .container: location = currentLocation()
+        case .at(let l): location = l
+        }
+        let p: String
+        if let pointer { p = pointer } else {
+            if case .container = place { p = containerPointer() } else { p = currentPointer() }
+        }
+        onDiagnostic(Diagnostic(severity: .warning, rule: rule, message: message, location: location, pointer: p, source: parser?.sourceName))
+    }
+
+    /// A rule whose violation makes a resource or linkage unkeyable: fatal when keys are
+    /// required, otherwise reported like any rule.
+    private func keyRule(_ rule: Rule, _ message: String, at place: Place, pointer: String? = nil) -> Bool {
+        if requiresKeys { return fail(rule, message, at: place, pointer: pointer) }
+        return report(rule, message, at: place, pointer: pointer)
+    }
+
+    /// Something that is never acceptable (the root is not an object).
+    private func fatal(_ rule: Rule, _ message: String, container: Bool) -> Bool {
+        fail(rule, message, at: .currentToken, pointer: "")
+    }
+
+    /// A value of the wrong shape where the builder interprets the document (primary data,
+    /// included, attributes, relationships, linkage). Fatal when keys are required; otherwise
+    /// reported, and the value is skipped.
+    private func badShape(_ rule: Rule, _ message: String, container: Bool, isObject: Bool = true) -> Bool {
+        if requiresKeys { return fail(rule, message + "; the document cannot be normalized") }
+        if !report(rule, message) { return false }
+        startRawValue(.discard)
+        if container { return rawStartContainer(open: isObject ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: isObject) }
+        finishRaw()
+        return true
+    }
+
+    /// `type`, `id` or `lid` that is not a string.
+    private func badKeyValue(container: Bool, object: Bool) -> Bool {
+        let name = member == .type ? "type" : (member == .id ? "id" : "lid")
+        return badShape(.R11, "\(name) MUST be a string", container: container, isObject: object)
+    }
+
+    private func unknownMember(_ name: UnsafeRawBufferPointer, rule: Rule, owner: String) -> Bool {
+        // Where does its value go: the member spans of the owner, via the pending lists.
+        if name.first == UInt8(ascii: "@") {
+            return checkMemberName(name, what: "@-member name", always: false)
+        }
+        if let colon = name.firstIndex(of: UInt8(ascii: ":")) {
+            let ns = String(decoding: UnsafeRawBufferPointer(rebasing: name[..<colon]), as: UTF8.self)
+            if options.extensions.contains(ns) {
+                if frames.last == .document { documentHasExtensionMember = true }
+                return true
+            }
+        }
+        if validation == .off { return true }
+        let text = String(decoding: name, as: UTF8.self)
+        if !checkMemberName(name, what: "member name", always: true) { return false }
+        return report(rule, "\(owner) MUST NOT contain the member \(quoted(text)) (it is kept)")
+    }
+
+    private func checkTypeName(_ value: UnsafeRawBufferPointer) -> Bool {
+        if let problem = MemberNameRules.violation(value, extensions: options.extensions, allowAt: false) {
+            return report(.R12, "type \(quoted(String(decoding: value, as: UTF8.self))) is not a valid member name: \(problem.message)")
+        }
+        return true
+    }
+
+    /// Checks a member name against R37–R41. `always`: names the spec always covers
+    /// (attributes, relationships); others only in strict mode.
+    func checkMemberName(_ name: UnsafeRawBufferPointer, what: String, always: Bool) -> Bool {
+        guard always || validation == .strict else { return true }
+        if let problem = MemberNameRules.violation(name, extensions: options.extensions, allowAt: true) {
+            return report(problem.rule, "\(what) \(quoted(String(decoding: name, as: UTF8.self))): \(problem.message)")
+        }
+        return true
+    }
+
+    /// A key inside a checked raw value.
+    private func checkKey(_ name: UnsafeRawBufferPointer) -> Bool {
+        if rawTarget == .resourceAttributes {
+            if rawDepth == 1 { attributeNames.append(appendToScratch(name)) }
+            return checkMemberName(name, what: rawDepth == 1 ? "attribute name" : "member name in an attribute value", always: true)
+        }
+        return checker.key(name, builder: self)
+    }
+
+    /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
+    private func checkFieldNamespace() -> Bool {
+        for a in attributeNames {
+            let name = scratch.bytes(in: a.range)
+            let known = Self.classify(name)
+            if known == .type || known == .id {
+                if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(String(decoding: name, as: UTF8.self)))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(String(decoding: name, as: UTF8.self))) { return false }
+            }
+            for r in relationshipDrafts where memoryEqual(scratch.bytes(in: r.name.range), name) {
+                if !report(.R17, "\(quoted(String(decoding: name, as: UTF8.self))) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(String(decoding: name, as: UTF8.self))) { return false }
+            }
+        }
+        for r in relationshipDrafts {
+            let known = Self.classify(scratch.bytes(in: r.name.range))
+            if known == .type || known == .id {
+                if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(scratch.string(r.name.range)))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + scratch.string(r.name.range)) { return false }
+            }
+        }
+        return true
+    }
+
+    private func failWith(_ error: JSONAPIError) -> Bool {
+        if failure == nil && thrown == nil { thrown = error }
+        return false
+    }
+}
+
+@inline(__always)
+private func tail16(_ s: StaticString) -> UInt16 {
+    UnsafeRawPointer(s.utf8Start).loadUnaligned(as: UInt16.self)
+}
+
+func staticBytes(_ s: StaticString) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+}

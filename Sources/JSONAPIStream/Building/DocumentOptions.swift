@@ -1,0 +1,42 @@
+/// How JSON:API rule violations are treated.
+public enum ValidationMode: String, Sendable, Hashable, CaseIterable {
+    /// Only what is needed to build the graph is checked: JSON rules, and resources that
+    /// cannot be keyed. Fastest.
+    case off
+    /// Every checkable rule is reported as a warning; nothing is dropped. The default.
+    case lenient
+    /// Every rule violation is an error that stops the parse.
+    case strict
+}
+
+/// Which kind of document is being read; request documents have rules of their own
+/// (`C01`–`C03`) and may carry resources without `id`.
+public enum DocumentContext: String, Sendable, Hashable, CaseIterable {
+    case response
+    case create
+    case update
+    case relationshipUpdate = "relationship-update"
+}
+
+/// How documents are read and checked.
+public struct DocumentOptions: Sendable, Hashable {
+    public var parse = ParseOptions()
+    public var validation = ValidationMode.lenient
+    public var context = DocumentContext.response
+    /// Namespaces of the extensions applied to the documents (`ns` in `ns:member`), so that
+    /// their members are accepted (R41).
+    public var extensions: Set<String> = []
+    /// Accept `included` resources that primary data does not reach (the spec's exception
+    /// for sparse fieldsets, R23).
+    public var allowsPartialLinkage = false
+    /// Check the compound-document rules R22 and R23, which need a set of every resource
+    /// key of a document (memory grows with the number of resources). On by default in
+    /// strict mode.
+    public var checksCompoundRules: Bool? = nil
+
+    public init() {}
+
+    public static let `default` = DocumentOptions()
+
+    var compoundRules: Bool { checksCompoundRules ?? (validation == .strict) }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// Every resource of one or more JSON:API documents, flat and normalized: keyed by type and
+/// id, relationships as edges between them, with primary data and the top-level members.
+///
+/// Build one from a file, bytes or `Data`, or feed a ``GraphParser`` as data arrives. A graph
+/// is immutable and can be shared between threads; its views (``Resource``,
+/// ``Relationship``, ``LazyValue``) decode values from the value store only when read.
+///
+/// ```swift
+/// let graph = try Graph(contentsOf: "articles.json")
+/// for article in graph.primary {
+///     print(article.id ?? "-", article.attributes["title"]?.string ?? "")
+///     print(article.relationship("author")?.resource?.attributes["name"]?.string ?? "")
+/// }
+/// ```
+public struct Graph: Sendable {
+    let storage: GraphStorage
+
+    init(storage: GraphStorage) { self.storage = storage }
+
+    /// Parses the file at `path` (`-` for standard input) as a stream.
+    public init(contentsOf path: String, options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) throws(JSONAPIError) {
+        let parser = GraphParser(options: options, duplicates: duplicates)
+        try parser.read(InputSource(path: path))
+        self = try parser.finish()
+    }
+
+    /// Parses a file URL as a stream.
+    public init(contentsOf url: URL, options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) throws(JSONAPIError) {
+        try self.init(contentsOf: url.path, options: options, duplicates: duplicates)
+    }
+
+    /// Parses `bytes` (one or more documents).
+    public init(bytes: some Collection<UInt8>, options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) throws(JSONAPIError) {
+        let parser = GraphParser(options: options, duplicates: duplicates)
+        try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try parser.feed(b) }
+        self = try parser.finish()
+    }
+
+    /// Parses `data` (one or more documents).
+    public init(data: Data, options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) throws(JSONAPIError) {
+        try self.init(bytes: data, options: options, duplicates: duplicates)
+    }
+
+    /// Parses a JSON:API text.
+    public init(json: String, options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) throws(JSONAPIError) {
+        try self.init(bytes: Array(json.utf8), options: options, duplicates: duplicates)
+    }
+
+    // MARK: - Resources
+
+    /// The number of resources (each type and id once).
+    public var count: Int { storage.resources.count }
+
+    /// Every resource, in first-seen order.
+    public var resources: ResourceCollection { ResourceCollection(graph: self) }
+
+    /// The resource with this type and id, if the documents held its resource object.
+    ///
+    /// - Complexity: O(1) expected.
+    public subscript(type type: String, id id: String) -> Resource? {
+        storage.row(type: type, id: id).map { Resource(graph: self, row: $0) }
+    }
+
+    /// The resource with this type and local id (`lid`), if the documents held it.
+    public subscript(type type: String, lid lid: String) -> Resource? {
+        storage.row(type: type, lid: lid).map { Resource(graph: self, row: $0) }
+    }
+
+    /// The resource an identifier names, if the documents held it.
+    public subscript(identifier: ResourceIdentifier) -> Resource? {
+        if let id = identifier.id { return self[type: identifier.type, id: id] }
+        if let lid = identifier.lid { return self[type: identifier.type, lid: lid] }
+        return nil
+    }
+
+    /// Primary data, in document order (a resource listed by two documents appears twice).
+    public var primary: [Resource] { storage.primaryRows.map { Resource(graph: self, row: Int($0)) } }
+
+    /// The resources of `type`, in first-seen order.
+    public func resources(ofType type: String) -> [Resource] {
+        guard let t = storage.symbols.find(type), Int(t) < storage.rowsByType.count else { return [] }
+        return storage.rowsByType[Int(t)].map { Resource(graph: self, row: Int($0)) }
+    }
+
+    /// The type names of the resources, in first-seen order.
+    public var types: [String] {
+        storage.rowsByType.enumerated().filter { !$0.element.isEmpty }.map { storage.symbols.string(of: UInt32($0.offset)) }
+    }
+
+    // MARK: - Documents and top-level members
+
+    /// One entry per document read, in order.
+    public var documents: [DocumentInfo] {
+        storage.documents.indices.map { DocumentInfo(graph: self, index: $0) }
+    }
+
+    /// Top-level `meta` of all documents, merged member by member (later documents win).
+    public var meta: LazyValue? { mergedTopLevel(\.meta) }
+    /// Top-level `links` of all documents, merged member by member (later documents win).
+    public var links: LazyValue? { mergedTopLevel(\.links) }
+    /// Top-level `jsonapi` of all documents, merged member by member.
+    public var jsonapi: LazyValue? { mergedTopLevel(\.jsonapi) }
+    /// The error objects of all documents, concatenated.
+    public var errors: [LazyValue] {
+        storage.documents.flatMap { doc -> [LazyValue] in
+            guard !doc.errors.isNone else { return [] }
+            let v = LazyValue(storage: storage, span: doc.errors)
+            return v.kind == .array ? v.elements : [v]
+        }
+    }
+
+    private func mergedTopLevel(_ path: KeyPath<GraphStorage.DocumentRecord, ValueSpan>) -> LazyValue? {
+        let spans = storage.documents.map { $0[keyPath: path] }.filter { !$0.isNone }
+        if spans.isEmpty { return nil }
+        if spans.count == 1 { return LazyValue(storage: storage, span: spans[0]) }
+        var merged = JSONObject()
+        for span in spans {
+            guard case .object(let o) = LazyValue(storage: storage, span: span).jsonValue else { continue }
+            for m in o.members { merged[m.key] = m.value }
+        }
+        return LazyValue(detached: .object(merged))
+    }
+
+    /// Warnings found while reading (the first thousand; ``warningCount`` counts all).
+    public var warnings: [Diagnostic] { storage.warnings }
+    public var warningCount: Int { storage.warningCount }
+
+    /// Bytes of input read.
+    public var inputBytes: Int { storage.inputBytes }
+
+    /// Approximate memory the graph holds, in bytes.
+    public var memoryFootprint: Int { storage.memoryFootprint }
+
+    #if DEBUG
+    func checkInvariants() { storage.checkInvariants() }
+    #endif
+}
+
+/// One document read into a ``Graph``.
+public struct DocumentInfo: Sendable {
+    let graph: Graph
+    let index: Int
+
+    private var record: GraphStorage.DocumentRecord { graph.storage.documents[index] }
+
+    /// How its primary data was shaped.
+    public var primaryShape: PrimaryDataShape { record.shape }
+    /// Its primary data, in order.
+    public var primary: [Resource] {
+        let r = record
+        return graph.storage.primaryRows[r.primaryStart..<r.primaryStart + r.primaryCount].map { Resource(graph: graph, row: Int($0)) }
+    }
+    public var meta: LazyValue? { value(record.meta) }
+    public var links: LazyValue? { value(record.links) }
+    public var jsonapi: LazyValue? { value(record.jsonapi) }
+    public var errors: LazyValue? { value(record.errors) }
+    /// Unknown and `@`-members of its top level, in order.
+    public var otherMembers: [(name: String, value: LazyValue)] {
+        record.extras.map { LazyValue.member(storage: graph.storage, span: $0) }
+    }
+    /// Where the document starts in its input.
+    public var position: SourcePosition { record.position }
+
+    private func value(_ span: ValueSpan) -> LazyValue? {
+        span.isNone ? nil : LazyValue(storage: graph.storage, span: span)
+    }
+}
+
+/// The resources of a graph as a collection, in first-seen order.
+public struct ResourceCollection: RandomAccessCollection, Sendable {
+    let graph: Graph
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { graph.storage.resources.count }
+    public subscript(position: Int) -> Resource { Resource(graph: graph, row: position) }
+}

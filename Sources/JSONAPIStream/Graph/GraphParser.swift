@@ -1,0 +1,70 @@
+/// Builds a ``Graph`` from bytes that arrive in pieces: chunks of any size, from any number
+/// of inputs, give the same graph.
+///
+/// ```swift
+/// let parser = GraphParser()
+/// for try await chunk in body { try parser.feed(chunk) }
+/// let graph = try parser.finish()
+/// ```
+///
+/// Several documents in one input (concatenated, or one per line) and several inputs
+/// (``beginInput(named:)``) merge into one graph; the same resource twice is merged as
+/// ``DuplicatePolicy`` says, with a warning naming both places.
+public final class GraphParser {
+    private let sink: GraphSink
+    private let reader: DocumentReader
+    private var finished = false
+
+    public init(options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) {
+        sink = GraphSink(options: options, policy: duplicates)
+        reader = DocumentReader(options: options, sink: sink, requiresKeys: true)
+        reader.onDiagnostic = { [sink] d in sink.record(d) }
+    }
+
+    /// Called with each warning as it is found (besides being kept in the graph).
+    public var onWarning: ((Diagnostic) -> Void)? {
+        get { sink.onDiagnostic }
+        set { sink.onDiagnostic = newValue }
+    }
+
+    /// Starts a new input (its positions count from its own first byte), ending the
+    /// current one. Not needed for a single input.
+    public func beginInput(named name: String?) throws(JSONAPIError) {
+        sink.sourceName = name
+        try reader.begin(sourceName: name)
+    }
+
+    /// Parses the next piece of the current input.
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        guard !finished else { throw JSONAPIError.misuse("feed after finish") }
+        try reader.feed(chunk)
+    }
+
+    /// Parses the next piece of the current input.
+    public func feed(_ chunk: some Collection<UInt8>) throws(JSONAPIError) {
+        try withContiguousBytes(of: chunk) { (b) throws(JSONAPIError) in try feed(b) }
+    }
+
+    /// Reads a whole input (a file, standard input, bytes) as a stream.
+    public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
+        sink.sourceName = source.name
+        try reader.read(source, chunkSize: chunkSize)
+    }
+
+    /// Ends the input and returns the graph.
+    ///
+    /// - Throws: ``JSONAPIError`` when the input ends inside a document.
+    public func finish() throws(JSONAPIError) -> Graph {
+        guard !finished else { throw JSONAPIError.misuse("finish called twice") }
+        try reader.end()
+        finished = true
+        let s = sink.storage
+        swap(&s.values, &reader.builder.store)
+        s.values.shrinkToFit()
+        if s.keyRow.count < s.keys.count {
+            s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
+        }
+        s.inputBytes = reader.bytesRead
+        return Graph(storage: s)
+    }
+}

@@ -1,0 +1,302 @@
+/// What to do when the same resource (type and id) appears more than once, in one document
+/// or across documents.
+public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable {
+    /// Merge member by member; the later occurrence's members win. The default.
+    case last
+    /// Merge member by member; the earlier occurrence's members win.
+    case first
+    /// Stop with an error naming both places.
+    case error
+}
+
+/// Interns finished resources into a ``GraphStorage``.
+///
+/// Per resource: one symbol lookup for the type, one key lookup for the id, and per linkage
+/// target one of each; everything else is appending rows and value spans (the value store
+/// is the builder's, kept whole).
+final class GraphSink: DocumentSink {
+    let storage = GraphStorage()
+    let policy: DuplicatePolicy
+    let keepsValues = true
+    let maxResources: Int?
+    let validation: ValidationMode
+    var onDiagnostic: ((Diagnostic) -> Void)?
+    var sourceName: String?
+    /// Warnings kept in the graph (all are counted and passed to `onDiagnostic`).
+    let keptWarnings = 1000
+
+    private var documentPrimaryStart = 0
+    // The type of the previous resource, to skip the symbol lookup for runs of one type.
+    private var lastTypeSymbol: UInt32 = .max
+    private var lastTypeBytes: [UInt8] = []
+
+    init(options: DocumentOptions, policy: DuplicatePolicy) {
+        self.policy = policy
+        self.maxResources = options.parse.limits.maxResources
+        self.validation = options.validation
+        storage.rowsByType.reserveCapacity(16)
+    }
+
+    // MARK: - Resources
+
+    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+        let s = storage
+        let type = internType(b.scratch.bytes(in: r.type.range))
+        var key: UInt32
+        var lidKey = GraphStorage.noKey
+        if !r.id.isNone {
+            key = s.keys.intern(b.scratch.bytes(in: r.id.range), tag: s.idTag(type))
+            if !r.lid.isNone { lidKey = s.keys.intern(b.scratch.bytes(in: r.lid.range), tag: s.lidTag(type)) }
+        } else {
+            key = s.keys.intern(b.scratch.bytes(in: r.lid.range), tag: s.lidTag(type))
+        }
+        // Relationships, then their linkage.
+        let relStart = UInt32(s.relationships.count)
+        for i in r.relationships {
+            appendRelationship(b.relationshipDrafts[Int(i)], from: b)
+        }
+        let relCount = UInt32(s.relationships.count) - relStart
+        let extraStart = UInt32(s.members.count)
+        for i in r.extras { s.members.append(b.memberSpans[Int(i)]) }
+        growKeyRows()
+
+        var flags: UInt8 = r.isPrimary ? GraphStorage.ResourceRecord.primary : GraphStorage.ResourceRecord.included
+        if !r.id.isNone { flags |= GraphStorage.ResourceRecord.hasID }
+        let record = GraphStorage.ResourceRecord(
+            type: type, key: key, lidKey: lidKey, flags: flags, document: UInt32(r.documentIndex),
+            attributes: r.attributes, links: r.links, meta: r.meta,
+            relationshipStart: relStart, relationshipCount: relCount,
+            extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart,
+            position: r.position)
+
+        let existing = s.keyRow[Int(key)]
+        let row: Int32
+        if existing >= 0 {
+            row = existing
+            try merge(record, into: Int(existing), draft: r, from: b)
+        } else {
+            row = Int32(s.resources.count)
+            if let maxResources, s.resources.count >= maxResources {
+                throw JSONAPIError.syntax(Diagnostic(
+                    severity: .error, rule: .J12, message: "more than \(maxResources) resources (the graph's resource limit)",
+                    location: r.position, pointer: r.pointer, source: sourceName))
+            }
+            s.resources.append(record)
+            s.keyRow[Int(key)] = row
+            if lidKey != GraphStorage.noKey && s.keyRow[Int(lidKey)] < 0 { s.keyRow[Int(lidKey)] = row }
+            s.rowsByType[Int(type)].append(row)
+        }
+        if r.isPrimary { s.primaryRows.append(row) }
+    }
+
+    @inline(__always)
+    private func internType(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        if lastTypeSymbol != .max && bytes.count == lastTypeBytes.count
+            && lastTypeBytes.withUnsafeBytes({ memoryEqual($0, bytes) })
+        {
+            return lastTypeSymbol
+        }
+        let t = storage.symbols.intern(bytes)
+        while storage.rowsByType.count <= Int(t) { storage.rowsByType.append([]) }
+        lastTypeSymbol = t
+        lastTypeBytes = Array(bytes)
+        return t
+    }
+
+    private func appendRelationship(_ d: RelationshipDraft, from b: DocumentBuilder) {
+        let s = storage
+        let name = s.symbols.intern(b.scratch.bytes(in: d.name.range))
+        while s.rowsByType.count < s.symbols.count { s.rowsByType.append([]) }
+        let targetStart = UInt32(s.linkage.count)
+        for i in d.targets {
+            let t = b.identifierDrafts[Int(i)]
+            let type = internType(b.scratch.bytes(in: t.type.range))
+            var key: UInt32
+            var lidKey = GraphStorage.noKey
+            if !t.id.isNone {
+                key = s.keys.intern(b.scratch.bytes(in: t.id.range), tag: s.idTag(type))
+                if !t.lid.isNone { lidKey = s.keys.intern(b.scratch.bytes(in: t.lid.range), tag: s.lidTag(type)) }
+            } else {
+                key = s.keys.intern(b.scratch.bytes(in: t.lid.range), tag: s.lidTag(type))
+            }
+            let extraStart = UInt32(s.members.count)
+            for k in t.extras { s.members.append(b.memberSpans[Int(k)]) }
+            s.linkage.append(GraphStorage.LinkageRecord(
+                key: key, lidKey: lidKey, meta: t.meta, extraStart: extraStart,
+                extraCount: UInt32(s.members.count) - extraStart))
+        }
+        let extraStart = UInt32(s.members.count)
+        for k in d.extras { s.members.append(b.memberSpans[Int(k)]) }
+        s.relationships.append(GraphStorage.RelationshipRecord(
+            name: name, kind: d.kind, targetStart: targetStart, targetCount: UInt32(s.linkage.count) - targetStart,
+            links: d.links, meta: d.meta, extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
+    }
+
+    @inline(__always)
+    private func growKeyRows() {
+        let n = storage.keys.count
+        if storage.keyRow.count < n {
+            storage.keyRow.append(contentsOf: repeatElement(-1, count: n - storage.keyRow.count))
+        }
+    }
+
+    // MARK: - Duplicates
+
+    private func merge(_ new: GraphStorage.ResourceRecord, into row: Int, draft: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+        let s = storage
+        let old = s.resources[row]
+        let identity = describe(row: row)
+        let newIsIdentifier = new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
+        let oldIsIdentifier = old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
+        let sameDocument = old.document == new.document
+        if policy == .error {
+            throw JSONAPIError.document(Diagnostic(
+                severity: .error, rule: sameDocument ? .R22 : .N01,
+                message: "\(identity) appears again (first at \(old.position)); duplicates are refused",
+                location: draft.position, pointer: draft.pointer, source: sourceName))
+        }
+        if !newIsIdentifier && !oldIsIdentifier {
+            let winner = policy == .last ? "the later members win" : "the earlier members win"
+            if sameDocument && validation == .strict {
+                throw JSONAPIError.document(Diagnostic(
+                    severity: .error, rule: .R22,
+                    message: "\(identity) appears twice in one document (first at \(old.position))",
+                    location: draft.position, pointer: draft.pointer, source: sourceName))
+            }
+            warn(Diagnostic(
+                severity: .warning, rule: sameDocument ? .R22 : .N01,
+                message: "\(identity) appears again (first at \(old.position)); merged, \(winner)",
+                location: draft.position, pointer: draft.pointer, source: sourceName))
+        }
+        let newWins = policy == .last
+        var merged = old
+        merged.flags |= new.flags
+        merged.attributes = mergeObjects(old.attributes, new.attributes, newWins: newWins, b)
+        merged.links = mergeObjects(old.links, new.links, newWins: newWins, b)
+        merged.meta = mergeObjects(old.meta, new.meta, newWins: newWins, b)
+        if new.relationshipCount > 0 {
+            if old.relationshipCount == 0 {
+                merged.relationshipStart = new.relationshipStart
+                merged.relationshipCount = new.relationshipCount
+            } else {
+                mergeRelationships(&merged, old: old, new: new, newWins: newWins)
+            }
+        }
+        if new.extraCount > 0 {
+            mergeExtras(&merged, old: old, new: new, newWins: newWins, b)
+        }
+        if new.lidKey != GraphStorage.noKey && old.lidKey == GraphStorage.noKey {
+            merged.lidKey = new.lidKey
+            if s.keyRow[Int(new.lidKey)] < 0 { s.keyRow[Int(new.lidKey)] = Int32(row) }
+        }
+        s.resources[row] = merged
+    }
+
+    private func describe(row: Int) -> String {
+        let r = storage.resources[row]
+        let idKind = r.flags & GraphStorage.ResourceRecord.hasID != 0 ? "id" : "lid"
+        return "resource (type \(quoted(storage.symbols.string(of: r.type))), \(idKind) \(quoted(storage.keys.string(of: r.key))))"
+    }
+
+    /// Merges two stored objects member by member into a new one in the value store: a name
+    /// in both keeps its first position and takes the winner's value; new names are appended.
+    private func mergeObjects(_ old: ValueSpan, _ new: ValueSpan, newWins: Bool, _ b: DocumentBuilder) -> ValueSpan {
+        if new.isNone { return old }
+        if old.isNone { return new }
+        // Values that are not objects (kept in lenient mode) are replaced whole.
+        let (oldMembers, newMembers, isObjects) = b.store.withBytes { all in
+            (StoredJSON.members(all, old.range), StoredJSON.members(all, new.range),
+             all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{"))
+        }
+        guard isObjects else { return newWins ? new : old }
+        return b.store.withBytes { all in
+            var out: [(name: Range<Int>, value: Range<Int>)] = oldMembers
+            for m in newMembers {
+                let name = UnsafeRawBufferPointer(rebasing: all[m.name])
+                if let i = out.firstIndex(where: { memoryEqual(UnsafeRawBufferPointer(rebasing: all[$0.name]), name) }) {
+                    if newWins { out[i].value = m.value }
+                } else {
+                    out.append(m)
+                }
+            }
+            return out
+        }.withUnsafeBufferPointer { members in
+            writeObject(members, b)
+        }
+    }
+
+    private func writeObject(_ members: UnsafeBufferPointer<(name: Range<Int>, value: Range<Int>)>, _ b: DocumentBuilder) -> ValueSpan {
+        // Build in a side buffer first: appending to the store may move it.
+        var tmp = ByteArena(capacity: 256)
+        b.store.withBytes { all in
+            tmp.append(UInt8(ascii: "{"))
+            for (i, m) in members.enumerated() {
+                if i > 0 { tmp.append(UInt8(ascii: ",")) }
+                tmp.append(UnsafeRawBufferPointer(rebasing: all[m.name]))
+                tmp.append(UInt8(ascii: ":"))
+                tmp.append(UnsafeRawBufferPointer(rebasing: all[m.value]))
+            }
+            tmp.append(UInt8(ascii: "}"))
+        }
+        let start = b.store.count
+        tmp.withBytes { b.store.append($0) }
+        return ValueSpan(start: start, count: b.store.count - start)
+    }
+
+    private func mergeRelationships(_ merged: inout GraphStorage.ResourceRecord, old: GraphStorage.ResourceRecord, new: GraphStorage.ResourceRecord, newWins: Bool) {
+        let s = storage
+        let oldRange = Int(old.relationshipStart)..<Int(old.relationshipStart + old.relationshipCount)
+        let newRange = Int(new.relationshipStart)..<Int(new.relationshipStart + new.relationshipCount)
+        var out = Array(s.relationships[oldRange])
+        for rel in s.relationships[newRange] {
+            if let i = out.firstIndex(where: { $0.name == rel.name }) {
+                if newWins { out[i] = rel }
+            } else {
+                out.append(rel)
+            }
+        }
+        merged.relationshipStart = UInt32(s.relationships.count)
+        merged.relationshipCount = UInt32(out.count)
+        s.relationships.append(contentsOf: out)
+    }
+
+    private func mergeExtras(_ merged: inout GraphStorage.ResourceRecord, old: GraphStorage.ResourceRecord, new: GraphStorage.ResourceRecord, newWins: Bool, _ b: DocumentBuilder) {
+        let s = storage
+        var out = Array(s.members[Int(old.extraStart)..<Int(old.extraStart + old.extraCount)])
+        b.store.withBytes { all in
+            func name(_ span: ValueSpan) -> UnsafeRawBufferPointer {
+                let end = StoredJSON.skipString(all, at: span.start)
+                return UnsafeRawBufferPointer(rebasing: all[span.start..<end])
+            }
+            for span in s.members[Int(new.extraStart)..<Int(new.extraStart + new.extraCount)] {
+                if let i = out.firstIndex(where: { memoryEqual(name($0), name(span)) }) {
+                    if newWins { out[i] = span }
+                } else {
+                    out.append(span)
+                }
+            }
+        }
+        merged.extraStart = UInt32(s.members.count)
+        merged.extraCount = UInt32(out.count)
+        s.members.append(contentsOf: out)
+    }
+
+    private func warn(_ d: Diagnostic) {
+        storage.warningCount += 1
+        if storage.warnings.count < keptWarnings { storage.warnings.append(d) }
+        onDiagnostic?(d)
+    }
+
+    // MARK: - Documents
+
+    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+        let s = storage
+        s.documents.append(GraphStorage.DocumentRecord(
+            shape: d.primaryShape, primaryStart: documentPrimaryStart, primaryCount: s.primaryRows.count - documentPrimaryStart,
+            meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position))
+        documentPrimaryStart = s.primaryRows.count
+    }
+
+    /// Called by the parser's owner when a warning comes from elsewhere (builder, parser).
+    func record(_ d: Diagnostic) { warn(d) }
+}

@@ -1,0 +1,175 @@
+/// A resource identifier: type plus id, or type plus local id (`lid`) for a resource a
+/// client creates.
+public struct ResourceIdentifier: Hashable, Sendable, CustomStringConvertible {
+    public var type: String
+    public var id: String?
+    public var lid: String?
+
+    public init(type: String, id: String) {
+        self.type = type
+        self.id = id
+    }
+
+    public init(type: String, id: String?, lid: String?) {
+        self.type = type
+        self.id = id
+        self.lid = lid
+    }
+
+    public var description: String {
+        if let id { return "\(type)/\(id)" }
+        return "\(type)/lid:\(lid ?? "")"
+    }
+}
+
+/// A view of one resource in a ``Graph``: cheap to copy, decodes only what is read.
+public struct Resource: Sendable, Hashable, CustomStringConvertible {
+    public let graph: Graph
+    /// The resource's row in the graph (its index in ``Graph/resources``).
+    public let row: Int
+
+    init(graph: Graph, row: Int) {
+        self.graph = graph
+        self.row = row
+    }
+
+    public static func == (a: Resource, b: Resource) -> Bool { a.graph.storage === b.graph.storage && a.row == b.row }
+    public func hash(into hasher: inout Hasher) { hasher.combine(row) }
+
+    var record: GraphStorage.ResourceRecord { graph.storage.resources[row] }
+
+    public var type: String { graph.storage.symbols.string(of: record.type) }
+
+    /// The id, or `nil` for a new resource known only by its `lid`.
+    public var id: String? {
+        let r = record
+        return r.flags & GraphStorage.ResourceRecord.hasID != 0 ? graph.storage.keys.string(of: r.key) : nil
+    }
+
+    /// The local id (`lid`), when the resource object had one.
+    public var lid: String? {
+        let r = record
+        if r.flags & GraphStorage.ResourceRecord.hasID == 0 { return graph.storage.keys.string(of: r.key) }
+        return r.lidKey == GraphStorage.noKey ? nil : graph.storage.keys.string(of: r.lidKey)
+    }
+
+    public var identifier: ResourceIdentifier { ResourceIdentifier(type: type, id: id, lid: lid) }
+
+    /// Whether the resource was in primary data (of any document read).
+    public var isPrimary: Bool { record.flags & GraphStorage.ResourceRecord.primary != 0 }
+    /// Whether the resource was in `included` (of any document read).
+    public var isIncluded: Bool { record.flags & GraphStorage.ResourceRecord.included != 0 }
+
+    /// The attributes, decoded lazily.
+    public var attributes: LazyValue {
+        let span = record.attributes
+        return span.isNone ? LazyValue(detached: .object(JSONObject())) : LazyValue(storage: graph.storage, span: span)
+    }
+
+    /// Whether the resource object had an `attributes` member.
+    public var hasAttributes: Bool { !record.attributes.isNone }
+
+    public var links: LazyValue? { let s = record.links; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+
+    /// The relationships, in input order.
+    public var relationships: [Relationship] {
+        let r = record
+        return (Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount)).map { Relationship(graph: graph, index: $0) }
+    }
+
+    /// The relationship named `name`.
+    public func relationship(_ name: String) -> Relationship? {
+        guard let symbol = graph.storage.symbols.find(name) else { return nil }
+        let r = record
+        for i in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount)
+        where graph.storage.relationships[i].name == symbol {
+            return Relationship(graph: graph, index: i)
+        }
+        return nil
+    }
+
+    /// Unknown and `@`-members of the resource object, in order.
+    public var otherMembers: [(name: String, value: LazyValue)] {
+        let r = record
+        return graph.storage.members[Int(r.extraStart)..<Int(r.extraStart + r.extraCount)].map {
+            LazyValue.member(storage: graph.storage, span: $0)
+        }
+    }
+
+    /// Where the resource object (its first occurrence) starts in its input.
+    public var position: SourcePosition { record.position }
+
+    public var description: String { identifier.description }
+}
+
+/// A relationship of a resource: its name, its resource linkage, links and meta.
+public struct Relationship: Sendable, CustomStringConvertible {
+    let graph: Graph
+    let index: Int
+
+    var record: GraphStorage.RelationshipRecord { graph.storage.relationships[index] }
+
+    public var name: String { graph.storage.symbols.string(of: record.name) }
+
+    /// What the relationship's `data` was: absent, null, one identifier, or an array.
+    public var kind: LinkageKind { record.kind }
+
+    /// The resource linkage, in order.
+    public var linkage: [Linkage] {
+        let r = record
+        return (Int(r.targetStart)..<Int(r.targetStart + r.targetCount)).map { Linkage(graph: graph, index: $0) }
+    }
+
+    /// The identifiers of the resource linkage, in order.
+    public var identifiers: [ResourceIdentifier] { linkage.map(\.identifier) }
+
+    /// The related resources, in linkage order; `nil` where a target was not included.
+    public var resources: [Resource?] { linkage.map(\.resource) }
+
+    /// The related resource of a to-one relationship, if it was included.
+    public var resource: Resource? { kind == .toOne ? linkage.first?.resource : nil }
+
+    public var links: LazyValue? { let s = record.links; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+
+    /// Unknown and `@`-members of the relationship object, in order.
+    public var otherMembers: [(name: String, value: LazyValue)] {
+        let r = record
+        return graph.storage.members[Int(r.extraStart)..<Int(r.extraStart + r.extraCount)].map {
+            LazyValue.member(storage: graph.storage, span: $0)
+        }
+    }
+
+    public var description: String { "\(name) -> \(identifiers)" }
+}
+
+/// One entry of resource linkage: the identifier, its meta, and the resource it names.
+public struct Linkage: Sendable {
+    let graph: Graph
+    let index: Int
+
+    var record: GraphStorage.LinkageRecord { graph.storage.linkage[index] }
+
+    public var identifier: ResourceIdentifier {
+        let s = graph.storage
+        let r = record
+        let type = s.symbols.string(of: s.keyType(r.key))
+        if s.keyIsLid(r.key) { return ResourceIdentifier(type: type, id: nil, lid: s.keys.string(of: r.key)) }
+        return ResourceIdentifier(type: type, id: s.keys.string(of: r.key), lid: r.lidKey == GraphStorage.noKey ? nil : s.keys.string(of: r.lidKey))
+    }
+
+    /// The resource this identifier names, when the documents held it.
+    public var resource: Resource? {
+        let row = graph.storage.keyRow[Int(record.key)]
+        if row >= 0 { return Resource(graph: graph, row: Int(row)) }
+        if record.lidKey != GraphStorage.noKey {
+            let lidRow = graph.storage.keyRow[Int(record.lidKey)]
+            if lidRow >= 0 { return Resource(graph: graph, row: Int(lidRow)) }
+        }
+        return nil
+    }
+
+    /// Identifier meta.
+    public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+}

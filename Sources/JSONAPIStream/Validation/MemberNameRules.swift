@@ -1,0 +1,161 @@
+/// The member-name rules of JSON:API 1.1 (`#document-member-names`), R37–R41, on raw
+/// UTF-8 bytes: names compare and are checked byte for byte, never folded (R36).
+enum MemberNameRules {
+    struct Violation {
+        var rule: Rule
+        var message: String
+    }
+
+    /// 1: globally allowed (a-z A-Z 0-9; every byte of a character at or above U+0080).
+    /// 2: allowed, but not first or last (`-`, `_`, space). 3: `@`. 4: `:`. 0: reserved.
+    static let classes: [UInt8] = {
+        var t = [UInt8](repeating: 0, count: 256)
+        for c in UInt8(ascii: "a")...UInt8(ascii: "z") { t[Int(c)] = 1 }
+        for c in UInt8(ascii: "A")...UInt8(ascii: "Z") { t[Int(c)] = 1 }
+        for c in UInt8(ascii: "0")...UInt8(ascii: "9") { t[Int(c)] = 1 }
+        for c in 0x80...0xFF { t[c] = 1 }
+        t[Int(UInt8(ascii: "-"))] = 2
+        t[Int(UInt8(ascii: "_"))] = 2
+        t[Int(UInt8(ascii: " "))] = 2
+        t[Int(UInt8(ascii: "@"))] = 3
+        t[Int(UInt8(ascii: ":"))] = 4
+        return t
+    }()
+
+    /// The first rule `name` breaks, or `nil`. `allowAt`: `@`-members are acceptable here
+    /// (their rest must be a valid name); type names may not start with `@`.
+    static func violation(_ name: UnsafeRawBufferPointer, extensions: Set<String>, allowAt: Bool) -> Violation? {
+        // Fast path: plain names of globally allowed characters.
+        var plain = name.count > 0
+        for b in name where classes[Int(b)] != 1 {
+            plain = false
+            break
+        }
+        if plain { return nil }
+        guard name.count > 0 else { return Violation(rule: .R37, message: "a member name MUST contain at least one character") }
+        var body = name
+        if name[0] == UInt8(ascii: "@") {
+            guard allowAt else { return Violation(rule: .R40, message: "@ is allowed only at the start of an @-member name") }
+            body = UnsafeRawBufferPointer(rebasing: name[1...])
+            if body.isEmpty { return Violation(rule: .R37, message: "an @-member name MUST have characters after @") }
+        }
+        if let colon = body.firstIndex(of: UInt8(ascii: ":")) {
+            let ns = UnsafeRawBufferPointer(rebasing: body[..<colon])
+            let nsText = String(decoding: ns, as: UTF8.self)
+            let nsValid = !ns.isEmpty && ns.allSatisfy { $0 < 0x80 && classes[Int($0)] == 1 }
+            guard nsValid, extensions.contains(nsText) else {
+                return Violation(rule: .R41, message: nsValid
+                    ? "\(quoted(nsText)) is not the namespace of an applied extension"
+                    : "':' is allowed only after an extension namespace")
+            }
+            body = UnsafeRawBufferPointer(rebasing: body[(colon + 1)...])
+            if body.isEmpty { return Violation(rule: .R37, message: "an extension member name MUST have characters after the namespace") }
+        }
+        for b in body {
+            switch classes[Int(b)] {
+            case 1, 2: continue
+            case 3: return Violation(rule: .R40, message: "@ is allowed only at the start of an @-member name")
+            case 4: return Violation(rule: .R41, message: "':' is allowed only after an extension namespace")
+            default: return Violation(rule: .R38, message: "\(printable(b)) is not allowed in member names")
+            }
+        }
+        if classes[Int(body[0])] != 1 {
+            return Violation(rule: .R39, message: "a member name MUST start with a letter, a digit or a non-ASCII character, not \(printable(body[0]))")
+        }
+        if classes[Int(body[body.count - 1])] != 1 {
+            return Violation(rule: .R39, message: "a member name MUST end with a letter, a digit or a non-ASCII character, not \(printable(body[body.count - 1]))")
+        }
+        return nil
+    }
+}
+
+/// Syntax checks for values JSON:API says are URIs, link relation types, language tags and
+/// JSON pointers.
+enum SyntaxRules {
+    /// Whether `s` is a URI-reference (RFC 3986 §4.1), by syntax: allowed characters,
+    /// percent-encoding, a valid scheme when there is one, at most one `#`.
+    static func isURIReference(_ s: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        let n = s.count
+        var sawHash = false
+        var firstDelimiter: UInt8? = nil
+        var firstDelimiterIndex = n
+        while i < n {
+            let c = s[i]
+            if firstDelimiter == nil && (c == UInt8(ascii: ":") || c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")) {
+                firstDelimiter = c
+                firstDelimiterIndex = i
+            }
+            switch c {
+            case UInt8(ascii: "%"):
+                guard i + 2 < n, hexDigitValue(s[i + 1]) < 16, hexDigitValue(s[i + 2]) < 16 else { return false }
+                i += 3
+                continue
+            case UInt8(ascii: "#"):
+                if sawHash { return false }
+                sawHash = true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                break
+            default:
+                // unreserved, gen-delims and sub-delims
+                guard "-._~:/?[]@!$&'()*+,;=".utf8.contains(c) else { return false }
+            }
+            i += 1
+        }
+        if firstDelimiter == UInt8(ascii: ":") {
+            // A scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
+            guard firstDelimiterIndex > 0 else { return false }
+            for k in 0..<firstDelimiterIndex {
+                let c = s[k]
+                let alpha = (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
+                if k == 0 && !alpha { return false }
+                if !(alpha || (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")) { return false }
+            }
+        }
+        return true
+    }
+
+    /// A link relation type (RFC 8288 §2.1): a registered name (`[a-z][a-z0-9.-]*`) or an
+    /// extension relation type (a URI).
+    static func isRelationType(_ s: UnsafeRawBufferPointer) -> Bool {
+        if s.contains(UInt8(ascii: ":")) { return isURIReference(s) }
+        guard let f = s.first, f >= UInt8(ascii: "a") && f <= UInt8(ascii: "z") else { return false }
+        return s.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+    }
+
+    /// A language tag (BCP 47), by its general shape: subtags of 1–8 letters or digits
+    /// separated by `-`, the first made of letters.
+    static func isLanguageTag(_ s: UnsafeRawBufferPointer) -> Bool {
+        var subtag = 0
+        var first = true
+        for c in s {
+            if c == UInt8(ascii: "-") {
+                if subtag == 0 { return false }
+                subtag = 0
+                first = false
+                continue
+            }
+            let alpha = (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
+            let digit = c >= 0x30 && c <= 0x39
+            if !(alpha || (digit && !first)) { return false }
+            subtag += 1
+            if subtag > 8 { return false }
+        }
+        return subtag > 0
+    }
+
+    /// A JSON pointer (RFC 6901): empty, or `/` followed by reference tokens where `~` is
+    /// only `~0` or `~1`.
+    static func isJSONPointer(_ s: UnsafeRawBufferPointer) -> Bool {
+        if s.isEmpty { return true }
+        guard s[0] == UInt8(ascii: "/") else { return false }
+        var i = 0
+        while i < s.count {
+            if s[i] == UInt8(ascii: "~") {
+                guard i + 1 < s.count, s[i + 1] == UInt8(ascii: "0") || s[i + 1] == UInt8(ascii: "1") else { return false }
+            }
+            i += 1
+        }
+        return true
+    }
+}

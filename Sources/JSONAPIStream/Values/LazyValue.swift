@@ -1,0 +1,140 @@
+/// A JSON value in a graph's value store, decoded only when read.
+///
+/// Reading a member (`value["title"]`) walks the stored minified JSON without decoding
+/// anything else; a string without escapes becomes a `String` by a single copy; numbers stay
+/// text until an accessor converts them.
+public struct LazyValue: Sendable, CustomStringConvertible {
+    enum Backing: @unchecked Sendable {
+        case stored(GraphStorage, ValueSpan)
+        case detached(JSONValue)
+    }
+
+    let backing: Backing
+
+    init(storage: GraphStorage, span: ValueSpan) { backing = .stored(storage, span) }
+    init(detached value: JSONValue) { backing = .detached(value) }
+
+    /// `"name":value` spans of unknown members.
+    static func member(storage: GraphStorage, span: ValueSpan) -> (name: String, value: LazyValue) {
+        let b = storage.values.bytes(in: span.range)
+        let nameEnd = StoredJSON.skipString(b, at: 0)
+        let name = StoredJSON.decodeString(b, 0..<nameEnd)
+        return (name, LazyValue(storage: storage, span: ValueSpan(start: span.start + nameEnd + 1, count: span.count - nameEnd - 1)))
+    }
+
+    public enum Kind: String, Sendable { case null, bool, number, string, array, object }
+
+    public var kind: Kind {
+        switch backing {
+        case .detached(let v):
+            switch v {
+            case .null: return .null
+            case .bool: return .bool
+            case .number: return .number
+            case .string: return .string
+            case .array: return .array
+            case .object: return .object
+            }
+        case .stored(let s, let span):
+            switch s.values[span.start] {
+            case UInt8(ascii: "\""): return .string
+            case UInt8(ascii: "{"): return .object
+            case UInt8(ascii: "["): return .array
+            case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+            case UInt8(ascii: "n"): return .null
+            default: return .number
+            }
+        }
+    }
+
+    /// The whole value decoded.
+    public var jsonValue: JSONValue {
+        switch backing {
+        case .detached(let v): return v
+        case .stored(let s, let span): return StoredJSON.decode(s.values.bytes(in: 0..<s.values.count), span.range)
+        }
+    }
+
+    /// The value as minified JSON, exactly as stored (numbers as in the input).
+    public var jsonText: String {
+        switch backing {
+        case .detached(let v): return v.jsonText
+        case .stored(let s, let span): return s.values.string(span.range)
+        }
+    }
+
+    public var description: String { jsonText }
+
+    public var isNull: Bool { kind == .null }
+
+    public var string: String? {
+        switch backing {
+        case .detached(let v): return v.stringValue
+        case .stored(let s, let span):
+            guard s.values[span.start] == UInt8(ascii: "\"") else { return nil }
+            return StoredJSON.decodeString(s.values.bytes(in: 0..<s.values.count), span.range)
+        }
+    }
+
+    public var bool: Bool? {
+        switch kind {
+        case .bool: return jsonText == "true"
+        default: return nil
+        }
+    }
+
+    /// The number, as its exact source text with converting accessors.
+    public var number: JSONNumber? {
+        guard kind == .number else { return nil }
+        return JSONNumber(uncheckedText: jsonText)
+    }
+
+    /// The member named `key` of an object (names compare byte for byte).
+    public subscript(key: String) -> LazyValue? {
+        switch backing {
+        case .detached(let v): return v[key].map { LazyValue(detached: $0) }
+        case .stored(let s, let span):
+            var key = key
+            return key.withUTF8 { raw -> LazyValue? in
+                let all = s.values.bytes(in: 0..<s.values.count)
+                var found: Range<Int>? = nil
+                StoredJSON.forEachMember(all, span.range) { name, value in
+                    if StoredJSON.nameEquals(all, name, UnsafeRawBufferPointer(raw)) { found = value }
+                    return true  // the last one wins when names repeat
+                }
+                return found.map { LazyValue(storage: s, span: ValueSpan(start: $0.lowerBound, count: $0.count)) }
+            }
+        }
+    }
+
+    /// The element at `index` of an array.
+    public subscript(index: Int) -> LazyValue? {
+        let e = elements
+        return e.indices.contains(index) ? e[index] : nil
+    }
+
+    /// The elements of an array (empty for other kinds).
+    public var elements: [LazyValue] {
+        switch backing {
+        case .detached(let v): return (v.arrayValue ?? []).map { LazyValue(detached: $0) }
+        case .stored(let s, let span):
+            let all = s.values.bytes(in: 0..<s.values.count)
+            return StoredJSON.elements(all, span.range).map { LazyValue(storage: s, span: ValueSpan(start: $0.lowerBound, count: $0.count)) }
+        }
+    }
+
+    /// The members of an object, in order (empty for other kinds).
+    public var members: [(name: String, value: LazyValue)] {
+        switch backing {
+        case .detached(let v): return (v.objectValue?.members ?? []).map { ($0.key, LazyValue(detached: $0.value)) }
+        case .stored(let s, let span):
+            let all = s.values.bytes(in: 0..<s.values.count)
+            return StoredJSON.members(all, span.range).map {
+                (StoredJSON.decodeString(all, $0.name), LazyValue(storage: s, span: ValueSpan(start: $0.value.lowerBound, count: $0.value.count)))
+            }
+        }
+    }
+
+    /// Member names of an object, in order.
+    public var keys: [String] { members.map(\.name) }
+}

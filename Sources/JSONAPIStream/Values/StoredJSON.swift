@@ -1,0 +1,152 @@
+/// Reading the value store: minified JSON text that the builder wrote and checked, so no
+/// validation is needed and every walk is a plain byte scan.
+enum StoredJSON {
+    /// The offset just past the value starting at `i`.
+    ///
+    /// - Complexity: O(length of the value).
+    static func skipValue(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
+        let c = b[i]
+        switch c {
+        case UInt8(ascii: "\""): return skipString(b, at: i)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var j = i
+            while j < b.count {
+                let d = b[j]
+                if d == UInt8(ascii: "\"") { j = skipString(b, at: j); continue }
+                if d == UInt8(ascii: "{") || d == UInt8(ascii: "[") { depth += 1 }
+                else if d == UInt8(ascii: "}") || d == UInt8(ascii: "]") {
+                    depth -= 1
+                    if depth == 0 { return j + 1 }
+                }
+                j += 1
+            }
+            return b.count
+        default:
+            // Number or literal: up to the next delimiter.
+            var j = i + 1
+            while j < b.count {
+                let d = b[j]
+                if d == UInt8(ascii: ",") || d == UInt8(ascii: "}") || d == UInt8(ascii: "]") || d == UInt8(ascii: ":") { break }
+                j += 1
+            }
+            return j
+        }
+    }
+
+    /// The offset just past the string whose opening quote is at `i`.
+    @inline(__always)
+    static func skipString(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
+        var j = i + 1
+        let n = b.count
+        while j < n {
+            let c = b[j]
+            if c == UInt8(ascii: "\"") { return j + 1 }
+            if c == UInt8(ascii: "\\") { j += 2; continue }
+            j += 1
+        }
+        return n
+    }
+
+    /// The members of the object at `span`: for each, the quoted name's range and the
+    /// value's range (offsets into `b`).
+    static func members(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> [(name: Range<Int>, value: Range<Int>)] {
+        var out: [(name: Range<Int>, value: Range<Int>)] = []
+        forEachMember(b, span) { name, value in out.append((name, value)); return true }
+        return out
+    }
+
+    /// Calls `body` for each member of the object at `span` until it returns false.
+    @inline(__always)
+    static func forEachMember(_ b: UnsafeRawBufferPointer, _ span: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Bool) {
+        guard span.count >= 2, b[span.lowerBound] == UInt8(ascii: "{") else { return }
+        var i = span.lowerBound + 1
+        let end = span.upperBound - 1
+        while i < end {
+            let nameEnd = skipString(b, at: i)
+            let valueStart = nameEnd + 1  // past ':'
+            let valueEnd = skipValue(b, at: valueStart)
+            if !body(i..<nameEnd, valueStart..<valueEnd) { return }
+            i = valueEnd + 1  // past ','
+        }
+    }
+
+    /// The elements of the array at `span`.
+    static func elements(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> [Range<Int>] {
+        guard span.count >= 2, b[span.lowerBound] == UInt8(ascii: "[") else { return [] }
+        var out: [Range<Int>] = []
+        var i = span.lowerBound + 1
+        let end = span.upperBound - 1
+        while i < end {
+            let e = skipValue(b, at: i)
+            out.append(i..<e)
+            i = e + 1
+        }
+        return out
+    }
+
+    /// Whether the quoted name at `name` (with its quotes) equals `raw` (unescaped bytes).
+    /// Stored names are minimally escaped, so equal names have equal stored forms.
+    static func nameEquals(_ b: UnsafeRawBufferPointer, _ name: Range<Int>, _ raw: UnsafeRawBufferPointer) -> Bool {
+        let inner = UnsafeRawBufferPointer(rebasing: b[(name.lowerBound + 1)..<(name.upperBound - 1)])
+        if inner.count == raw.count && memoryEqual(inner, raw) { return true }
+        // `raw` may hold characters that are stored escaped.
+        guard !JSONEscaping.isPlain(raw) else { return false }
+        var escaped = ByteArena(capacity: raw.count + 16)
+        JSONEscaping.appendQuoted(raw, to: &escaped)
+        return escaped.withBytes { memoryEqual($0, UnsafeRawBufferPointer(rebasing: b[name])) }
+    }
+
+    /// Decodes the string with quotes at `span` into its UTF-8 bytes.
+    static func decodeString(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> String {
+        let inner = UnsafeRawBufferPointer(rebasing: b[(span.lowerBound + 1)..<(span.upperBound - 1)])
+        if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(inner.count)
+        var i = 0
+        while i < inner.count {
+            let c = inner[i]
+            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
+            let e = inner[i + 1]
+            switch e {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                // The store only escapes control characters as \u00XX.
+                var v: UInt32 = 0
+                for k in 2..<6 { v = v << 4 | UInt32(hexDigitValue(inner[i + k])) }
+                out.append(UInt8(truncatingIfNeeded: v))
+                i += 6
+                continue
+            default: out.append(e)
+            }
+            i += 2
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes the value at `span` into a ``JSONValue``.
+    static func decode(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> JSONValue {
+        let c = b[span.lowerBound]
+        switch c {
+        case UInt8(ascii: "\""): return .string(decodeString(b, span))
+        case UInt8(ascii: "{"):
+            var o = JSONObject()
+            forEachMember(b, span) { name, value in
+                o.append(decodeString(b, name), decode(b, value))
+                return true
+            }
+            return .object(o)
+        case UInt8(ascii: "["):
+            return .array(elements(b, span).map { decode(b, $0) })
+        case UInt8(ascii: "t"): return .bool(true)
+        case UInt8(ascii: "f"): return .bool(false)
+        case UInt8(ascii: "n"): return .null
+        default:
+            return .number(JSONNumber(uncheckedText: String(decoding: UnsafeRawBufferPointer(rebasing: b[span]), as: UTF8.self)))
+        }
+    }
+}
