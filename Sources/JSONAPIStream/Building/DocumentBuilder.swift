@@ -45,8 +45,8 @@ final class DocumentBuilder: JSONEventReceiver {
     let validation: ValidationMode
     private let keepsValues: Bool
     /// Receives warnings (lenient mode) as they are found.
-    var onDiagnostic: ((Diagnostic) -> Void)?
-    private(set) var warningCount = 0
+    @exclusivity(unchecked) var onDiagnostic: ((Diagnostic) -> Void)?
+    @exclusivity(unchecked) private(set) var warningCount = 0
 
     // MARK: Output: spans handed to sinks
 
@@ -78,15 +78,15 @@ final class DocumentBuilder: JSONEventReceiver {
     @exclusivity(unchecked) private var document = DocumentDraft()
     // Unknown members of each open owner, collected until the owner closes (they interleave
     // in time: a resource's own, then a relationship's, then the resource's again).
-    private var documentExtras: [ValueSpan] = []
-    private var resourceExtras: [ValueSpan] = []
-    private var relationshipExtras: [ValueSpan] = []
-    private var identifierExtras: [ValueSpan] = []
+    @exclusivity(unchecked) private var documentExtras: [ValueSpan] = []
+    @exclusivity(unchecked) private var resourceExtras: [ValueSpan] = []
+    @exclusivity(unchecked) private var relationshipExtras: [ValueSpan] = []
+    @exclusivity(unchecked) private var identifierExtras: [ValueSpan] = []
     /// Attribute names of the current resource (scratch spans), for R17.
-    private var attributeNames: [ScratchSpan] = []
-    private(set) var documentCount = 0
-    private var documentHasErrors = false
-    private var documentHasExtensionMember = false
+    @exclusivity(unchecked) private var attributeNames: [ScratchSpan] = []
+    @exclusivity(unchecked) private(set) var documentCount = 0
+    @exclusivity(unchecked) private var documentHasErrors = false
+    @exclusivity(unchecked) private var documentHasExtensionMember = false
 
     init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
         self.options = options
@@ -650,7 +650,7 @@ final class DocumentBuilder: JSONEventReceiver {
 
     // MARK: - Relationships and identifiers
 
-    private var lastKeyInScratch = ScratchSpan.none
+    @exclusivity(unchecked) private var lastKeyInScratch = ScratchSpan.none
 
     private func finishRelationship() -> Bool {
         relationship.extras = appendMemberSpans(&relationshipExtras)
@@ -695,17 +695,17 @@ final class DocumentBuilder: JSONEventReceiver {
 
     // MARK: - Member names
 
-    static let pData = JSONEventReceiver.prefix(staticBytes("data"))
-    static let pMeta = JSONEventReceiver.prefix(staticBytes("meta"))
-    static let pType = JSONEventReceiver.prefix(staticBytes("type"))
-    static let pLinks = JSONEventReceiver.prefix(staticBytes("links"))
-    static let pErrors = JSONEventReceiver.prefix(staticBytes("errors"))
-    static let pJSONAPI = JSONEventReceiver.prefix(staticBytes("jsonapi"))
-    static let pIncluded = JSONEventReceiver.prefix(staticBytes("included"))
-    static let pAttributes = JSONEventReceiver.prefix(staticBytes("attributes"))
-    static let pRelationships = JSONEventReceiver.prefix(staticBytes("relationships"))
-    static let pID = JSONEventReceiver.prefix(staticBytes("id"))
-    static let pLID = JSONEventReceiver.prefix(staticBytes("lid"))
+    static let pData: UInt64 = 0x61746164  // "data"
+    static let pMeta: UInt64 = 0x6174656D  // "meta"
+    static let pType: UInt64 = 0x65707974  // "type"
+    static let pLinks: UInt64 = 0x736B6E696C  // "links"
+    static let pErrors: UInt64 = 0x73726F727265  // "errors"
+    static let pJSONAPI: UInt64 = 0x6970616E6F736A  // "jsonapi"
+    static let pIncluded: UInt64 = 0x646564756C636E69  // "included"
+    static let pAttributes: UInt64 = 0x7475626972747461  // "attribut"
+    static let pRelationships: UInt64 = 0x6E6F6974616C6572  // "relation"
+    static let pID: UInt64 = 0x6469  // "id"
+    static let pLID: UInt64 = 0x64696C  // "lid"
 
     @inline(__always)
     static func classify(_ name: UnsafeRawBufferPointer) -> Member {
@@ -723,9 +723,9 @@ final class DocumentBuilder: JSONEventReceiver {
         case 7: return p == pJSONAPI ? .jsonapi : .other
         case 8: return p == pIncluded ? .included : .other
         case 10:
-            return p == pAttributes && name.loadUnaligned(fromByteOffset: 8, as: UInt16.self) == tail16("es") ? .attributes : .other
+            return p == pAttributes && name.loadUnaligned(fromByteOffset: 8, as: UInt16.self) == 0x7365 /* "es" */ ? .attributes : .other
         case 13:
-            return p == pRelationships && name.loadUnaligned(fromByteOffset: 5, as: UInt64.self) == JSONEventReceiver.prefix(staticBytes("ionships"))
+            return p == pRelationships && name.loadUnaligned(fromByteOffset: 5, as: UInt64.self) == 0x73706968736E6F69 /* "ionships" */
                 ? .relationships : .other
         default: return .other
         }
@@ -860,11 +860,6 @@ final class DocumentBuilder: JSONEventReceiver {
         if failure == nil && thrown == nil { thrown = error }
         return false
     }
-}
-
-@inline(__always)
-private func tail16(_ s: StaticString) -> UInt16 {
-    UnsafeRawPointer(s.utf8Start).loadUnaligned(as: UInt16.self)
 }
 
 func staticBytes(_ s: StaticString) -> UnsafeRawBufferPointer {

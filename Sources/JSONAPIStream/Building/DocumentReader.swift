@@ -4,9 +4,9 @@
 final class DocumentReader {
     let options: DocumentOptions
     let builder: DocumentBuilder
-    private var stream: JSONStreamParser?
-    private(set) var bytesRead = 0
-    private var spent: JSONAPIError?
+    @exclusivity(unchecked) private var stream: JSONStreamParser?
+    @exclusivity(unchecked) private(set) var bytesRead = 0
+    @exclusivity(unchecked) private var spent: JSONAPIError?
 
     init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
         self.options = options
@@ -65,7 +65,7 @@ final class DocumentReader {
 }
 
 extension JSONAPIError {
-    func withSourceIfMissing(_ name: String) -> JSONAPIError {
+    public func withSourceIfMissing(_ name: String) -> JSONAPIError {
         switch self {
         case .syntax(let d), .document(let d): d.source == nil ? withSource(name) : self
         default: self

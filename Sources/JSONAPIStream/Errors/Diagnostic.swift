@@ -81,3 +81,18 @@ public enum JSONAPIError: Error, Sendable, CustomStringConvertible, Equatable {
         }
     }
 }
+
+extension Diagnostic {
+    /// `SOURCE:LINE:COLUMN: error: MESSAGE [RULE] (byte N, at POINTER)`: the form
+    /// `jsonapi normalize` and `stats` print.
+    public var compilerStyle: String {
+        var s = "\(source ?? "<input>"):\(location.line):\(location.column): \(severity.rawValue): \(message) [\(rule.rawValue)]"
+        s += " (byte \(location.offset)"
+        if !pointer.isEmpty { s += ", at \(pointer)" }
+        return s + ")"
+    }
+
+    /// `SOURCE:LINE:COLUMN: error[RULE]: MESSAGE (byte N, at POINTER)`: the form
+    /// `jsonapi validate` prints.
+    public var ruleStyle: String { description }
+}

@@ -20,15 +20,15 @@ final class GraphSink: DocumentSink {
     let keepsValues = true
     let maxResources: Int?
     let validation: ValidationMode
-    var onDiagnostic: ((Diagnostic) -> Void)?
-    var sourceName: String?
+    @exclusivity(unchecked) var onDiagnostic: ((Diagnostic) -> Void)?
+    @exclusivity(unchecked) var sourceName: String?
     /// Warnings kept in the graph (all are counted and passed to `onDiagnostic`).
     let keptWarnings = 1000
 
-    private var documentPrimaryStart = 0
+    @exclusivity(unchecked) private var documentPrimaryStart = 0
     // The type of the previous resource, to skip the symbol lookup for runs of one type.
-    private var lastTypeSymbol: UInt32 = .max
-    private var lastTypeBytes: [UInt8] = []
+    @exclusivity(unchecked) private var lastTypeSymbol: UInt32 = .max
+    @exclusivity(unchecked) private var lastTypeBytes: [UInt8] = []
 
     init(options: DocumentOptions, policy: DuplicatePolicy) {
         self.policy = policy
@@ -144,6 +144,7 @@ final class GraphSink: DocumentSink {
 
     private func merge(_ new: GraphStorage.ResourceRecord, into row: Int, draft: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         let s = storage
+        s.duplicateCount += 1
         let old = s.resources[row]
         let identity = describe(row: row)
         let newIsIdentifier = new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone

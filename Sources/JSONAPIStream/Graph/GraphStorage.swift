@@ -82,26 +82,28 @@ final class GraphStorage: @unchecked Sendable {
     }
 
     /// Minified JSON of every attribute, meta, links and unknown-member value.
-    var values = ByteArena(capacity: 16)
+    @exclusivity(unchecked) var values = ByteArena(capacity: 16)
     /// Type names and member names (tag 0).
-    var symbols = ByteInterner()
+    @exclusivity(unchecked) var symbols = ByteInterner()
     /// Resource keys: tag `type << 1` for ids, `type << 1 | 1` for lids.
-    var keys = ByteInterner()
+    @exclusivity(unchecked) var keys = ByteInterner()
     /// Row of each key, or -1 when no resource object has that key.
-    var keyRow: [Int32] = []
-    var resources: [ResourceRecord] = []
-    var relationships: [RelationshipRecord] = []
-    var linkage: [LinkageRecord] = []
+    @exclusivity(unchecked) var keyRow: [Int32] = []
+    @exclusivity(unchecked) var resources: [ResourceRecord] = []
+    @exclusivity(unchecked) var relationships: [RelationshipRecord] = []
+    @exclusivity(unchecked) var linkage: [LinkageRecord] = []
     /// `"name":value` spans of unknown members.
-    var members: [ValueSpan] = []
+    @exclusivity(unchecked) var members: [ValueSpan] = []
     /// Rows of primary data, document after document, as they appeared.
-    var primaryRows: [Int32] = []
-    var documents: [DocumentRecord] = []
+    @exclusivity(unchecked) var primaryRows: [Int32] = []
+    @exclusivity(unchecked) var documents: [DocumentRecord] = []
     /// Rows in first-seen order per type symbol.
-    var rowsByType: [[Int32]] = []
-    var warnings: [Diagnostic] = []
-    var warningCount = 0
-    var inputBytes = 0
+    @exclusivity(unchecked) var rowsByType: [[Int32]] = []
+    @exclusivity(unchecked) var warnings: [Diagnostic] = []
+    @exclusivity(unchecked) var warningCount = 0
+    @exclusivity(unchecked) var inputBytes = 0
+    /// Resources that appeared again and were merged.
+    @exclusivity(unchecked) var duplicateCount = 0
 
     init() {}
 

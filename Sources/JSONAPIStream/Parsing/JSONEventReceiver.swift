@@ -42,16 +42,16 @@ class JSONEventReceiver {
     @exclusivity(unchecked) final var levels: [Level] = []
     @exclusivity(unchecked) final var keyEntries: [KeyEntry] = []
     @exclusivity(unchecked) final var keyBytes = ByteArena(capacity: 4096)
-    final var keyTables: [[Int32]] = []
+    @exclusivity(unchecked) final var keyTables: [[Int32]] = []
 
     final let maxDepth: Int
     final let maxKeyBytes: Int
     final let duplicatePolicy: DuplicateMemberPolicy
 
     /// The first failure a handler reported; it wins over yajl's own status.
-    final var failure: Diagnostic?
+    @exclusivity(unchecked) final var failure: Diagnostic?
     /// An error a handler's consumer threw (an output error), rethrown as it is.
-    final var thrown: JSONAPIError?
+    @exclusivity(unchecked) final var thrown: JSONAPIError?
     /// Positions and input names come from the stream parser that owns this receiver.
     unowned(unsafe) final var parser: JSONStreamParser? = nil
 

@@ -16,40 +16,40 @@
 final class JSONStreamParser {
     let options: ParseOptions
     let receiver: JSONEventReceiver
-    private var scanner: LexicalScanner
+    @exclusivity(unchecked) private var scanner: LexicalScanner
     private let yajl: YajlParser
 
     /// Bytes received and not yet handed to yajl: an incomplete trailing token, or a run of
     /// small reads being gathered. Its first byte is at absolute offset `pendingBase`.
-    private var pending = ByteArena(capacity: 64 * 1024)
-    private var pendingBase = 0
+    @exclusivity(unchecked) private var pending = ByteArena(capacity: 64 * 1024)
+    @exclusivity(unchecked) private var pendingBase = 0
     /// How many bytes of `pending` the scanner has seen.
-    private var pendingScanned = 0
+    @exclusivity(unchecked) private var pendingScanned = 0
     /// Total bytes received (absolute offset of the next byte to arrive).
-    private(set) var received = 0
+    @exclusivity(unchecked) private(set) var received = 0
 
     /// The first bytes, held until the byte order mark question is settled.
-    private var prologue: [UInt8] = []
-    private var prologueSettled = false
+    @exclusivity(unchecked) private var prologue: [UInt8] = []
+    @exclusivity(unchecked) private var prologueSettled = false
 
     // Position bookkeeping: line feeds before `droppedBefore` are summarised by these two.
-    private var baseLine = 1
-    private var baseLineStart = 0
+    @exclusivity(unchecked) private var baseLine = 1
+    @exclusivity(unchecked) private var baseLineStart = 0
 
     /// The buffer currently inside `yajl_parse`, for positions asked during callbacks.
-    private var feedingBase = 0
-    private var feedingStart: UnsafeRawPointer? = nil
-    private var feedingCount = 0
-    private var completing = false
+    @exclusivity(unchecked) private var feedingBase = 0
+    @exclusivity(unchecked) private var feedingStart: UnsafeRawPointer? = nil
+    @exclusivity(unchecked) private var feedingCount = 0
+    @exclusivity(unchecked) private var completing = false
 
-    private var error: JSONAPIError?
-    private var isFinished = false
+    @exclusivity(unchecked) private var error: JSONAPIError?
+    @exclusivity(unchecked) private var isFinished = false
     private let deadline: ContinuousClock.Instant?
 
     /// Warnings that are not errors (a stripped byte order mark).
-    private(set) var notices: [Diagnostic] = []
+    @exclusivity(unchecked) private(set) var notices: [Diagnostic] = []
     /// The input's name for diagnostics (a path, `-` for standard input).
-    var sourceName: String?
+    @exclusivity(unchecked) var sourceName: String?
 
     init(receiver: JSONEventReceiver, options: ParseOptions) {
         self.options = options

@@ -59,8 +59,12 @@ struct LexicalScanner {
     private var utf8Low: UInt8 = 0
     private var utf8High: UInt8 = 0
     private var numberState: NumberState = .sign
-    private var literalKind: UInt8 = 0
+    /// The literal being scanned, as little-endian bytes (`true`, `false`, `null`), and its length.
+    private var literalWord: UInt64 = 0
+    private var literalLength: UInt8 = 0
     private var literalIndex: UInt8 = 0
+    /// The byte classes (``ByteClass``), cached so the hot loop does not touch a global.
+    private let classes: UnsafePointer<UInt8> = byteClassTable
 
     let maxStringBytes: Int
     let maxNumberLength: Int
@@ -124,7 +128,7 @@ struct LexicalScanner {
                 // Whitespace and structural characters, one byte each.
                 while i < n {
                     let c = start[i]
-                    let cls = byteClass[Int(c)]
+                    let cls = classes[Int(c)]
                     if cls == ByteClass.space { i &+= 1; continue }
                     if cls == ByteClass.structural { i &+= 1; continue }
                     if cls == ByteClass.newline { newlines.append(base &+ i); i &+= 1; continue }
@@ -144,7 +148,9 @@ struct LexicalScanner {
                     if cls == ByteClass.literal {
                         tokenStart = base &+ i
                         mode = .literal
-                        literalKind = c == UInt8(ascii: "t") ? 0 : (c == UInt8(ascii: "f") ? 1 : 2)
+                        if c == UInt8(ascii: "t") { literalWord = 0x6575_7274; literalLength = 4 }
+                        else if c == UInt8(ascii: "f") { literalWord = 0x65_736C_6166; literalLength = 5 }
+                        else { literalWord = 0x6C6C_756E; literalLength = 4 }
                         literalIndex = 1
                         i &+= 1
                         break
@@ -308,12 +314,10 @@ struct LexicalScanner {
             case .literal:
                 while i < n {
                     let c = start[i]
-                    let text = literalTexts[Int(literalKind)]
-                    if Int(literalIndex) == text.count {
+                    if literalIndex == literalLength {
                         // Finished: the next byte must not continue a word.
-                        if byteClass[Int(c)] == ByteClass.literal || byteClass[Int(c)] == ByteClass.word
-                            || byteClass[Int(c)] == ByteClass.digit
-                        {
+                        let cls = classes[Int(c)]
+                        if cls == ByteClass.literal || cls == ByteClass.word || cls == ByteClass.digit {
                             throw Failure(
                                 rule: .J00, message: "invalid literal (expected true, false or null)",
                                 offset: tokenStart, tokenStart: tokenStart)
@@ -321,7 +325,7 @@ struct LexicalScanner {
                         mode = .between
                         break
                     }
-                    guard c == text[Int(literalIndex)] else {
+                    guard c == UInt8(truncatingIfNeeded: literalWord >> (UInt64(literalIndex) &* 8)) else {
                         throw Failure(
                             rule: .J00, message: "invalid literal (expected true, false or null)",
                             offset: tokenStart, tokenStart: tokenStart)
@@ -343,7 +347,7 @@ struct LexicalScanner {
     /// At the end of the input: a literal spelled out in full is finished.
     mutating func finishAtEndOfInput(offset: Int) throws(Failure) {
         if mode == .literal {
-            if Int(literalIndex) == literalTexts[Int(literalKind)].count { mode = .between; return }
+            if literalIndex == literalLength { mode = .between; return }
             throw Failure(rule: .J09, message: "the input ends inside a literal", offset: offset, tokenStart: tokenStart)
         }
         if let failure = endOfInputFailure(at: offset) { throw failure }
@@ -452,7 +456,12 @@ enum ByteClass {
     static let word: UInt8 = 8
 }
 
-private let literalTexts: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
+/// ``byteClass`` as an immortal buffer, for hot loops that keep the pointer.
+nonisolated(unsafe) let byteClassTable: UnsafePointer<UInt8> = {
+    let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for i in 0..<256 { p[i] = byteClass[i] }
+    return UnsafePointer(p)
+}()
 
 let byteClass: [UInt8] = {
     var t = [UInt8](repeating: ByteClass.invalid, count: 256)

@@ -27,7 +27,7 @@ enum MemberNameRules {
     static func violation(_ name: UnsafeRawBufferPointer, extensions: Set<String>, allowAt: Bool) -> Violation? {
         // Fast path: plain names of globally allowed characters.
         var plain = name.count > 0
-        for b in name where classes[Int(b)] != 1 {
+        for b in name where !((b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 || b >= 0x80) {
             plain = false
             break
         }
@@ -97,8 +97,13 @@ enum SyntaxRules {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 break
             default:
-                // unreserved, gen-delims and sub-delims
-                guard "-._~:/?[]@!$&'()*+,;=".utf8.contains(c) else { return false }
+                // unreserved, gen-delims and sub-delims: - . _ ~ : / ? [ ] @ ! $ & ' ( ) * + , ; =
+                switch c {
+                case 0x2D, 0x2E, 0x5F, 0x7E, 0x3A, 0x2F, 0x3F, 0x5B, 0x5D, 0x40, 0x21, 0x24, 0x26, 0x27,
+                    0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D:
+                    break
+                default: return false
+                }
             }
             i += 1
         }

@@ -27,7 +27,8 @@ enum JSONEscaping {
             i &+= 8
         }
         while i < n {
-            if table[Int(bytes[i])] != 0 { return false }
+            let c = bytes[i]
+            if c < 0x20 || c == 0x22 || c == 0x5C { return false }
             i &+= 1
         }
         return true

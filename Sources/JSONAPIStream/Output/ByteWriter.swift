@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A buffered writer to a file descriptor, or into memory.
+///
+/// Writers append whole records to ``buffer`` and call ``endRecord()``; the buffer is
+/// written out only at record boundaries, so whatever reaches the destination is whole lines
+/// even when a later record fails.
+public final class ByteWriter {
+    enum Destination {
+        case fd(Int32)
+        case memory
+    }
+
+    @exclusivity(unchecked) var buffer: ByteArena
+    private let destination: Destination
+    private let flushThreshold: Int
+    /// Records written out (or completed, for memory writers).
+    @exclusivity(unchecked) public private(set) var recordsCompleted = 0
+    /// Bytes handed to the destination.
+    @exclusivity(unchecked) public private(set) var bytesWritten = 0
+
+    /// A writer to `fd` (not closed by the writer).
+    public init(fd: Int32, bufferSize: Int = 256 * 1024) {
+        destination = .fd(fd)
+        flushThreshold = bufferSize
+        buffer = ByteArena(capacity: bufferSize + 4096)
+    }
+
+    /// A writer that keeps everything in memory (``bytes``).
+    public init() {
+        destination = .memory
+        flushThreshold = .max
+        buffer = ByteArena(capacity: 64 * 1024)
+    }
+
+    /// Everything written so far (memory writers).
+    public var bytes: [UInt8] { buffer.array(0..<buffer.count) }
+    public var string: String { buffer.string(0..<buffer.count) }
+
+    @inline(__always)
+    public func write(_ s: StaticString) { buffer.append(s) }
+    @inline(__always)
+    func write(_ b: UnsafeRawBufferPointer) { buffer.append(b) }
+    @inline(__always)
+    func write(byte: UInt8) { buffer.append(byte) }
+    public func write(_ s: String) {
+        var s = s
+        s.withUTF8 { buffer.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Marks the end of a record (a line); writes the buffer out when it is full.
+    @inline(__always)
+    public func endRecord() throws(JSONAPIError) {
+        recordsCompleted &+= 1
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
+    /// The position a record started at, to drop it again with ``discard(from:)``.
+    var mark: Int { buffer.count }
+
+    /// Drops what was written after `mark` (a record that failed half-way).
+    func discard(from mark: Int) { if mark <= buffer.count { buffer.truncate(to: mark) } }
+
+    /// Writes out everything buffered.
+    public func flush() throws(JSONAPIError) {
+        guard case .fd(let fd) = destination, buffer.count > 0 else { return }
+        var offset = 0
+        let total = buffer.count
+        while offset < total {
+            let n = buffer.withBytes { all in systemWrite(fd, all.baseAddress! + offset, total - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let message = String(cString: strerror(errno))
+                throw JSONAPIError.input("cannot write output: \(message)")
+            }
+            offset += n
+        }
+        bytesWritten += total
+        buffer.removeAll()
+    }
+}
+
+@inline(__always)
+private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.write(fd, p, n)
+    #elseif canImport(Musl)
+    return Musl.write(fd, p, n)
+    #else
+    return Darwin.write(fd, p, n)
+    #endif
+}

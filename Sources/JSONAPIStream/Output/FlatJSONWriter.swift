@@ -1,0 +1,174 @@
+/// Writes a ``Graph`` as the flat object of `--format json`:
+///
+/// ```
+/// {"data":…,"resources":{"<type>":{"<id>":{"attributes":{…},"relationships":{…},…}}},
+///  "meta":…,"links":…,"jsonapi":…,"errors":[…]}
+/// ```
+///
+/// Types and ids in first-seen order; with several documents `data` is the concatenation of
+/// their primary linkage, top-level `meta`, `links`, `jsonapi` and unknown members are
+/// merged by name (later documents win, a name keeps its first position) and `errors` are
+/// concatenated.
+struct FlatJSONWriter {
+    let graph: Graph
+    let out: ByteWriter
+    let options: OutputOptions
+
+    func write() throws(JSONAPIError) {
+        let s = graph.storage
+        let writer = ResourceWriter(out: out, options: options)
+        let parts = ResourceParts()
+        out.write(#"{"data":"#)
+        writePrimary(writer, parts)
+        out.write(#","resources":{"#)
+        // Types in the order their first resource appeared.
+        let types = s.rowsByType.indices.filter { !s.rowsByType[$0].isEmpty }.sorted { s.rowsByType[$0][0] < s.rowsByType[$1][0] }
+        for (i, t) in types.enumerated() {
+            if i > 0 { out.write(byte: UInt8(ascii: ",")) }
+            writer.writeQuoted(s.symbols.bytes(of: UInt32(t)))
+            out.write(":{")
+            for (k, row) in s.rowsByType[t].enumerated() {
+                if k > 0 { out.write(byte: UInt8(ascii: ",")) }
+                parts.fill(row: Int(row), of: s)
+                parts.pointer = "/resources/" + escapePointerToken(s.symbols.string(of: UInt32(t)))
+                writer.writeQuoted(parts.id ?? parts.lid!)
+                out.write(":{")
+                // The entry: writeBody writes `,"attributes":…`; drop its leading comma.
+                let mark = out.mark
+                try writer.writeBody(parts, reserved: [])
+                removeByte(at: mark)
+                if let lid = parts.lid {
+                    out.write(#","lid":"#)
+                    writer.writeQuoted(lid)
+                }
+                out.write(byte: UInt8(ascii: "}"))
+                try out.endRecord()
+            }
+            out.write(byte: UInt8(ascii: "}"))
+        }
+        out.write(byte: UInt8(ascii: "}"))
+        try writeTopLevel(writer, parts)
+        out.write("}\n")
+        try out.endRecord()
+    }
+
+    /// Removes the byte at `index` of the output buffer (the comma `writeBody` starts with).
+    private func removeByte(at index: Int) {
+        let tail = out.buffer.array(index + 1..<out.buffer.count)
+        out.buffer.truncate(to: index)
+        tail.withUnsafeBytes { out.buffer.append($0) }
+    }
+
+    private func writePrimary(_ writer: ResourceWriter, _ parts: ResourceParts) {
+        let s = graph.storage
+        func identifier(_ row: Int32) {
+            parts.fill(row: Int(row), of: s)
+            writer.writeResourceIdentifier(parts)
+        }
+        if s.documents.count == 1 {
+            let d = s.documents[0]
+            switch d.shape {
+            case .absent, .null: out.write("null")
+            case .single:
+                if d.primaryCount > 0 { identifier(s.primaryRows[d.primaryStart]) } else { out.write("null") }
+            case .many:
+                out.write(byte: UInt8(ascii: "["))
+                for (i, row) in s.primaryRows[d.primaryStart..<d.primaryStart + d.primaryCount].enumerated() {
+                    if i > 0 { out.write(byte: UInt8(ascii: ",")) }
+                    identifier(row)
+                }
+                out.write(byte: UInt8(ascii: "]"))
+            }
+            return
+        }
+        if s.documents.isEmpty { out.write("null"); return }
+        out.write(byte: UInt8(ascii: "["))
+        for (i, row) in s.primaryRows.enumerated() {
+            if i > 0 { out.write(byte: UInt8(ascii: ",")) }
+            identifier(row)
+        }
+        out.write(byte: UInt8(ascii: "]"))
+    }
+
+    private func writeTopLevel(_ writer: ResourceWriter, _ parts: ResourceParts) throws(JSONAPIError) {
+        let s = graph.storage
+        let all = s.values.bytes(in: 0..<s.values.count)
+        parts.pointer = ""
+        for (name, path) in [("meta", \GraphStorage.DocumentRecord.meta), ("links", \.links), ("jsonapi", \.jsonapi)] {
+            let spans = s.documents.map { $0[keyPath: path] }.filter { !$0.isNone }
+            guard !spans.isEmpty else { continue }
+            out.write(#",""#)
+            out.write(name)
+            out.write(#"":"#)
+            if spans.count == 1 || spans.contains(where: { all[$0.start] != UInt8(ascii: "{") }) {
+                // One value, or values that are not objects (kept in lenient mode): the last wins.
+                let v = UnsafeRawBufferPointer(rebasing: all[spans.last!.range])
+                try writer.writeObject(v, formatNames: name == "meta", what: "meta member", at: parts, pointer: "/" + name)
+                continue
+            }
+            let merged = Self.merge(spans.map { StoredJSON.members(all, $0.range) }, all)
+            let o = ByteWriter()
+            o.write(byte: UInt8(ascii: "{"))
+            for (i, m) in merged.enumerated() {
+                if i > 0 { o.write(byte: UInt8(ascii: ",")) }
+                o.write(UnsafeRawBufferPointer(rebasing: all[m.name]))
+                o.write(byte: UInt8(ascii: ":"))
+                o.write(UnsafeRawBufferPointer(rebasing: all[m.value]))
+            }
+            o.write(byte: UInt8(ascii: "}"))
+            try o.buffer.withBytes { (b) throws(JSONAPIError) in
+                try writer.writeObject(b, formatNames: name == "meta", what: "meta member", at: parts, pointer: "/" + name)
+            }
+        }
+        let errorSpans = s.documents.map(\.errors).filter { !$0.isNone }
+        if !errorSpans.isEmpty {
+            out.write(#","errors":["#)
+            var first = true
+            for span in errorSpans {
+                let items = all[span.start] == UInt8(ascii: "[") ? StoredJSON.elements(all, span.range) : [span.range]
+                for item in items {
+                    if !first { out.write(byte: UInt8(ascii: ",")) }
+                    first = false
+                    out.write(UnsafeRawBufferPointer(rebasing: all[item]))
+                }
+            }
+            out.write(byte: UInt8(ascii: "]"))
+        }
+        // Unknown top-level members, merged by name.
+        let extras = s.documents.map { doc in
+            doc.extras.map { span -> (name: Range<Int>, value: Range<Int>) in
+                let end = StoredJSON.skipString(all, at: span.start)
+                return (span.start..<end, (end + 1)..<span.start + span.count)
+            }
+        }
+        for m in Self.merge(extras, all) {
+            let name = StoredJSON.decodeString(all, m.name)
+            if ["data", "resources"].contains(name) {
+                throw JSONAPIError.document(Diagnostic(
+                    severity: .error, rule: .N04, message: "the top-level member \(quoted(name)) collides with the \(quoted(name)) the flat output adds",
+                    location: .start, pointer: "/" + name))
+            }
+            out.write(byte: UInt8(ascii: ","))
+            out.write(UnsafeRawBufferPointer(rebasing: all[m.name]))
+            out.write(byte: UInt8(ascii: ":"))
+            out.write(UnsafeRawBufferPointer(rebasing: all[m.value]))
+        }
+    }
+
+    /// Members of several objects merged by name: a name keeps its first position and takes
+    /// its last value.
+    static func merge(_ objects: [[(name: Range<Int>, value: Range<Int>)]], _ all: UnsafeRawBufferPointer) -> [(name: Range<Int>, value: Range<Int>)] {
+        var out: [(name: Range<Int>, value: Range<Int>)] = []
+        for members in objects {
+            for m in members {
+                let n = UnsafeRawBufferPointer(rebasing: all[m.name])
+                if let i = out.firstIndex(where: { memoryEqual(UnsafeRawBufferPointer(rebasing: all[$0.name]), n) }) {
+                    out[i].value = m.value
+                } else {
+                    out.append(m)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,128 @@
+/// One resource as writers see it: borrowed byte views of its parts, from a builder's
+/// draft (streaming) or a graph's records. Reused between resources, so filling it
+/// allocates nothing once warm. Views are valid only until the next fill.
+final class ResourceParts {
+    struct Identifier {
+        var type: UnsafeRawBufferPointer
+        var id: UnsafeRawBufferPointer?
+        var lid: UnsafeRawBufferPointer?
+        var meta: UnsafeRawBufferPointer?
+        var extras: Range<Int>
+    }
+
+    struct Relationship {
+        var name: UnsafeRawBufferPointer
+        var kind: LinkageKind
+        var targets: Range<Int>
+        var links: UnsafeRawBufferPointer?
+        var meta: UnsafeRawBufferPointer?
+        var extras: Range<Int>
+    }
+
+    @exclusivity(unchecked) var type = UnsafeRawBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked) var id: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) var lid: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) var isPrimary = false
+    @exclusivity(unchecked) var attributes: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) var links: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) var meta: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) var relationships: [Relationship] = []
+    @exclusivity(unchecked) var identifiers: [Identifier] = []
+    /// `"name":value` texts of unknown members (of the resource, relationships, identifiers).
+    @exclusivity(unchecked) var extras: [UnsafeRawBufferPointer] = []
+    @exclusivity(unchecked) var resourceExtras: Range<Int> = 0..<0
+    /// Where the resource is, for diagnostics.
+    @exclusivity(unchecked) var position = SourcePosition.start
+    @exclusivity(unchecked) var pointer = ""
+
+    init() {
+        relationships.reserveCapacity(16)
+        identifiers.reserveCapacity(64)
+        extras.reserveCapacity(16)
+    }
+
+    /// Fills from a draft the builder is handing to a sink.
+    func fill(_ r: ResourceDraft, from b: DocumentBuilder) {
+        let scratch = b.scratch.bytes(in: 0..<b.scratch.count)
+        let store = b.store.bytes(in: 0..<b.store.count)
+        @inline(__always) func s(_ span: ScratchSpan) -> UnsafeRawBufferPointer? {
+            span.isNone ? nil : UnsafeRawBufferPointer(rebasing: scratch[span.range])
+        }
+        @inline(__always) func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
+            span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
+        }
+        type = s(r.type) ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        id = s(r.id)
+        lid = s(r.lid)
+        isPrimary = r.isPrimary
+        attributes = v(r.attributes)
+        links = v(r.links)
+        meta = v(r.meta)
+        position = r.position
+        relationships.removeAll(keepingCapacity: true)
+        identifiers.removeAll(keepingCapacity: true)
+        extras.removeAll(keepingCapacity: true)
+        for span in b.memberSpans { extras.append(v(span)!) }
+        resourceExtras = Int(r.extras.lowerBound)..<Int(r.extras.upperBound)
+        for i in r.relationships {
+            let d = b.relationshipDrafts[Int(i)]
+            let start = identifiers.count
+            for k in d.targets {
+                let t = b.identifierDrafts[Int(k)]
+                identifiers.append(Identifier(
+                    type: s(t.type)!, id: s(t.id), lid: s(t.lid), meta: v(t.meta),
+                    extras: Int(t.extras.lowerBound)..<Int(t.extras.upperBound)))
+            }
+            relationships.append(Relationship(
+                name: s(d.name)!, kind: d.kind, targets: start..<identifiers.count, links: v(d.links), meta: v(d.meta),
+                extras: Int(d.extras.lowerBound)..<Int(d.extras.upperBound)))
+        }
+    }
+
+    /// Fills from a graph row.
+    func fill(row: Int, of g: GraphStorage) {
+        let r = g.resources[row]
+        let store = g.values.bytes(in: 0..<g.values.count)
+        @inline(__always) func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
+            span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
+        }
+        type = g.symbols.bytes(of: r.type)
+        if r.flags & GraphStorage.ResourceRecord.hasID != 0 {
+            id = g.keys.bytes(of: r.key)
+            lid = r.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: r.lidKey)
+        } else {
+            id = nil
+            lid = g.keys.bytes(of: r.key)
+        }
+        isPrimary = r.flags & GraphStorage.ResourceRecord.primary != 0
+        attributes = v(r.attributes)
+        links = v(r.links)
+        meta = v(r.meta)
+        position = r.position
+        relationships.removeAll(keepingCapacity: true)
+        identifiers.removeAll(keepingCapacity: true)
+        extras.removeAll(keepingCapacity: true)
+        func addExtras(_ start: UInt32, _ count: UInt32) -> Range<Int> {
+            let s = extras.count
+            for k in Int(start)..<Int(start + count) { extras.append(v(g.members[k])!) }
+            return s..<extras.count
+        }
+        resourceExtras = addExtras(r.extraStart, r.extraCount)
+        for i in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
+            let rel = g.relationships[i]
+            let start = identifiers.count
+            for k in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
+                let l = g.linkage[k]
+                let type = g.symbols.bytes(of: g.keyType(l.key))
+                let isLid = g.keyIsLid(l.key)
+                identifiers.append(Identifier(
+                    type: type, id: isLid ? nil : g.keys.bytes(of: l.key),
+                    lid: isLid ? g.keys.bytes(of: l.key) : (l.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: l.lidKey)),
+                    meta: v(l.meta), extras: addExtras(l.extraStart, l.extraCount)))
+            }
+            relationships.append(Relationship(
+                name: g.symbols.bytes(of: rel.name), kind: rel.kind, targets: start..<identifiers.count,
+                links: v(rel.links), meta: v(rel.meta), extras: addExtras(rel.extraStart, rel.extraCount)))
+        }
+    }
+}

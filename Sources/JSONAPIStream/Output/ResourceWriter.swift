@@ -1,0 +1,277 @@
+/// Options for the flat JSON, NDJSON and edge writers (`jsonapi normalize`).
+public struct OutputOptions: Sendable, Hashable {
+    /// Rewrites attribute, relationship and meta member names.
+    public var keys = KeyFormat.asIs
+    /// Adds `"hash"` to each NDJSON resource line.
+    public var hash = false
+    /// NDJSON: no document lines.
+    public var resourcesOnly = false
+
+    public init() {}
+}
+
+/// Writes the parts of resources as the output contract says (`CONTRACT.md`): values are
+/// copied from the value store as they are (numbers as in the input, strings minimally
+/// escaped, member order kept); only member names are rewritten for `--keys`.
+final class ResourceWriter {
+    let out: ByteWriter
+    let options: OutputOptions
+    private var name: [UInt8] = []
+    private var seenNames: [[UInt8]] = []
+    private var canonical = ByteArena(capacity: 1024)
+
+    init(out: ByteWriter, options: OutputOptions) {
+        self.out = out
+        self.options = options
+        name.reserveCapacity(64)
+    }
+
+    // MARK: - NDJSON
+
+    /// `{"type":…,"id":…,"primary":…,"attributes":{…},"relationships":{…},…}` and a newline.
+    func writeLine(_ p: ResourceParts) throws(JSONAPIError) {
+        let lineStart = out.mark
+        out.write(#"{"type":"#)
+        writeQuoted(p.type)
+        writeIDs(p.id, p.lid)
+        let identityEnd = out.mark
+        out.write(p.isPrimary ? #","primary":true"# : #","primary":false"#)
+        let contentStart = out.mark
+        try writeBody(p, reserved: ["primary", "hash", "document"])
+        if options.hash {
+            let digest = hash(line: lineStart, identityEnd: identityEnd, content: contentStart)
+            out.write(#","hash":""#)
+            out.write(digest)
+            out.write(byte: UInt8(ascii: "\""))
+        }
+        out.write("}\n")
+    }
+
+    /// The members after the identity: attributes, relationships, links, meta, unknown ones.
+    func writeBody(_ p: ResourceParts, reserved: [String]) throws(JSONAPIError) {
+        out.write(#","attributes":"#)
+        if let a = p.attributes {
+            try writeObject(a, formatNames: true, what: "attribute", at: p, pointer: "/attributes")
+        } else {
+            out.write("{}")
+        }
+        out.write(#","relationships":{"#)
+        seenNames.removeAll(keepingCapacity: true)
+        for (i, rel) in p.relationships.enumerated() {
+            if i > 0 { out.write(byte: UInt8(ascii: ",")) }
+            try formattedName(rel.name, what: "relationship", at: p, pointer: "/relationships")
+            out.write(byte: UInt8(ascii: ":"))
+            try writeRelationshipObject(rel, p)
+        }
+        out.write(byte: UInt8(ascii: "}"))
+        if let l = p.links {
+            out.write(#","links":"#)
+            out.write(l)
+        }
+        if let m = p.meta {
+            out.write(#","meta":"#)
+            try writeObject(m, formatNames: true, what: "meta member", at: p, pointer: "/meta")
+        }
+        for k in p.resourceExtras {
+            let member = p.extras[k]
+            if !reserved.isEmpty {
+                let n = memberName(member)
+                if reserved.contains(n) {
+                    throw collision("the resource member \(quoted(n)) collides with the \(quoted(n)) the output adds", p, "/" + n)
+                }
+            }
+            out.write(byte: UInt8(ascii: ","))
+            out.write(member)
+        }
+    }
+
+    /// `{"data":…,"links":…,"meta":…,…}`; `data` only when the input had it.
+    func writeRelationshipObject(_ rel: ResourceParts.Relationship, _ p: ResourceParts) throws(JSONAPIError) {
+        out.write(byte: UInt8(ascii: "{"))
+        var first = true
+        func comma() { if !first { out.write(byte: UInt8(ascii: ",")) }; first = false }
+        switch rel.kind {
+        case .absent: break
+        case .null: comma(); out.write(#""data":null"#)
+        case .toOne:
+            comma()
+            out.write(#""data":"#)
+            try writeIdentifier(p.identifiers[rel.targets.lowerBound], p)
+        case .toMany:
+            comma()
+            out.write(#""data":["#)
+            for (i, k) in rel.targets.enumerated() {
+                if i > 0 { out.write(byte: UInt8(ascii: ",")) }
+                try writeIdentifier(p.identifiers[k], p)
+            }
+            out.write(byte: UInt8(ascii: "]"))
+        }
+        if let l = rel.links { comma(); out.write(#""links":"#); out.write(l) }
+        if let m = rel.meta {
+            comma()
+            out.write(#""meta":"#)
+            try writeObject(m, formatNames: true, what: "meta member", at: p, pointer: "/relationships")
+        }
+        for k in rel.extras { comma(); out.write(p.extras[k]) }
+        out.write(byte: UInt8(ascii: "}"))
+    }
+
+    /// `{"type":…,"id":…}` with `lid`, `meta` and unknown members when present.
+    func writeIdentifier(_ t: ResourceParts.Identifier, _ p: ResourceParts) throws(JSONAPIError) {
+        out.write(#"{"type":"#)
+        writeQuoted(t.type)
+        writeIDs(t.id, t.lid)
+        if let m = t.meta {
+            out.write(#","meta":"#)
+            try writeObject(m, formatNames: true, what: "meta member", at: p, pointer: "/relationships")
+        }
+        for k in t.extras { out.write(byte: UInt8(ascii: ",")); out.write(p.extras[k]) }
+        out.write(byte: UInt8(ascii: "}"))
+    }
+
+    /// A bare identifier of a resource: `{"type":…,"id":…}`.
+    func writeResourceIdentifier(_ p: ResourceParts) {
+        out.write(#"{"type":"#)
+        writeQuoted(p.type)
+        writeIDs(p.id, p.lid)
+        out.write(byte: UInt8(ascii: "}"))
+    }
+
+    // MARK: - Edges
+
+    /// One line per linkage entry: `{"from":{…},"relationship":…,"to":{…},"position":N}`.
+    func writeEdges(_ p: ResourceParts) throws(JSONAPIError) {
+        seenNames.removeAll(keepingCapacity: true)
+        for rel in p.relationships where rel.kind == .toOne || rel.kind == .toMany {
+            for (position, k) in rel.targets.enumerated() {
+                let t = p.identifiers[k]
+                out.write(#"{"from":"#)
+                writeResourceIdentifier(p)
+                out.write(#","relationship":"#)
+                if options.keys.apply(rel.name, into: &name) {
+                    name.withUnsafeBytes { writeQuoted($0) }
+                } else {
+                    writeQuoted(rel.name)
+                }
+                out.write(#","to":{"type":"#)
+                writeQuoted(t.type)
+                writeIDs(t.id, t.lid)
+                out.write(byte: UInt8(ascii: "}"))
+                out.write(#","position":"#)
+                out.write(String(position))
+                if let m = t.meta {
+                    out.write(#","meta":"#)
+                    try writeObject(m, formatNames: true, what: "meta member", at: p, pointer: "/relationships")
+                }
+                out.write("}\n")
+                try out.endRecord()
+            }
+        }
+    }
+
+    // MARK: - Pieces
+
+    @inline(__always)
+    func writeQuoted(_ bytes: UnsafeRawBufferPointer) {
+        JSONEscaping.appendQuoted(bytes, to: &out.buffer)
+    }
+
+    private func writeIDs(_ id: UnsafeRawBufferPointer?, _ lid: UnsafeRawBufferPointer?) {
+        if let id {
+            out.write(#","id":"#)
+            writeQuoted(id)
+        }
+        if let lid {
+            out.write(#","lid":"#)
+            writeQuoted(lid)
+        }
+    }
+
+    /// Writes a stored object, rewriting its member names (not nested ones) when keys are
+    /// formatted; two names that become equal are an error (`N04`).
+    func writeObject(_ value: UnsafeRawBufferPointer, formatNames: Bool, what: String, at p: ResourceParts, pointer: String) throws(JSONAPIError) {
+        guard formatNames && options.keys != .asIs, value.first == UInt8(ascii: "{") else {
+            out.write(value)
+            return
+        }
+        var failure: JSONAPIError? = nil
+        var names: [[UInt8]] = []
+        out.write(byte: UInt8(ascii: "{"))
+        var first = true
+        StoredJSON.forEachMember(value, 0..<value.count) { nameRange, valueRange in
+            let raw = StoredJSON.decodeString(value, nameRange)
+            let formatted = options.keys.apply(raw)
+            let bytes = Array(formatted.utf8)
+            if names.contains(bytes) {
+                failure = collision("two \(what) names become \(JSONEscaping.quotedString(formatted)) with --keys \(options.keys.rawValue)", p, pointer + "/" + escapePointerToken(raw))
+                return false
+            }
+            names.append(bytes)
+            if !first { out.write(byte: UInt8(ascii: ",")) }
+            first = false
+            bytes.withUnsafeBytes { writeQuoted($0) }
+            out.write(byte: UInt8(ascii: ":"))
+            out.write(UnsafeRawBufferPointer(rebasing: value[valueRange]))
+            return true
+        }
+        if let failure { throw failure }
+        out.write(byte: UInt8(ascii: "}"))
+    }
+
+    /// Writes a relationship name, formatted, refusing two that become equal.
+    private func formattedName(_ raw: UnsafeRawBufferPointer, what: String, at p: ResourceParts, pointer: String) throws(JSONAPIError) {
+        if options.keys.apply(raw, into: &name) {
+            if seenNames.contains(name) {
+                throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: name, as: UTF8.self))) with --keys \(options.keys.rawValue)", p, pointer)
+            }
+            seenNames.append(name)
+            name.withUnsafeBytes { writeQuoted($0) }
+        } else {
+            if options.keys != .asIs {
+                let n = Array(raw)
+                if seenNames.contains(n) {
+                    throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: n, as: UTF8.self))) with --keys \(options.keys.rawValue)", p, pointer)
+                }
+                seenNames.append(n)
+            }
+            writeQuoted(raw)
+        }
+    }
+
+    private func memberName(_ member: UnsafeRawBufferPointer) -> String {
+        let end = StoredJSON.skipString(member, at: 0)
+        return StoredJSON.decodeString(member, 0..<end)
+    }
+
+    private func collision(_ message: String, _ p: ResourceParts, _ pointer: String) -> JSONAPIError {
+        .document(Diagnostic(severity: .error, rule: .N04, message: message, location: p.position, pointer: p.pointer + pointer))
+    }
+
+    /// SHA-256 of the canonical form of the line written since `line`, without `primary`:
+    /// `{"type":…,"id":…,…body…}` with every object's members sorted.
+    private func hash(line: Int, identityEnd: Int, content: Int) -> String {
+        // Rebuild the line without "primary" and hash its canonical form.
+        canonical.removeAll()
+        let digest: String = out.buffer.withBytes { all in
+            var text = ByteArena(capacity: 256)
+            text.append(UnsafeRawBufferPointer(rebasing: all[line..<identityEnd]))
+            text.append(UnsafeRawBufferPointer(rebasing: all[content..<all.count]))
+            text.append(UInt8(ascii: "}"))
+            return text.withBytes { t in
+                Canonical.form(t, 0..<t.count, into: &canonical)
+                return canonical.withBytes { SHA256.hex($0) }
+            }
+        }
+        return digest
+    }
+}
+
+extension JSONEscaping {
+    /// `s` as a quoted JSON string (for messages).
+    static func quotedString(_ s: String) -> String {
+        var a = ByteArena(capacity: s.utf8.count + 2)
+        var s = s
+        s.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0), to: &a) }
+        return a.string(0..<a.count)
+    }
+}

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Bytes kept in memory up to a limit, then in an unlinked temporary file: how a streaming
+/// writer holds a document's primary linkage (which grows with the number of primary
+/// resources) without letting memory grow with the input.
+final class SpillBuffer {
+    private var memory = ByteArena(capacity: 4096)
+    private let limit: Int
+    private var file: UnsafeMutablePointer<FILE>?
+    private(set) var count = 0
+
+    init(memoryLimit: Int = 4 << 20) { limit = memoryLimit }
+
+    deinit { if let file { fclose(file) } }
+
+    var isEmpty: Bool { count == 0 }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        count += bytes.count
+        if file == nil && memory.count + bytes.count <= limit {
+            memory.append(bytes)
+            return
+        }
+        if file == nil {
+            guard let f = tmpfile() else { throw JSONAPIError.input("cannot create a temporary file: \(String(cString: strerror(errno)))") }
+            file = f
+            try memory.withBytes { (b) throws(JSONAPIError) in try write(b, to: f) }
+            memory.removeAll()
+            memory.shrinkToFit()
+        }
+        try write(bytes, to: file!)
+    }
+
+    private func write(_ b: UnsafeRawBufferPointer, to f: UnsafeMutablePointer<FILE>) throws(JSONAPIError) {
+        guard b.count > 0 else { return }
+        if fwrite(b.baseAddress, 1, b.count, f) != b.count {
+            throw JSONAPIError.input("cannot write a temporary file: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Passes everything held, in order, to `body`, then empties the buffer.
+    func drain(_ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
+        defer {
+            memory.removeAll()
+            count = 0
+            if let f = file { fclose(f); file = nil }
+        }
+        guard let f = file else {
+            try memory.withBytes { (b) throws(JSONAPIError) in try body(b) }
+            return
+        }
+        fflush(f)
+        rewind(f)
+        let size = 1 << 20
+        let chunk = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let n = fread(chunk, 1, size, f)
+            if n > 0 { try body(UnsafeRawBufferPointer(start: chunk, count: n)) }
+            if n < size { break }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+/// What `jsonapi normalize` writes.
+public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+    /// One flat object: primary linkage, resources by type and id, top-level members.
+    case json
+    /// One line per resource, then one line per document.
+    case ndjson
+    /// One line per relationship linkage entry.
+    case edges
+}
+
+/// Writes each resource as soon as its object closes, and keeps nothing of it: NDJSON lines
+/// or edge lines. Memory stays bounded by the largest resource; a document's primary linkage
+/// (for its document line) goes to a ``SpillBuffer``.
+///
+/// With ``DuplicatePolicy/first`` or ``DuplicatePolicy/error`` (or in strict mode) it keeps
+/// the set of keys seen, so memory then grows with the number of resources.
+final class StreamingSink: DocumentSink {
+    let keepsValues = false
+    let format: OutputFormat
+    let options: OutputOptions
+    let out: ByteWriter
+    private let writer: ResourceWriter
+    private let parts = ResourceParts()
+    private let primary = SpillBuffer()
+    private var primaryCount = 0
+    private let duplicates: DuplicatePolicy
+    private let strict: Bool
+    private var seen = ByteInterner()
+    private let tracksKeys: Bool
+    private var seenDocument: [Int32] = []
+    private var scratch = ByteArena(capacity: 256)
+    var sourceName: String?
+    var onDiagnostic: ((Diagnostic) -> Void)?
+    /// Resources and documents written.
+    private(set) var resourcesWritten = 0
+    private(set) var documentsWritten = 0
+
+    init(out: ByteWriter, format: OutputFormat, options: OutputOptions, duplicates: DuplicatePolicy, strict: Bool) {
+        precondition(format != .json)
+        self.out = out
+        self.format = format
+        self.options = options
+        self.writer = ResourceWriter(out: out, options: options)
+        self.duplicates = duplicates
+        self.strict = strict
+        tracksKeys = duplicates != .last || strict
+    }
+
+    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+        if tracksKeys, try !firstOccurrence(r, b) { return }
+        parts.fill(r, from: b)
+        parts.pointer = r.pointer
+        let mark = out.mark
+        do {
+            if format == .edges {
+                try writer.writeEdges(parts)
+            } else {
+                try writer.writeLine(parts)
+                try out.endRecord()
+            }
+        } catch {
+            out.discard(from: mark)
+            throw error.withSourceIfMissing(sourceName ?? "-")
+        }
+        resourcesWritten += 1
+        if r.isPrimary && format == .ndjson && !options.resourcesOnly {
+            scratch.removeAll()
+            if primaryCount > 0 { scratch.append(UInt8(ascii: ",")) }
+            let o = ByteWriter()
+            let w = ResourceWriter(out: o, options: options)
+            w.writeResourceIdentifier(parts)
+            o.buffer.withBytes { scratch.append($0) }
+            try scratch.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
+            primaryCount += 1
+        }
+    }
+
+    /// Whether this (type, id) is new; applies the duplicate policy when it is not.
+    private func firstOccurrence(_ r: ResourceDraft, _ b: DocumentBuilder) throws(JSONAPIError) -> Bool {
+        let type = b.scratch.bytes(in: r.type.range)
+        let id = r.id.isNone ? b.scratch.bytes(in: r.lid.range) : b.scratch.bytes(in: r.id.range)
+        scratch.removeAll()
+        scratch.append(UInt8(truncatingIfNeeded: type.count >> 8))
+        scratch.append(UInt8(truncatingIfNeeded: type.count))
+        scratch.append(type)
+        scratch.append(r.id.isNone ? 1 : 0)
+        scratch.append(id)
+        let before = seen.count
+        let key = scratch.withBytes { seen.intern($0) }
+        if seen.count > before {
+            seenDocument.append(Int32(r.documentIndex))
+            return true
+        }
+        let sameDocument = seenDocument[Int(key)] == Int32(r.documentIndex)
+        let what = "resource (type \(quoted(String(decoding: type, as: UTF8.self))), \(r.id.isNone ? "lid" : "id") \(quoted(String(decoding: id, as: UTF8.self))))"
+        if duplicates == .error || (strict && sameDocument) {
+            throw JSONAPIError.document(Diagnostic(
+                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again; duplicates are refused",
+                location: r.position, pointer: r.pointer, source: sourceName))
+        }
+        let written = duplicates == .last
+        onDiagnostic?(Diagnostic(
+            severity: .warning, rule: sameDocument ? .R22 : .N01,
+            message: "\(what) appears again; \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
+            location: r.position, pointer: r.pointer, source: sourceName))
+        return written
+    }
+
+    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+        defer {
+            primaryCount = 0
+            seenDocument.removeAll(keepingCapacity: true)
+            if strict { seen = ByteInterner() }
+        }
+        guard format == .ndjson && !options.resourcesOnly else { return }
+        let store = b.store.bytes(in: 0..<b.store.count)
+        func v(_ span: ValueSpan) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: store[span.range]) }
+        parts.position = d.position
+        parts.pointer = ""
+        out.write(#"{"document":{"data":"#)
+        switch d.primaryShape {
+        case .absent, .null: out.write("null")
+        case .single:
+            try primary.drain { (bytes) throws(JSONAPIError) in out.write(bytes) }
+            if primaryCount == 0 { out.write("null") }
+        case .many:
+            out.write(byte: UInt8(ascii: "["))
+            try primary.drain { (bytes) throws(JSONAPIError) in
+                out.write(bytes)
+                if out.buffer.count > 1 << 20 { try out.flush() }
+            }
+            out.write(byte: UInt8(ascii: "]"))
+        }
+        if !d.meta.isNone {
+            out.write(#","meta":"#)
+            try writer.writeObject(v(d.meta), formatNames: true, what: "meta member", at: parts, pointer: "/meta")
+        }
+        if !d.links.isNone { out.write(#","links":"#); out.write(v(d.links)) }
+        if !d.jsonapi.isNone { out.write(#","jsonapi":"#); out.write(v(d.jsonapi)) }
+        if !d.errors.isNone { out.write(#","errors":"#); out.write(v(d.errors)) }
+        for span in d.extras { out.write(byte: UInt8(ascii: ",")); out.write(v(span)) }
+        out.write("}}\n")
+        try out.endRecord()
+        documentsWritten += 1
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A progress line on standard error (never standard output): bytes read, percentage when
+/// the total is known, MB/s and resources. Shown on a terminal once a run passes about a
+/// second, or always with `--progress`; never with `--quiet`.
+final class ProgressLine {
+    private let enabled: Bool
+    private let forced: Bool
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var lastDraw: UInt64 = 0
+    private var drawn = false
+    var totalBytes: Int?
+
+    init(forced: Bool, quiet: Bool) {
+        self.forced = forced
+        enabled = !quiet && (forced || isatty(2) != 0)
+    }
+
+    func update(bytes: Int, resources: Int) {
+        guard enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let elapsed = now - start
+        guard forced || elapsed > 1_000_000_000 else { return }
+        guard now - lastDraw > 200_000_000 || !drawn else { return }
+        lastDraw = now
+        drawn = true
+        let seconds = Double(elapsed) / 1e9
+        var line = String(format: "%.1f MB read", Double(bytes) / 1e6)
+        if let totalBytes, totalBytes > 0 {
+            line += String(format: " (%.0f%%)", min(100, Double(bytes) * 100 / Double(totalBytes)))
+        }
+        line += String(format: ", %.1f MB/s, %d resources", seconds > 0 ? Double(bytes) / 1e6 / seconds : 0, resources)
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+    }
+
+    /// Clears the line.
+    func finish() {
+        guard enabled, drawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
