@@ -612,7 +612,7 @@ final class DocumentBuilder: JSONEventReceiver {
             }
         }
         if resource.id.isNone {
-            let allowed = options.context == .create && (resource.isPrimary)
+            let allowed = options.context != .response && resource.isPrimary
             if resource.lid.isNone && !allowed {
                 if requiresKeys || validation != .off {
                     if !keyRule(.R10, "a resource object MUST contain id\(requiresKeys ? "; it cannot be keyed" : "")", at: .at(resource.position), pointer: resource.pointer) { return false }

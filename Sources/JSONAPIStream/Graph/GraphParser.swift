@@ -12,13 +12,18 @@
 /// ``DuplicatePolicy`` says, with a warning naming both places.
 public final class GraphParser {
     private let sink: GraphSink
+    private let validator: Validator?
     private let reader: DocumentReader
     private var finished = false
 
     public init(options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) {
-        sink = GraphSink(options: options, policy: duplicates)
-        reader = DocumentReader(options: options, sink: sink, requiresKeys: true)
+        let sink = GraphSink(options: options, policy: duplicates)
+        let validator = Validator.ifNeeded(for: options)
+        self.sink = sink
+        self.validator = validator
+        reader = DocumentReader(options: options, sink: validator.map { SinkGroup([$0, sink]) } ?? sink, requiresKeys: true)
         reader.onDiagnostic = { [sink] d in sink.record(d) }
+        validator?.onDiagnostic = { [sink] d in sink.record(d) }
     }
 
     /// Called with each warning as it is found (besides being kept in the graph).
@@ -31,6 +36,7 @@ public final class GraphParser {
     /// current one. Not needed for a single input.
     public func beginInput(named name: String?) throws(JSONAPIError) {
         sink.sourceName = name
+        validator?.sourceName = name
         try reader.begin(sourceName: name)
     }
 
@@ -48,6 +54,7 @@ public final class GraphParser {
     /// Reads a whole input (a file, standard input, bytes) as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
         sink.sourceName = source.name
+        validator?.sourceName = source.name
         try reader.read(source, chunkSize: chunkSize)
     }
 

@@ -158,12 +158,6 @@ final class GraphSink: DocumentSink {
         }
         if !newIsIdentifier && !oldIsIdentifier {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
-            if sameDocument && validation == .strict {
-                throw JSONAPIError.document(Diagnostic(
-                    severity: .error, rule: .R22,
-                    message: "\(identity) appears twice in one document (first at \(old.position))",
-                    location: draft.position, pointer: draft.pointer, source: sourceName))
-            }
             warn(Diagnostic(
                 severity: .warning, rule: sameDocument ? .R22 : .N01,
                 message: "\(identity) appears again (first at \(old.position)); merged, \(winner)",

@@ -18,6 +18,7 @@ public final class Normalizer {
     private let reader: DocumentReader
     private let streaming: StreamingSink?
     private let graphSink: GraphSink?
+    private let validator: Validator?
     private var graphParser: GraphParser?
     private var diagnosticHandler: ((Diagnostic) -> Void)?
 
@@ -30,16 +31,17 @@ public final class Normalizer {
         self.document = document
         self.duplicates = duplicates
         self.out = out
+        validator = Validator.ifNeeded(for: document)
         if format == .json {
             let sink = GraphSink(options: document, policy: duplicates)
             graphSink = sink
             streaming = nil
-            reader = DocumentReader(options: document, sink: sink)
+            reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
         } else {
             let sink = StreamingSink(out: out, format: format, options: output, duplicates: duplicates, strict: document.validation == .strict)
             streaming = sink
             graphSink = nil
-            reader = DocumentReader(options: document, sink: sink)
+            reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
         }
     }
 
@@ -51,6 +53,7 @@ public final class Normalizer {
             reader.onDiagnostic = newValue
             streaming?.onDiagnostic = newValue
             graphSink?.onDiagnostic = newValue
+            validator?.onDiagnostic = newValue
         }
     }
 
@@ -67,6 +70,7 @@ public final class Normalizer {
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
         streaming?.sourceName = source.name
         graphSink?.sourceName = source.name
+        validator?.sourceName = source.name
         try reader.read(source, chunkSize: chunkSize)
     }
 
@@ -74,6 +78,7 @@ public final class Normalizer {
     public func beginInput(named name: String) throws(JSONAPIError) {
         streaming?.sourceName = name
         graphSink?.sourceName = name
+        validator?.sourceName = name
         try reader.begin(sourceName: name)
     }
 

@@ -27,7 +27,7 @@ final class StreamingSink: DocumentSink {
     private let strict: Bool
     private var seen = ByteInterner()
     private let tracksKeys: Bool
-    private var seenDocument: [Int32] = []
+    private var seenAt: [(document: Int32, position: SourcePosition)] = []
     private var scratch = ByteArena(capacity: 256)
     var sourceName: String?
     var onDiagnostic: ((Diagnostic) -> Void)?
@@ -43,7 +43,7 @@ final class StreamingSink: DocumentSink {
         self.writer = ResourceWriter(out: out, options: options)
         self.duplicates = duplicates
         self.strict = strict
-        tracksKeys = duplicates != .last || strict
+        tracksKeys = duplicates != .last
     }
 
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
@@ -88,30 +88,27 @@ final class StreamingSink: DocumentSink {
         let before = seen.count
         let key = scratch.withBytes { seen.intern($0) }
         if seen.count > before {
-            seenDocument.append(Int32(r.documentIndex))
+            seenAt.append((Int32(r.documentIndex), r.position))
             return true
         }
-        let sameDocument = seenDocument[Int(key)] == Int32(r.documentIndex)
+        let first = seenAt[Int(key)]
+        let sameDocument = first.document == Int32(r.documentIndex)
         let what = "resource (type \(quoted(String(decoding: type, as: UTF8.self))), \(r.id.isNone ? "lid" : "id") \(quoted(String(decoding: id, as: UTF8.self))))"
-        if duplicates == .error || (strict && sameDocument) {
+        if duplicates == .error {
             throw JSONAPIError.document(Diagnostic(
-                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again; duplicates are refused",
+                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(first.position)); duplicates are refused",
                 location: r.position, pointer: r.pointer, source: sourceName))
         }
         let written = duplicates == .last
         onDiagnostic?(Diagnostic(
             severity: .warning, rule: sameDocument ? .R22 : .N01,
-            message: "\(what) appears again; \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
+            message: "\(what) appears again (first at \(first.position)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
             location: r.position, pointer: r.pointer, source: sourceName))
         return written
     }
 
     func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
-        defer {
-            primaryCount = 0
-            seenDocument.removeAll(keepingCapacity: true)
-            if strict { seen = ByteInterner() }
-        }
+        defer { primaryCount = 0 }
         guard format == .ndjson && !options.resourcesOnly else { return }
         let store = b.store.bytes(in: 0..<b.store.count)
         func v(_ span: ValueSpan) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: store[span.range]) }

@@ -52,6 +52,8 @@ struct LexicalScanner {
     /// Absolute offset of the first byte of the token being scanned (valid unless `between`).
     private(set) var tokenStart = 0
     private var escapeStart = 0
+    /// Where the high surrogate escape waiting for its low half starts.
+    private var highSurrogateStart = 0
     private var hexRemaining: UInt8 = 0
     private var hexValue: UInt32 = 0
     private var lowSurrogateExpected = false
@@ -369,6 +371,7 @@ struct LexicalScanner {
             mode = .string
         } else if v >= 0xD800 && v <= 0xDBFF {
             lowSurrogateExpected = true
+            highSurrogateStart = escapeStart
             mode = .lowSurrogateBackslash
         } else if v >= 0xDC00 && v <= 0xDFFF {
             throw Failure(
@@ -382,7 +385,7 @@ struct LexicalScanner {
     private func unpairedHigh() -> Failure {
         Failure(
             rule: .J03, message: "unpaired surrogate: a high surrogate escape must be followed by \\u and a low surrogate",
-            offset: escapeStart, tokenStart: tokenStart)
+            offset: highSurrogateStart, tokenStart: tokenStart)
     }
 
     private func stringTooLong() -> Failure {

@@ -1,0 +1,70 @@
+/// Checks documents against every rule this library knows (J, R, and C in a request
+/// context) and returns all findings, instead of stopping at the first.
+///
+/// JSON syntax errors end the check of an input (nothing after them can be read); rule
+/// violations are all collected, with position and JSON pointer.
+///
+/// ```swift
+/// let findings = DocumentValidator().validate(.file("doc.json"))
+/// for d in findings { print(d) }
+/// ```
+public final class DocumentValidator {
+    public let options: DocumentOptions
+    public let syntaxOnly: Bool
+
+    /// - Parameters:
+    ///   - options: limits, context and extensions; the validation mode is ignored (every
+    ///     finding is collected).
+    ///   - syntaxOnly: check JSON alone (J rules): one JSON text per input, any top-level
+    ///     value. The way to run a JSON conformance suite.
+    public init(options: DocumentOptions = .default, syntaxOnly: Bool = false) {
+        var o = options
+        o.validation = .lenient
+        if o.checksCompoundRules == nil { o.checksCompoundRules = true }
+        if syntaxOnly { o.parse.multipleDocuments = false }
+        self.options = o
+        self.syntaxOnly = syntaxOnly
+    }
+
+    /// Every finding for `source`, in input order. Rule violations and syntax errors have
+    /// severity `.error`; notices (a stripped byte order mark) `.warning`. Input errors (a
+    /// missing file) throw.
+    public func validate(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) -> [Diagnostic] {
+        var findings: [Diagnostic] = []
+        func collect(_ d: Diagnostic) {
+            var d = d
+            if d.rule.rawValue.hasPrefix("N") { d.severity = .warning } else { d.severity = .error }
+            if d.source == nil { d.source = source.name }
+            findings.append(d)
+        }
+        do {
+            if syntaxOnly {
+                let receiver = SyntaxReceiver(options: options.parse)
+                let parser = JSONStreamParser(receiver: receiver, options: options.parse)
+                parser.sourceName = source.name
+                try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
+                try parser.finish()
+                parser.notices.forEach(collect)
+            } else {
+                let validator = Validator(options: options)
+                validator.sourceName = source.name
+                validator.onDiagnostic = { collect($0) }
+                let reader = DocumentReader(options: options, sink: validator, requiresKeys: false)
+                reader.onDiagnostic = { collect($0) }
+                try reader.read(source, chunkSize: chunkSize)
+            }
+        } catch {
+            switch error {
+            case .syntax(let d), .document(let d): collect(d)
+            case .input, .misuse: throw error
+            }
+        }
+        return findings
+    }
+}
+
+/// Checks JSON alone: every object is a plain value, so ``DuplicateMemberPolicy/allowInValues``
+/// allows repeated names anywhere.
+final class SyntaxReceiver: JSONEventReceiver {
+    override func isInsideStoredValue() -> Bool { true }
+}

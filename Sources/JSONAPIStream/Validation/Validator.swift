@@ -1,0 +1,190 @@
+/// The rules that need more than one resource at a time: R22 (one resource object per type
+/// and id in a document), R23 (full linkage) and the request rules C01–C03. A sink beside
+/// the graph or the streaming writers; the builder checks the local rules itself.
+///
+/// Memory: per document, a set of resource keys and an edge list (bounded by the number of
+/// resources and linkage entries, not by their size); cleared at each document's end.
+final class Validator: DocumentSink {
+    let keepsValues = false
+    let options: DocumentOptions
+    /// Reports a finding; returns false when it stops the parse (strict mode).
+    var onDiagnostic: ((Diagnostic) -> Void)?
+    var sourceName: String?
+
+    private var keys = ByteInterner()
+    /// Row per key in this document: -1 when only referenced.
+    private var keyRow: [Int32] = []
+    private var rows: [(key: UInt32, included: Bool, position: SourcePosition, pointer: String, asIdentifier: Bool)] = []
+    private var edges: [(from: Int32, to: UInt32)] = []
+    private var primaryCount = 0
+    private var primaryProblems: [(Rule, String, SourcePosition, String)] = []
+    private var scratch = ByteArena(capacity: 256)
+
+    init(options: DocumentOptions) { self.options = options }
+
+    /// A validator when the options ask for rules only it checks (compound rules, a request
+    /// context), otherwise `nil`.
+    static func ifNeeded(for options: DocumentOptions) -> Validator? {
+        guard options.validation != .off, options.compoundRules || options.context != .response else { return nil }
+        return Validator(options: options)
+    }
+
+    private var checksCompound: Bool { options.compoundRules }
+
+    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+        let asIdentifier = r.attributes.isNone && r.relationships.isEmpty && r.links.isNone
+        if r.isPrimary {
+            primaryCount += 1
+            try checkRequest(r, b, asIdentifier: asIdentifier)
+        }
+        guard checksCompound, !r.type.isNone, !(r.id.isNone && r.lid.isNone) else { return }
+        let key = internKey(type: b.scratch.bytes(in: r.type.range), id: r.id, lid: r.lid, b)
+        let row = Int32(rows.count)
+        if keyRow[Int(key)] >= 0 {
+            let first = rows[Int(keyRow[Int(key)])]
+            // SPEC-RULES note (a): primary data made of identifiers alone do not count.
+            if !(asIdentifier && r.isPrimary) && !(first.asIdentifier && !first.included) {
+                try report(.R22, "a compound document MUST NOT include more than one resource object for \(describe(r, b)) (the first is at \(first.position))", r.position, r.pointer)
+            }
+        } else {
+            keyRow[Int(key)] = row
+        }
+        rows.append((key, !r.isPrimary, r.position, r.pointer, asIdentifier))
+        for i in r.relationships {
+            let rel = b.relationshipDrafts[Int(i)]
+            for k in rel.targets {
+                let t = b.identifierDrafts[Int(k)]
+                guard !t.type.isNone, !(t.id.isNone && t.lid.isNone) else { continue }
+                edges.append((row, internKey(type: b.scratch.bytes(in: t.type.range), id: t.id, lid: t.lid, b)))
+            }
+        }
+    }
+
+    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+        defer { reset() }
+        try checkRequestDocument(d)
+        guard checksCompound, !options.allowsPartialLinkage else { return }
+        // R23: every included resource reachable from primary data through linkage.
+        var reached = [Bool](repeating: false, count: rows.count)
+        var adjacency = [[UInt32]](repeating: [], count: rows.count)
+        for e in edges { adjacency[Int(e.from)].append(e.to) }
+        var queue: [Int] = []
+        for (i, r) in rows.enumerated() where !r.included {
+            reached[i] = true
+            queue.append(i)
+        }
+        var head = 0
+        while head < queue.count {
+            let i = queue[head]
+            head += 1
+            for key in adjacency[i] {
+                let target = Int(keyRow[Int(key)])
+                if target >= 0 && !reached[target] {
+                    reached[target] = true
+                    queue.append(target)
+                }
+            }
+        }
+        for (i, r) in rows.enumerated() where r.included && !reached[i] && keyRow[Int(r.key)] == Int32(i) {
+            try report(.R23, "included resource \(describeKey(r.key)) is not reached from primary data through relationship linkage (full linkage)", r.position, r.pointer)
+        }
+    }
+
+    // MARK: - Request documents (C01–C03)
+
+    private func checkRequest(_ r: ResourceDraft, _ b: DocumentBuilder, asIdentifier: Bool) throws(JSONAPIError) {
+        switch options.context {
+        case .response:
+            return
+        case .create:
+            if r.type.isNone { try report(.C01, "a create request MUST send a resource object with type", r.position, r.pointer) }
+            for i in r.relationships where b.relationshipDrafts[Int(i)].kind == .absent {
+                let name = b.scratch.string(b.relationshipDrafts[Int(i)].name.range)
+                try report(.C01, "relationship \(quoted(name)) in a create request MUST contain data", r.position, r.pointer + "/relationships/" + escapePointerToken(name))
+            }
+            if r.arrayIndex >= 0 { primaryProblems.append((.C01, "a create request MUST send one resource object, not an array", r.position, r.pointer)) }
+        case .update:
+            if r.type.isNone || r.id.isNone {
+                try report(.C02, "an update request MUST send a resource object with type and id", r.position, r.pointer)
+            }
+            if r.arrayIndex >= 0 { primaryProblems.append((.C02, "an update request MUST send one resource object, not an array", r.position, r.pointer)) }
+        case .relationshipUpdate:
+            if !asIdentifier {
+                try report(.C03, "a relationship update MUST send resource identifier objects, not resource objects with attributes, relationships or links", r.position, r.pointer)
+            }
+        }
+    }
+
+    private func checkRequestDocument(_ d: DocumentDraft) throws(JSONAPIError) {
+        switch options.context {
+        case .response:
+            return
+        case .create, .update:
+            let rule: Rule = options.context == .create ? .C01 : .C02
+            if d.primaryShape != .single {
+                let found = d.primaryShape == .many ? "an array" : (d.primaryShape == .null ? "null" : "no data")
+                try report(rule, "a \(options.context == .create ? "create" : "update") request MUST send one resource object as data, not \(found)", d.position, "/data")
+            }
+        case .relationshipUpdate:
+            if d.primaryShape == .absent {
+                try report(.C03, "a relationship update MUST send data: null, an identifier or an array of identifiers", d.position, "/data")
+            }
+        }
+        if d.primaryShape == .many {
+            for p in primaryProblems.prefix(1) { try report(p.0, p.1, p.2, "/data") }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func internKey(type: UnsafeRawBufferPointer, id: ScratchSpan, lid: ScratchSpan, _ b: DocumentBuilder) -> UInt32 {
+        scratch.removeAll()
+        scratch.append(type)
+        scratch.append(0)
+        if !id.isNone {
+            scratch.append(UInt8(ascii: "="))
+            scratch.append(b.scratch.bytes(in: id.range))
+        } else {
+            scratch.append(UInt8(ascii: "#"))
+            scratch.append(b.scratch.bytes(in: lid.range))
+        }
+        let key = scratch.withBytes { keys.intern($0) }
+        if keyRow.count < keys.count { keyRow.append(-1) }
+        return key
+    }
+
+    private func describeKey(_ key: UInt32) -> String {
+        let bytes = Array(keys.bytes(of: key))
+        guard let nul = bytes.firstIndex(of: 0) else { return "?" }
+        let type = String(decoding: bytes[..<nul], as: UTF8.self)
+        var rest = bytes[(nul + 1)...]
+        if rest.first == UInt8(ascii: "#") {
+            rest = rest.dropFirst()
+            return "(type \(quoted(type)), lid \(quoted(String(decoding: rest, as: UTF8.self))))"
+        }
+        return "(type \(quoted(type)), id \(quoted(String(decoding: rest.dropFirst(), as: UTF8.self))))"
+    }
+
+    private func describe(_ r: ResourceDraft, _ b: DocumentBuilder) -> String {
+        let type = b.scratch.string(r.type.range)
+        if !r.id.isNone { return "type \(quoted(type)) and id \(quoted(b.scratch.string(r.id.range)))" }
+        return "type \(quoted(type)) and lid \(quoted(b.scratch.string(r.lid.range)))"
+    }
+
+    private func report(_ rule: Rule, _ message: String, _ position: SourcePosition, _ pointer: String) throws(JSONAPIError) {
+        let d = Diagnostic(
+            severity: options.validation == .strict ? .error : .warning, rule: rule, message: message,
+            location: position, pointer: pointer, source: sourceName)
+        if options.validation == .strict { throw JSONAPIError.document(d) }
+        if options.validation == .lenient { onDiagnostic?(d) }
+    }
+
+    private func reset() {
+        keys = ByteInterner()
+        keyRow.removeAll(keepingCapacity: true)
+        rows.removeAll(keepingCapacity: true)
+        edges.removeAll(keepingCapacity: true)
+        primaryCount = 0
+        primaryProblems.removeAll()
+    }
+}
