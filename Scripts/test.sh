@@ -10,6 +10,13 @@ passed=0
 failed=0
 status=0
 
+# The JSONTestSuite parsing cases, when present (the unit tests also look for them).
+suite="${JSON_TEST_SUITE:-}"
+for candidate in "$suite" ../shared/JSONTestSuite/test_parsing /work/shared/JSONTestSuite/test_parsing; do
+    if [ -n "$candidate" ] && [ -d "$candidate" ]; then suite="$(cd "$candidate" && pwd)"; break; fi
+done
+[ -n "$suite" ] && [ -d "$suite" ] && export JSON_TEST_SUITE="$suite"
+
 # 1. Unit and CLI tests (Swift Testing). xunit output gives the real counts.
 rm -f .build/tests.xml .build/tests-swift-testing.xml
 swift build --build-tests 2>&1 | tail -n 3
@@ -27,10 +34,6 @@ fi
 grep -q "Test run with .* passed" .build/test-output.txt || status=1
 
 # 2. JSON conformance through the command, at several read sizes.
-suite="${JSON_TEST_SUITE:-}"
-for candidate in "$suite" ../shared/JSONTestSuite/test_parsing /work/shared/JSONTestSuite/test_parsing; do
-    if [ -n "$candidate" ] && [ -d "$candidate" ]; then suite="$candidate"; break; fi
-done
 if [ -n "$suite" ] && [ -d "$suite" ]; then
     if Scripts/conformance.sh "$suite"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 else

@@ -150,17 +150,18 @@ final class GraphSink: DocumentSink {
         let newIsIdentifier = new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
         let oldIsIdentifier = old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
         let sameDocument = old.document == new.document
+        let firstPlace = place(of: old)
         if policy == .error {
             throw JSONAPIError.document(Diagnostic(
                 severity: .error, rule: sameDocument ? .R22 : .N01,
-                message: "\(identity) appears again (first at \(old.position)); duplicates are refused",
+                message: "\(identity) appears again (first at \(firstPlace)); duplicates are refused",
                 location: draft.position, pointer: draft.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
             warn(Diagnostic(
                 severity: .warning, rule: sameDocument ? .R22 : .N01,
-                message: "\(identity) appears again (first at \(old.position)); merged, \(winner)",
+                message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
                 location: draft.position, pointer: draft.pointer, source: sourceName))
         }
         let newWins = policy == .last
@@ -185,6 +186,14 @@ final class GraphSink: DocumentSink {
             if s.keyRow[Int(new.lidKey)] < 0 { s.keyRow[Int(new.lidKey)] = Int32(row) }
         }
         s.resources[row] = merged
+    }
+
+    /// `FILE:LINE:COLUMN` of a resource's first occurrence (`LINE:COLUMN` in the same input).
+    private func place(of r: GraphStorage.ResourceRecord) -> String {
+        let doc = Int(r.document)
+        let source = doc < storage.documents.count ? storage.documents[doc].source : sourceName
+        if let source, source != sourceName { return "\(source):\(r.position)" }
+        return r.position.description
     }
 
     private func describe(row: Int) -> String {
@@ -288,7 +297,8 @@ final class GraphSink: DocumentSink {
         let s = storage
         s.documents.append(GraphStorage.DocumentRecord(
             shape: d.primaryShape, primaryStart: documentPrimaryStart, primaryCount: s.primaryRows.count - documentPrimaryStart,
-            meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position))
+            meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position,
+            source: sourceName))
         documentPrimaryStart = s.primaryRows.count
     }
 

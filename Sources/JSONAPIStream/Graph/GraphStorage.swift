@@ -79,6 +79,8 @@ final class GraphStorage: @unchecked Sendable {
         var errors: ValueSpan
         var extras: [ValueSpan]
         var position: SourcePosition
+        /// The input it came from.
+        var source: String?
     }
 
     /// Minified JSON of every attribute, meta, links and unknown-member value.

@@ -16,10 +16,10 @@ public enum KeyFormat: String, Sendable, Hashable, CaseIterable {
 
     /// The name rewritten in this format.
     public func apply(_ name: String) -> String {
-        var bytes = Array(name.utf8)
+        let bytes = Array(name.utf8)
         var out: [UInt8] = []
-        bytes.withUnsafeMutableBytes { b in apply(UnsafeRawBufferPointer(b), into: &out) }
-        return String(decoding: out, as: UTF8.self)
+        let changed = bytes.withUnsafeBytes { b in apply(b, into: &out) }
+        return changed ? String(decoding: out, as: UTF8.self) : name
     }
 
     /// Rewrites `name` into `out` (cleared first). Returns false when the name is unchanged

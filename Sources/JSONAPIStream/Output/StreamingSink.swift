@@ -27,7 +27,7 @@ final class StreamingSink: DocumentSink {
     private let strict: Bool
     private var seen = ByteInterner()
     private let tracksKeys: Bool
-    private var seenAt: [(document: Int32, position: SourcePosition)] = []
+    private var seenAt: [(document: Int32, position: SourcePosition, source: String?)] = []
     private var scratch = ByteArena(capacity: 256)
     var sourceName: String?
     var onDiagnostic: ((Diagnostic) -> Void)?
@@ -88,21 +88,22 @@ final class StreamingSink: DocumentSink {
         let before = seen.count
         let key = scratch.withBytes { seen.intern($0) }
         if seen.count > before {
-            seenAt.append((Int32(r.documentIndex), r.position))
+            seenAt.append((Int32(r.documentIndex), r.position, sourceName))
             return true
         }
         let first = seenAt[Int(key)]
         let sameDocument = first.document == Int32(r.documentIndex)
+        let firstPlace = first.source != nil && first.source != sourceName ? "\(first.source!):\(first.position)" : first.position.description
         let what = "resource (type \(quoted(String(decoding: type, as: UTF8.self))), \(r.id.isNone ? "lid" : "id") \(quoted(String(decoding: id, as: UTF8.self))))"
         if duplicates == .error {
             throw JSONAPIError.document(Diagnostic(
-                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(first.position)); duplicates are refused",
+                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
                 location: r.position, pointer: r.pointer, source: sourceName))
         }
         let written = duplicates == .last
         onDiagnostic?(Diagnostic(
             severity: .warning, rule: sameDocument ? .R22 : .N01,
-            message: "\(what) appears again (first at \(first.position)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
+            message: "\(what) appears again (first at \(firstPlace)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
             location: r.position, pointer: r.pointer, source: sourceName))
         return written
     }

@@ -17,6 +17,16 @@ final class OutputFile {
             writer = ByteWriter(fd: 1)
             return
         }
+        var st = stat()
+        if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
+            // A device or a pipe (/dev/stdout, a FIFO): write to it directly.
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { throw JSONAPIError.input("cannot open \(path): \(String(cString: strerror(errno)))") }
+            self.fd = fd
+            temporaryPath = nil
+            writer = ByteWriter(fd: fd)
+            return
+        }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var template = Array((directory + "/." + url.lastPathComponent + ".tmp-XXXXXX").utf8CString)
@@ -29,13 +39,17 @@ final class OutputFile {
         writer = ByteWriter(fd: fd)
     }
 
-    /// Whether output goes to standard output.
+    /// Whether output goes straight to its destination (standard output, a device), so
+    /// what was written before a failure stays written.
     var isStandardOutput: Bool { temporaryPath == nil }
 
     /// Flushes and moves the temporary file into place.
     func commit() throws(JSONAPIError) {
         try writer.flush()
-        guard let temporaryPath, let path else { return }
+        guard let temporaryPath, let path else {
+            if fd > 2 { close(fd) }
+            return
+        }
         fchmod(fd, 0o644)
         if fsync(fd) != 0 || close(fd) != 0 {
             unlink(temporaryPath)

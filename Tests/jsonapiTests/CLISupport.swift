@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The `jsonapi` binary built next to the test bundle.
+let jsonapiBinary: URL = {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = dir.appendingPathComponent("jsonapi")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        dir = dir.deletingLastPathComponent()
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug/jsonapi")
+}()
+
+struct RunResult {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+    var out: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// Runs `jsonapi` with `arguments`, feeding `stdin`, in the repository root.
+@discardableResult
+func run(_ arguments: [String], stdin: Data? = nil) throws -> RunResult {
+    let p = Process()
+    p.executableURL = jsonapiBinary
+    p.arguments = arguments
+    p.currentDirectoryURL = repositoryRoot
+    let out = Pipe()
+    let err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    let input = Pipe()
+    p.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    try p.run()
+    if let stdin {
+        try input.fileHandleForWriting.write(contentsOf: stdin)
+        try input.fileHandleForWriting.close()
+    }
+    // Read both pipes concurrently so neither fills up.
+    final class Box: @unchecked Sendable { var data = Data() }
+    let errBox = Box()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    p.waitUntilExit()
+    return RunResult(status: p.terminationStatus, stdout: outData, stderr: String(decoding: errBox.data, as: UTF8.self))
+}
+
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Every `.json` file below `folder` of the corpus, as paths relative to the repository.
+func corpusFiles(_ folder: String) -> [String] {
+    let base = repositoryRoot.appendingPathComponent("Corpus").appendingPathComponent(folder)
+    guard let e = FileManager.default.enumerator(atPath: base.path) else { return [] }
+    return e.compactMap { $0 as? String }.filter { $0.hasSuffix(".json") }.sorted().map { "Corpus/\(folder)/\($0)" }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Testing
+
+/// `jsonapi normalize` as a user runs it: the built binary, real files, standard input.
+@Suite(.serialized)
+struct NormalizeCommandTests {
+    static let documents = corpusFiles("documents")
+
+    // MARK: - Gold files
+
+    /// Every corpus document, in each format, gives exactly its gold output (regenerated only
+    /// by `Scripts/regenerate-gold.sh`), whole and at small read sizes.
+    @Test(arguments: documents)
+    func corpusDocumentMatchesGold(_ path: String) throws {
+        let relative = String(path.dropFirst("Corpus/documents/".count).dropLast(".json".count))
+        for format in ["json", "ndjson", "edges"] {
+            let gold = repositoryRoot.appendingPathComponent("Corpus/gold/\(relative).\(format)")
+            let expected = try Data(contentsOf: gold)
+            for chunk in ["1048576", "1", "7"] {
+                let r = try run(["normalize", "--format", format, "--chunk-size", chunk, path])
+                #expect(r.status == 0, "\(path) \(format): \(r.stderr)")
+                #expect(r.stdout == expected, "\(path) as \(format) at read size \(chunk) differs from \(gold.lastPathComponent)")
+            }
+        }
+    }
+
+    // MARK: - Inputs
+
+    @Test func readsStandardInputAndDash() throws {
+        let doc = try Data(contentsOf: repositoryRoot.appendingPathComponent("Corpus/documents/spec-compound.json"))
+        let fromFile = try run(["normalize", "--format", "ndjson", "Corpus/documents/spec-compound.json"])
+        let fromStdin = try run(["normalize", "--format", "ndjson"], stdin: doc)
+        let fromDash = try run(["normalize", "--format", "ndjson", "-"], stdin: doc)
+        #expect(fromFile.status == 0 && fromStdin.status == 0 && fromDash.status == 0)
+        #expect(fromStdin.stdout == fromFile.stdout)
+        #expect(fromDash.stdout == fromFile.stdout)
+    }
+
+    @Test func severalFilesMerge() throws {
+        let dir = try temporaryDirectory()
+        let a = dir.appendingPathComponent("a.json")
+        let b = dir.appendingPathComponent("b.json")
+        try Data(#"{"data":[{"type":"t","id":"1","attributes":{"x":1,"y":1}}],"meta":{"page":1}}"#.utf8).write(to: a)
+        try Data(#"{"data":[{"type":"t","id":"1","attributes":{"x":2}},{"type":"t","id":"2"}],"meta":{"page":2}}"#.utf8).write(to: b)
+        let r = try run(["normalize", a.path, b.path])
+        #expect(r.status == 0)
+        #expect(r.out == #"{"data":[{"type":"t","id":"1"},{"type":"t","id":"1"},{"type":"t","id":"2"}],"resources":{"t":{"1":{"attributes":{"x":2,"y":1},"relationships":{}},"2":{"attributes":{},"relationships":{}}}},"meta":{"page":2}}"# + "\n")
+        // The warning names both places.
+        #expect(r.stderr.contains("\(b.path):1:10: warning: resource (type \"t\", id \"1\") appears again (first at \(a.path):1:10); merged, the later members win [N01]"), "\(r.stderr)")
+        let quiet = try run(["normalize", "--quiet", a.path, b.path])
+        #expect(quiet.stderr.isEmpty)
+    }
+
+    // MARK: - Options
+
+    @Test func keysOption() throws {
+        let input = Data(#"{"data":{"type":"user-accounts","id":"1","attributes":{"first-name":"A","last_name":"B","HTTPServer":1,"address2Line":2,"nested":{"inner-key":1}},"relationships":{"home-town":{"data":null}},"meta":{"created-at":"x"},"links":{"self-link":"/u/1"}}}"#.utf8)
+        func line(_ keys: String) throws -> String {
+            let r = try run(["normalize", "--format", "ndjson", "--resources-only", "--keys", keys], stdin: input)
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.out
+        }
+        #expect(try line("camel") == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"firstName":"A","lastName":"B","httpServer":1,"address2Line":2,"nested":{"inner-key":1}},"relationships":{"homeTown":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"createdAt":"x"}}"# + "\n")
+        #expect(try line("snake") == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"first_name":"A","last_name":"B","http_server":1,"address2_line":2,"nested":{"inner-key":1}},"relationships":{"home_town":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"created_at":"x"}}"# + "\n")
+        #expect(try line("kebab") == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"first-name":"A","last-name":"B","http-server":1,"address2-line":2,"nested":{"inner-key":1}},"relationships":{"home-town":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"created-at":"x"}}"# + "\n")
+        // Two names that become one are an error.
+        let clash = try run(["normalize", "--keys", "camel"], stdin: Data(#"{"data":{"type":"a","id":"1","attributes":{"first-name":1,"first_name":2}}}"#.utf8))
+        #expect(clash.status == 1)
+        #expect(clash.stderr.contains("error: two attribute names become \"firstName\""), "\(clash.stderr)")
+        #expect(clash.stderr.contains("[N04]"))
+    }
+
+    @Test func hashIsStableAcrossMemberOrderAndWhitespace() throws {
+        let a = Data(#"{"data":{"type":"a","id":"1","attributes":{"x":1,"y":{"p":true,"q":[1,2]}},"relationships":{"r":{"data":{"type":"b","id":"2"}}}}}"#.utf8)
+        let b = Data("{ \"data\" : { \"relationships\": {\"r\": {\"data\": {\"id\": \"2\", \"type\": \"b\"}}},\n \"attributes\": {\"y\": {\"q\": [1, 2], \"p\": true}, \"x\": 1}, \"id\": \"1\", \"type\": \"a\" } }".utf8)
+        let c = Data(#"{"data":{"type":"a","id":"1","attributes":{"x":2,"y":{"p":true,"q":[1,2]}},"relationships":{"r":{"data":{"type":"b","id":"2"}}}}}"#.utf8)
+        func hash(_ d: Data, primary: Bool = true) throws -> String {
+            let r = try run(["normalize", "--format", "ndjson", "--resources-only", "--hash"], stdin: d)
+            #expect(r.status == 0, "\(r.stderr)")
+            let obj = try JSONSerialization.jsonObject(with: r.stdout) as! [String: Any]
+            return obj["hash"] as! String
+        }
+        let ha = try hash(a)
+        #expect(ha.count == 64)
+        #expect(try hash(b) == ha)
+        #expect(try hash(c) != ha)
+        // The digest is SHA-256 of the documented canonical form.
+        let canonical = #"{"attributes":{"x":1,"y":{"p":true,"q":[1,2]}},"id":"1","relationships":{"r":{"data":{"id":"2","type":"b"}}},"type":"a"}"#
+        let expected = try Process.sha256(canonical)
+        #expect(ha == expected)
+    }
+
+    @Test func resourcesOnlyAndEdges() throws {
+        let r = try run(["normalize", "--format", "ndjson", "--resources-only", "Corpus/documents/spec-compound.json"])
+        #expect(r.status == 0)
+        #expect(!r.out.contains(#"{"document""#))
+        #expect(r.out.split(separator: "\n").count == 4)
+        let e = try run(["normalize", "--format", "edges", "Corpus/documents/spec-compound.json"])
+        #expect(e.out.split(separator: "\n").first == #"{"from":{"type":"articles","id":"1"},"relationship":"author","to":{"type":"people","id":"9"},"position":0}"#)
+    }
+
+    @Test func onDuplicateOption() throws {
+        let input = Data("{\"data\":{\"type\":\"a\",\"id\":\"1\",\"attributes\":{\"v\":1}}}\n{\"data\":{\"type\":\"a\",\"id\":\"1\",\"attributes\":{\"v\":2}}}\n".utf8)
+        #expect(try run(["normalize", "--quiet"], stdin: input).out.contains(#""v":2"#))
+        #expect(try run(["normalize", "--quiet", "--on-duplicate", "first"], stdin: input).out.contains(#""v":1"#))
+        let e = try run(["normalize", "--on-duplicate", "error"], stdin: input)
+        #expect(e.status == 1)
+        #expect(e.stderr.contains("-:2:9: error: resource (type \"a\", id \"1\") appears again (first at 1:9); duplicates are refused [N01]"), "\(e.stderr)")
+        let nd = try run(["normalize", "--format", "ndjson", "--on-duplicate", "first", "--quiet"], stdin: input)
+        #expect(nd.out.split(separator: "\n").filter { $0.hasPrefix(#"{"type""#) }.count == 1)
+    }
+
+    @Test func strictTurnsRuleViolationsIntoErrors() throws {
+        let input = Data(#"{"data":{"type":"a","id":"1","attributes":{"bad.name":1}}}"#.utf8)
+        let lenient = try run(["normalize"], stdin: input)
+        #expect(lenient.status == 0)
+        #expect(lenient.stderr.contains("-:1:44: warning: attribute name \"bad.name\": '.' is not allowed in member names [R38]"), "\(lenient.stderr)")
+        let strict = try run(["normalize", "--strict"], stdin: input)
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("-:1:44: error: attribute name \"bad.name\""), "\(strict.stderr)")
+        #expect(strict.stdout.isEmpty)
+    }
+
+    @Test func limitOptions() throws {
+        let deep = try run(["normalize", "--max-depth", "3"], stdin: Data(#"{"data":{"type":"a","id":"1","attributes":{"x":[1]}}}"#.utf8))
+        #expect(deep.status == 1 && deep.stderr.contains("[J05]"), "\(deep.stderr)")
+        let long = try run(["normalize", "--max-string-bytes", "3"], stdin: Data(#"{"data":{"type":"a","id":"1234"}}"#.utf8))
+        #expect(long.status == 1 && long.stderr.contains("[J06]"))
+        let big = try run(["normalize", "--max-input-bytes", "10"], stdin: Data(#"{"data":null}      "#.utf8))
+        #expect(big.status == 1 && big.stderr.contains("[J12]"))
+        let many = try run(["normalize", "--max-resources", "1"], stdin: Data(#"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}]}"#.utf8))
+        #expect(many.status == 1 && many.stderr.contains("[J12]"))
+        let bom = Data([0xEF, 0xBB, 0xBF] + Array(#"{"data":null}"#.utf8))
+        #expect(try run(["normalize"], stdin: bom).status == 1)
+        let stripped = try run(["normalize", "--bom", "strip"], stdin: bom)
+        #expect(stripped.status == 0 && stripped.stderr.contains("[N02]"))
+    }
+
+    // MARK: - Exit codes and failures
+
+    @Test func exitCodes() throws {
+        #expect(try run(["normalize", "Corpus/documents/spec-compound.json"]).status == 0)
+        let invalid = try run(["normalize"], stdin: Data("{\"data\":".utf8))
+        #expect(invalid.status == 1)
+        #expect(invalid.stderr.hasPrefix("-:1:9: error: the input ends inside 1 open container [J09] (byte 8, at /data)"), "\(invalid.stderr)")
+        let missing = try run(["normalize", "/nonexistent/file.json"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("cannot open /nonexistent/file.json"))
+        let usage = try run(["normalize", "--format", "xml"])
+        #expect(usage.status == 2)
+        let unknown = try run(["frobnicate"])
+        #expect(unknown.status == 2)
+        let badCombination = try run(["normalize", "--hash"])
+        #expect(badCombination.status == 2)
+        #expect(try run(["--help"]).status == 0)
+        #expect(try run(["--version"]).status == 0)
+    }
+
+    @Test func outputFileIsAtomic() throws {
+        let dir = try temporaryDirectory()
+        let target = dir.appendingPathComponent("out.ndjson")
+        // Success: the file appears whole.
+        let ok = try run(["normalize", "--format", "ndjson", "-o", target.path, "Corpus/documents/spec-compound.json"])
+        #expect(ok.status == 0 && ok.stdout.isEmpty)
+        let written = try Data(contentsOf: target)
+        #expect(written == (try run(["normalize", "--format", "ndjson", "Corpus/documents/spec-compound.json"])).stdout)
+        // A failure after some output (the second input is cut off): the old file stays as it
+        // was and no temporary file is left behind.
+        let broken = dir.appendingPathComponent("broken.json")
+        try Data(#"{"data":[{"type":"a","id":"1"},{"type":"a","id""#.utf8).write(to: broken)
+        let failed = try run(["normalize", "--format", "ndjson", "-o", target.path, "Corpus/documents/spec-compound.json", broken.path])
+        #expect(failed.status == 1)
+        #expect(try Data(contentsOf: target) == written)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("tmp") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        // A new target is not created at all.
+        let fresh = dir.appendingPathComponent("fresh.ndjson")
+        _ = try run(["normalize", "--format", "ndjson", "-o", fresh.path, broken.path])
+        #expect(!FileManager.default.fileExists(atPath: fresh.path))
+        // An output folder that does not exist is an I/O error.
+        #expect(try run(["normalize", "-o", "/nonexistent/dir/out.json", "Corpus/documents/spec-compound.json"]).status == 2)
+    }
+
+    @Test func truncatedInputMidStreamWritesWholeLinesAndSaysHowMany() throws {
+        let full = try run(["normalize", "--format", "ndjson", "--resources-only", "Corpus/documents/spec-compound.json"]).out
+        let doc = try Data(contentsOf: repositoryRoot.appendingPathComponent("Corpus/documents/spec-compound.json"))
+        // Cut inside the third included resource.
+        let text = String(decoding: doc, as: UTF8.self)
+        let cut = text.range(of: "I like XML")!.lowerBound
+        let r = try run(["normalize", "--format", "ndjson", "--chunk-size", "5"], stdin: Data(text[..<cut].utf8))
+        #expect(r.status == 1)
+        #expect(r.out.hasSuffix("\n"))
+        let lines = r.out.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(Array(full.split(separator: "\n").prefix(3)) == lines)
+        #expect(r.stderr.contains("[J09]") && r.stderr.contains("3 records were written before the error"), "\(r.stderr)")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func writeErrorsAreIOErrors() throws {
+        // Standard output that cannot take the bytes.
+        let p = Process()
+        p.executableURL = jsonapiBinary
+        p.arguments = ["normalize", "Corpus/documents/spec-compound.json"]
+        p.currentDirectoryURL = repositoryRoot
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 2, "\(message)")
+        #expect(message.contains("cannot write output"))
+        // -o naming a device writes to it directly (no temporary file beside it).
+        let r = try run(["normalize", "-o", "/dev/full", "Corpus/documents/spec-compound.json"])
+        #expect(r.status == 2)
+        #expect(FileManager.default.fileExists(atPath: "/dev/full"))
+    }
+}
+
+extension Process {
+    /// SHA-256 of `text` computed by Python's hashlib, an independent implementation.
+    static func sha256(_ text: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())"]
+        let input = Pipe()
+        let out = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        try p.run()
+        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

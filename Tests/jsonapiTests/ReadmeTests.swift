@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// The README's promises that tests can hold it to.
+struct ReadmeTests {
+    static let readme = (try? String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+
+    /// The first two shell blocks: the set-up-and-run command and the test command.
+    static var commands: [String] {
+        var out: [String] = []
+        var inBlock = false
+        var current: [String] = []
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                if inBlock { out.append(current.joined(separator: "\n")); current = [] }
+                inBlock.toggle()
+                continue
+            }
+            if inBlock { current.append(String(line)) }
+        }
+        return out
+    }
+
+    @Test func ciRunsExactlyTheReadmeTestCommand() throws {
+        let commands = Self.commands
+        try #require(commands.count >= 2)
+        let testCommand = commands[1]
+        let ci = try String(contentsOf: repositoryRoot.appendingPathComponent(".ci/run"), encoding: .utf8)
+        let ciLines = ci.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        #expect(ciLines.last == testCommand, "the last command of .ci/run must be the README's test command")
+    }
+
+    @Test func firstCommandNormalizesACorpusDocument() throws {
+        let first = try #require(Self.commands.first)
+        #expect(first.contains("jsonapi normalize"))
+        let path = try #require(first.split(separator: " ").last.map(String.init))
+        #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(path).path))
+    }
+
+    /// The NDJSON and edge examples in the README are the tool's real output.
+    @Test func examplesAreRealOutput() throws {
+        let nd = try run(["normalize", "--format", "ndjson", "Corpus/documents/spec-compound.json"]).out
+        for line in nd.split(separator: "\n") { #expect(Self.readme.contains(line), "README lacks \(line)") }
+        let edges = try run(["normalize", "--format", "edges", "Corpus/documents/spec-compound.json"]).out
+        for line in edges.split(separator: "\n") { #expect(Self.readme.contains(line), "README lacks \(line)") }
+        let stats = try run(["stats", "Corpus/documents/spec-compound.json"]).out
+        for line in stats.split(separator: "\n").dropFirst() where !line.isEmpty {
+            #expect(Self.readme.contains(line), "README lacks \(line)")
+        }
+        let flat = try run(["normalize", "Corpus/documents/spec-compound.json"]).stdout
+        let shown = try #require(Self.readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let a = try JSONSerialization.jsonObject(with: flat) as! NSDictionary
+        let b = try JSONSerialization.jsonObject(with: Data(shown.utf8)) as! NSDictionary
+        #expect(a == b, "the flat JSON example differs from the output")
+    }
+}
