@@ -45,13 +45,13 @@ struct JSONLayerTests {
         expectError(bytes("[1,]"), .J00, column: 4)
         expectError(bytes("[1 2]"), .J00, column: 4)
         expectError(bytes("{\"a\":1,\n  \"b\" \"c\"}"), .J00, line: 2, column: 7)
-        expectError(bytes("[01]"), .J00, column: 3)
-        expectError(bytes("[1.]"), .J00, column: 4)
-        expectError(bytes("[-]"), .J00, column: 3)
+        expectError(bytes("[01]"), .J00, column: 2)
+        expectError(bytes("[1.]"), .J00, column: 2)
+        expectError(bytes("[-]"), .J00, column: 2)
         expectError(bytes("[.5]"), .J00, column: 2)
-        expectError(bytes("[1e]"), .J00, column: 4)
+        expectError(bytes("[1e]"), .J00, column: 2)
         expectError(bytes(#"["\x"]"#), .J00, column: 3)
-        expectError(bytes(#"["\u12G4"]"#), .J00, column: 7)
+        expectError(bytes(#"["\u12G4"]"#), .J00, column: 3)
         expectError(bytes("[tru]"), .J00, column: 2)
         expectError(bytes("[nulll]"), .J00, column: 2)
         expectError(bytes("{'a':1}"), .J00, column: 2)
@@ -117,11 +117,17 @@ struct JSONLayerTests {
         }
     }
 
-    @Test func overlongErrorPointsAtTheFirstBadByte() {
+    /// Ill-formed UTF-8 is reported at the lead byte of the sequence.
+    @Test func utf8ErrorsPointAtTheLeadByte() {
         // "ab" then C0 (never valid as a lead byte): column of C0.
         expectError(bytes(#"["ab"#) + [0xC0, 0xAF] + bytes(#""]"#), .J02, column: 5)
-        // E0 80: E0 is a fine lead, 80 is below its allowed A0..BF.
-        expectError(bytes(#"["ab"#) + [0xE0, 0x80, 0xAF] + bytes(#""]"#), .J02, column: 6)
+        // E0 80: E0 is a fine lead, 80 is below its allowed A0..BF: still E0's column.
+        expectError(bytes(#"["ab"#) + [0xE0, 0x80, 0xAF] + bytes(#""]"#), .J02, column: 5)
+        // A truncated sequence: the lead byte.
+        expectError(bytes(#"["ab"#) + [0xE2, 0x82] + bytes(#"y"]"#), .J02, column: 5)
+        // Outside a string: ill-formed is J02, well-formed but not whitespace is J01.
+        expectError(bytes("[") + [0xFF] + bytes("]"), .J02, column: 2)
+        expectError(bytes("[") + [0xC2, 0xA0] + bytes("]"), .J01, column: 2)
     }
 
     // MARK: - J03 surrogates
@@ -219,8 +225,8 @@ struct JSONLayerTests {
         let bad: [UInt8] = [0xEF, 0xBB, 0xBF] + bytes("[1,]")
         let r = parseAtAllSizes(bad, options: o)
         #expect(r.error?.location == SourcePosition(offset: 6, line: 1, column: 7))
-        // A lone EF is not a mark: it is invalid outside a string.
-        expectError([0xEF] + bytes("[1]"), .J01, column: 1)
+        // A lone EF is not a mark: it is ill-formed UTF-8.
+        expectError([0xEF] + bytes("[1]"), .J02, column: 1)
     }
 
     // MARK: - J11 duplicate member names

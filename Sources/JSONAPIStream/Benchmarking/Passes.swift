@@ -18,10 +18,10 @@ public enum BenchmarkPasses {
         return parser.complete() == .ok
     }
 
-    /// The lexical side scanner alone (J01–J04, J06, token boundaries).
+    /// The structural pre-scan alone (UTF-8, whitespace, string boundaries, line feeds).
     @discardableResult
     public static func scanOnly(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20) -> Bool {
-        var scanner = LexicalScanner(limits: .default)
+        var scanner = StructuralScanner()
         var i = 0
         while i < bytes.count {
             let end = min(i + chunkSize, bytes.count)

@@ -87,6 +87,11 @@ final class DocumentBuilder: JSONEventReceiver {
     @exclusivity(unchecked) private(set) var documentCount = 0
     @exclusivity(unchecked) private var documentHasErrors = false
     @exclusivity(unchecked) private var documentHasExtensionMember = false
+    @exclusivity(unchecked) private var relationshipHasExtensionMember = false
+    /// Which came last at the top level, for R03's pointer.
+    @exclusivity(unchecked) private var documentErrorsAfterData = false
+    /// Whether `relationships` came after `attributes` in the resource, for R17's pointer.
+    @exclusivity(unchecked) private var relationshipsAfterAttributes = false
 
     init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
         self.options = options
@@ -99,7 +104,7 @@ final class DocumentBuilder: JSONEventReceiver {
         relationshipDrafts.reserveCapacity(16)
         identifierDrafts.reserveCapacity(64)
         checker.extensions = options.extensions
-        checker.strictNames = options.validation == .strict
+        checker.strictNames = options.validation == .strict || options.strictChecks
     }
 
     // MARK: - Events
@@ -142,6 +147,7 @@ final class DocumentBuilder: JSONEventReceiver {
             relationship = RelationshipDraft()
             relationship.name = lastKeyInScratch
             relationshipExtras.removeAll(keepingCapacity: true)
+            relationshipHasExtensionMember = false
             frames.append(.relationship)
             return true
         case .relationship:
@@ -267,12 +273,18 @@ final class DocumentBuilder: JSONEventReceiver {
         switch top {
         case .document:
             switch known {
-            case .data, .included, .meta, .links, .jsonapi, .errors: return true
+            case .errors:
+                documentErrorsAfterData = document.hasData
+                return true
+            case .data, .included, .meta, .links, .jsonapi: return true
             default: return unknownMember(name, rule: .R05, owner: "a document's top level")
             }
         case .resource:
             switch known {
-            case .type, .id, .lid, .attributes, .relationships, .links, .meta: return true
+            case .relationships:
+                relationshipsAfterAttributes = !resource.attributes.isNone
+                return true
+            case .type, .id, .lid, .attributes, .links, .meta: return true
             default: return unknownMember(name, rule: .R14, owner: "a resource object")
             }
         case .relationship:
@@ -312,7 +324,10 @@ final class DocumentBuilder: JSONEventReceiver {
             }
         case .identifier:
             switch member {
-            case .type: identifier.type = appendToScratch(value); return true
+            case .type:
+                identifier.type = appendToScratch(value)
+                if validation != .off { return checkTypeName(value) }
+                return true
             case .id: identifier.id = appendToScratch(value); return true
             case .lid: identifier.lid = appendToScratch(value); return true
             default: break
@@ -537,9 +552,7 @@ final class DocumentBuilder: JSONEventReceiver {
 
     /// Writes the member name just read (the last key of the innermost object) as `"name":`.
     private func writeLastKeyAsMember() {
-        let e = keyEntries[keyEntries.count - 1]
-        let name = keyBytes.bytes(in: e.start..<e.start + Int(e.length))
-        JSONEscaping.appendQuoted(name, to: &store)
+        withLastKey { JSONEscaping.appendQuoted($0, to: &store) }
         store.append(UInt8(ascii: ":"))
     }
 
@@ -552,6 +565,7 @@ final class DocumentBuilder: JSONEventReceiver {
         document.index = documentCount
         document.position = currentLocation()
         documentExtras.removeAll(keepingCapacity: true)
+        documentErrorsAfterData = false
         documentHasErrors = false
         documentHasExtensionMember = false
         return true
@@ -565,7 +579,7 @@ final class DocumentBuilder: JSONEventReceiver {
                 if !report(.R02, "a document MUST contain at least one of data, errors, meta", at: .at(document.position), pointer: "") { return false }
             }
             if document.hasData && hasErrors {
-                if !report(.R03, "data and errors MUST NOT coexist in the same document", at: .at(document.position), pointer: "") { return false }
+                if !report(.R03, "data and errors MUST NOT coexist in the same document", at: .at(document.position), pointer: documentErrorsAfterData ? "/errors" : "/data") { return false }
             }
             if document.hasIncluded && !document.hasData {
                 if !report(.R04, "included MUST NOT be present without data", at: .at(document.position), pointer: "/included") { return false }
@@ -599,6 +613,7 @@ final class DocumentBuilder: JSONEventReceiver {
         identifierDrafts.removeAll(keepingCapacity: true)
         memberSpans.removeAll(keepingCapacity: true)
         resourceExtras.removeAll(keepingCapacity: true)
+        relationshipsAfterAttributes = false
         if validation != .off { attributeNames.removeAll(keepingCapacity: true) }
         return true
     }
@@ -655,7 +670,7 @@ final class DocumentBuilder: JSONEventReceiver {
     private func finishRelationship() -> Bool {
         relationship.extras = appendMemberSpans(&relationshipExtras)
         if validation != .off, relationship.kind == .absent, relationship.links.isNone, relationship.meta.isNone,
-            relationship.extras.isEmpty
+            !relationshipHasExtensionMember
         {
             if !report(.R18, "a relationship object MUST contain at least one of links, data, meta", at: .container) { return false }
         }
@@ -677,6 +692,8 @@ final class DocumentBuilder: JSONEventReceiver {
         if identifier.type.isNone || (identifier.id.isNone && identifier.lid.isNone) {
             let what = identifier.type.isNone ? "type" : "id (or lid)"
             if !keyRule(.R13, "a resource identifier object MUST contain \(what)\(requiresKeys ? "; the linkage cannot be keyed" : "")", at: .container) { return false }
+        } else if identifier.id.isNone && options.context == .response && validation != .off {
+            if !report(.R13, "a resource identifier object MUST contain id (lid alone is for new resources in requests)", at: .container) { return false }
         }
         identifierDrafts.append(identifier)
         relationship.targets = relationship.targets.lowerBound..<Int32(identifierDrafts.count)
@@ -800,7 +817,9 @@ final class DocumentBuilder: JSONEventReceiver {
             let ns = String(decoding: UnsafeRawBufferPointer(rebasing: name[..<colon]), as: UTF8.self)
             if options.extensions.contains(ns) {
                 if frames.last == .document { documentHasExtensionMember = true }
-                return true
+                if frames.last == .relationship { relationshipHasExtensionMember = true }
+                // The rest of the name follows the member-name rules (R41).
+                return checkMemberName(name, what: "extension member name", always: true)
             }
         }
         if validation == .off { return true }
@@ -819,7 +838,7 @@ final class DocumentBuilder: JSONEventReceiver {
     /// Checks a member name against R37–R41. `always`: names the spec always covers
     /// (attributes, relationships); others only in strict mode.
     func checkMemberName(_ name: UnsafeRawBufferPointer, what: String, always: Bool) -> Bool {
-        guard always || validation == .strict else { return true }
+        guard always || validation == .strict || options.strictChecks else { return true }
         if let problem = MemberNameRules.violation(name, extensions: options.extensions, allowAt: true) {
             return report(problem.rule, "\(what) \(quoted(String(decoding: name, as: UTF8.self))): \(problem.message)")
         }
@@ -844,7 +863,8 @@ final class DocumentBuilder: JSONEventReceiver {
                 if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(String(decoding: name, as: UTF8.self)))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(String(decoding: name, as: UTF8.self))) { return false }
             }
             for r in relationshipDrafts where memoryEqual(scratch.bytes(in: r.name.range), name) {
-                if !report(.R17, "\(quoted(String(decoding: name, as: UTF8.self))) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(String(decoding: name, as: UTF8.self))) { return false }
+                let later = relationshipsAfterAttributes ? "/relationships/" : "/attributes/"
+                if !report(.R17, "\(quoted(String(decoding: name, as: UTF8.self))) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + later + escapePointerToken(String(decoding: name, as: UTF8.self))) { return false }
             }
         }
         for r in relationshipDrafts {

@@ -39,4 +39,8 @@ public struct DocumentOptions: Sendable, Hashable {
     public static let `default` = DocumentOptions()
 
     var compoundRules: Bool { checksCompoundRules ?? (validation == .strict) }
+
+    /// Apply the checks SPEC-RULES note (c) keeps for strict mode (meta and link member names)
+    /// while still collecting findings as warnings: what `validate` does.
+    var strictChecks = false
 }

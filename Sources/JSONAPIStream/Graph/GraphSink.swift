@@ -67,7 +67,7 @@ final class GraphSink: DocumentSink {
             attributes: r.attributes, links: r.links, meta: r.meta,
             relationshipStart: relStart, relationshipCount: relCount,
             extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart,
-            position: r.position)
+            position: r.position, arrayIndex: r.arrayIndex)
 
         let existing = s.keyRow[Int(key)]
         let row: Int32
@@ -147,8 +147,11 @@ final class GraphSink: DocumentSink {
         s.duplicateCount += 1
         let old = s.resources[row]
         let identity = describe(row: row)
-        let newIsIdentifier = new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
-        let oldIsIdentifier = old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
+        // SPEC-RULES note (a): a primary-data item with only type, id and meta is an identifier
+        // (a relationship endpoint response), not a second resource object.
+        let newIsIdentifier = draft.isPrimary && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
+        let oldIsIdentifier = old.flags & GraphStorage.ResourceRecord.included == 0
+            && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
         let sameDocument = old.document == new.document
         let firstPlace = place(of: old)
         if policy == .error {

@@ -42,6 +42,14 @@ final class GraphStorage: @unchecked Sendable {
         var extraStart: UInt32
         var extraCount: UInt32
         var position: SourcePosition
+        /// Index in the `data` or `included` array of its first occurrence (-1: single).
+        var arrayIndex: Int32
+
+        /// `/data`, `/data/3` or `/included/7`: where its first occurrence was.
+        var pointer: String {
+            let base = flags & Self.included != 0 && flags & Self.primary == 0 ? "/included" : "/data"
+            return arrayIndex >= 0 ? "\(base)/\(arrayIndex)" : base
+        }
 
         static let hasID: UInt8 = 1
         static let primary: UInt8 = 2

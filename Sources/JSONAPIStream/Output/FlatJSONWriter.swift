@@ -15,6 +15,14 @@ struct FlatJSONWriter {
     let options: OutputOptions
 
     func write() throws(JSONAPIError) {
+        // The object is one record: check everything that can fail (names that collide with
+        // --keys or with the members the output adds) before writing any of it.
+        let check = FlatJSONWriter(graph: graph, out: ByteWriter(), options: options)
+        try check.writeAll(dryRun: true)
+        try writeAll(dryRun: false)
+    }
+
+    private func writeAll(dryRun: Bool) throws(JSONAPIError) {
         let s = graph.storage
         let writer = ResourceWriter(out: out, options: options)
         let parts = ResourceParts()
@@ -30,7 +38,7 @@ struct FlatJSONWriter {
             for (k, row) in s.rowsByType[t].enumerated() {
                 if k > 0 { out.write(byte: UInt8(ascii: ",")) }
                 parts.fill(row: Int(row), of: s)
-                parts.pointer = "/resources/" + escapePointerToken(s.symbols.string(of: UInt32(t)))
+                parts.pointer = s.resources[Int(row)].pointer
                 writer.writeQuoted(parts.id ?? parts.lid!)
                 out.write(":{")
                 // The entry: writeBody writes `,"attributes":…`; drop its leading comma.
@@ -42,14 +50,14 @@ struct FlatJSONWriter {
                     writer.writeQuoted(lid)
                 }
                 out.write(byte: UInt8(ascii: "}"))
-                try out.endRecord()
+                if dryRun { out.buffer.removeAll() } else if out.buffer.count > 1 << 20 { try out.flush() }
             }
             out.write(byte: UInt8(ascii: "}"))
         }
         out.write(byte: UInt8(ascii: "}"))
         try writeTopLevel(writer, parts)
         out.write("}\n")
-        try out.endRecord()
+        if !dryRun { try out.endRecord() }
     }
 
     /// Removes the byte at `index` of the output buffer (the comma `writeBody` starts with).

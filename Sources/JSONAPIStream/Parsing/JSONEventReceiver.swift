@@ -26,11 +26,19 @@ class JSONEventReceiver {
         var firstKey: Int32
         /// Index in `keyTables` of this object's hash table, or -1 while it has few members.
         var table: Int32
+        /// Where this container's long member names start in `keyBytes`.
+        var bytesStart: Int
+        /// One bit per member name seen (a 64-bit signature): a name whose bit is clear is
+        /// certainly new, so most names are checked without comparing anything.
+        var signature: UInt64
     }
 
     struct KeyEntry {
+        /// Where the name's bytes are in `keyBytes`; only names longer than 8 bytes are stored
+        /// there (shorter ones are all in `prefix`).
         var start: Int
         var length: Int32
+        /// The first (up to) eight bytes, little-endian, zero-padded.
         var prefix: UInt64
     }
 
@@ -39,13 +47,18 @@ class JSONEventReceiver {
     @exclusivity(unchecked) final var sourceEnd = UnsafeRawPointer(bitPattern: 1)!
 
     @exclusivity(unchecked) final var depth = 0
-    @exclusivity(unchecked) final var levels: [Level] = []
-    @exclusivity(unchecked) final var keyEntries: [KeyEntry] = []
+    /// Whether a member name was read and its value has not started yet.
+    @exclusivity(unchecked) final var awaitingValue = false
+    @exclusivity(unchecked) final var levels = UnsafeStack<Level>(capacity: 64)
+    @exclusivity(unchecked) final var keyEntries = UnsafeStack<KeyEntry>(capacity: 256)
     @exclusivity(unchecked) final var keyBytes = ByteArena(capacity: 4096)
     @exclusivity(unchecked) final var keyTables: [[Int32]] = []
 
     final let maxDepth: Int
     final let maxKeyBytes: Int
+    final let maxStringBytes: Int
+    final let maxNumberLength: Int
+    final let limits: Limits
     final let duplicatePolicy: DuplicateMemberPolicy
 
     /// The first failure a handler reported; it wins over yajl's own status.
@@ -58,9 +71,10 @@ class JSONEventReceiver {
     init(options: ParseOptions) {
         maxDepth = options.limits.maxDepth
         maxKeyBytes = options.limits.maxKeyBytes
+        maxStringBytes = options.limits.maxStringBytes
+        maxNumberLength = options.limits.maxNumberLength
+        limits = options.limits
         duplicatePolicy = options.duplicateMembers
-        levels.reserveCapacity(64)
-        keyEntries.reserveCapacity(256)
     }
 
     // MARK: - Overridable events
@@ -84,7 +98,11 @@ class JSONEventReceiver {
 
     @inline(__always)
     final func noteValue() {
-        if let last = levels.indices.last, !levels[last].isObject { levels[last].count &+= 1 }
+        awaitingValue = false
+        if levels.count > 0 {
+            let top = levels.topPointer
+            if !top.pointee.isObject { top.pointee.count &+= 1 }
+        }
     }
 
     @inline(__always)
@@ -93,11 +111,18 @@ class JSONEventReceiver {
         return b >= sourceStart && b < sourceEnd || (p.count == 0 && b == sourceEnd)
     }
 
+    @inline(__always)
+    private final func openLevel(isObject: Bool) {
+        levels.push(Level(
+            isObject: isObject, count: 0, firstKey: Int32(truncatingIfNeeded: keyEntries.count), table: -1,
+            bytesStart: keyBytes.count, signature: 0))
+    }
+
     final func receiveStartObject() -> Bool {
         noteValue()
         depth &+= 1
         if depth > maxDepth { return failTooDeep() }
-        levels.append(Level(isObject: true, count: 0, firstKey: Int32(truncatingIfNeeded: keyEntries.count), table: -1))
+        openLevel(isObject: true)
         return onStartObject()
     }
 
@@ -105,7 +130,7 @@ class JSONEventReceiver {
         noteValue()
         depth &+= 1
         if depth > maxDepth { return failTooDeep() }
-        levels.append(Level(isObject: false, count: 0, firstKey: Int32(truncatingIfNeeded: keyEntries.count), table: -1))
+        openLevel(isObject: false)
         return onStartArray()
     }
 
@@ -123,12 +148,34 @@ class JSONEventReceiver {
 
     final func receiveString(_ value: UnsafeRawBufferPointer) -> Bool {
         noteValue()
-        return onString(value, escaped: !isFromSource(value))
+        let escaped = !isFromSource(value)
+        if escaped, !checkEscapes() { return false }
+        if value.count > maxStringBytes {
+            return fail(.J06, "string longer than \(maxStringBytes) bytes", at: .currentToken)
+        }
+        return onString(value, escaped: escaped)
     }
 
     final func receiveNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         noteValue()
+        if text.count > maxNumberLength {
+            return fail(.J06, "number longer than \(maxNumberLength) characters", at: .currentToken)
+        }
         return onNumber(text)
+    }
+
+    /// A string with escapes: yajl unescaped it, but turns unpaired surrogates into other
+    /// characters (`J03`); the source token is read again to refuse them.
+    @inline(never)
+    private final func checkEscapes() -> Bool {
+        guard let (token, offset) = parser?.currentStringToken() else { return true }
+        var scanner = LexicalScanner(limits: limits)
+        do throws(LexicalScanner.Failure) {
+            try scanner.scan(token, base: offset)
+            return true
+        } catch {
+            return fail(error.rule, error.message, at: .at(parser!.location(of: error.offset)))
+        }
     }
 
     final func receiveBool(_ value: Bool) -> Bool {
@@ -142,49 +189,69 @@ class JSONEventReceiver {
     }
 
     final func receiveKey(_ name: UnsafeRawBufferPointer) -> Bool {
-        if name.count > maxKeyBytes {
+        let n = name.count
+        if n > maxKeyBytes {
             return fail(.J06, "member name longer than \(maxKeyBytes) bytes", at: .currentToken)
         }
-        let level = levels.count &- 1
-        let prefix = Self.prefix(name)
-        let first = Int(levels[level].firstKey)
-        let n = Int(levels[level].count)
-        if n > 0 {
-            if levels[level].table >= 0 || n >= 16 {
-                if let dup = lookUpAndInsert(name, prefix: prefix, level: level) {
-                    if !duplicateAllowed() { return failDuplicate(name, previous: dup) }
+        let escaped = !isFromSource(name)
+        if escaped, !checkEscapes() { return false }
+        let prefix = escaped ? Self.prefix(name) : sourcePrefix(name)
+        let level = levels.topPointer
+        let h = (prefix ^ UInt64(truncatingIfNeeded: n)) &* 0x9E37_79B9_7F4A_7C15
+        let bit: UInt64 = 1 &<< (h &>> 58)
+        if level.pointee.table >= 0 || level.pointee.count >= 24 {
+            if let dup = lookUpAndInsert(name, prefix: prefix, level: level) {
+                if !duplicateAllowed() { return failDuplicate(name, previous: dup) }
+            }
+        } else if level.pointee.signature & bit != 0 {
+            // Maybe seen: compare with this object's names.
+            var i = Int(level.pointee.firstKey)
+            let end = keyEntries.count
+            while i < end {
+                if entryEquals(keyEntries[i], name, prefix) {
+                    if !duplicateAllowed() { return failDuplicate(name, previous: i) }
+                    break
                 }
-            } else {
-                var i = first
-                let end = keyEntries.count
-                while i < end {
-                    let e = keyEntries[i]
-                    if e.prefix == prefix && Int(e.length) == name.count
-                        && (name.count <= 8 || memoryEqual(keyBytes.bytes(in: e.start..<e.start + name.count), name))
-                    {
-                        if !duplicateAllowed() { return failDuplicate(name, previous: i) }
-                        break
-                    }
-                    i &+= 1
-                }
+                i &+= 1
             }
         }
-        let start = keyBytes.count
-        keyBytes.append(name)
-        keyEntries.append(KeyEntry(start: start, length: Int32(truncatingIfNeeded: name.count), prefix: prefix))
-        levels[level].count &+= 1
-        if levels[level].table >= 0 { insertIntoTable(level: level, entry: keyEntries.count - 1) }
-        return onKey(name, escaped: !isFromSource(name))
+        level.pointee.signature |= bit
+        var start = -1
+        if n > 8 {
+            start = keyBytes.count
+            keyBytes.append(name)
+        }
+        keyEntries.push(KeyEntry(start: start, length: Int32(truncatingIfNeeded: n), prefix: prefix))
+        level.pointee.count &+= 1
+        awaitingValue = true
+        if level.pointee.table >= 0 { insertIntoTable(level: level, entry: keyEntries.count - 1) }
+        return onKey(name, escaped: escaped)
+    }
+
+    /// The first eight bytes of a name that lies in the source buffer: one load when the
+    /// buffer has eight bytes from there (it always holds the closing quote and more).
+    @inline(__always)
+    private final func sourcePrefix(_ name: UnsafeRawBufferPointer) -> UInt64 {
+        let n = name.count
+        if n >= 8 { return name.loadUnaligned(as: UInt64.self) }
+        guard let b = name.baseAddress, b + 8 <= sourceEnd else { return Self.prefix(name) }
+        // Invariant: [b, b + 8) lies inside the buffer being parsed.
+        let w = b.loadUnaligned(as: UInt64.self)
+        return n == 0 ? 0 : w & (~UInt64(0) &>> (64 &- UInt64(n) &* 8))
+    }
+
+    @inline(__always)
+    private final func entryEquals(_ e: KeyEntry, _ name: UnsafeRawBufferPointer, _ prefix: UInt64) -> Bool {
+        guard e.prefix == prefix && Int(e.length) == name.count else { return false }
+        if name.count <= 8 { return true }
+        return memoryEqual(keyBytes.bytes(in: e.start..<e.start + name.count), name)
     }
 
     @inline(__always)
     private final func popLevel() {
-        let level = levels.removeLast()
-        let first = Int(level.firstKey)
-        if first < keyEntries.count {
-            keyBytes.truncate(to: keyEntries[first].start)
-            keyEntries.removeSubrange(first...)
-        }
+        let level = levels.pop()
+        keyEntries.truncate(to: Int(level.firstKey))
+        keyBytes.truncate(to: level.bytesStart)
         if level.table >= 0 { keyTables.removeLast() }
         depth &-= 1
     }
@@ -207,48 +274,67 @@ class JSONEventReceiver {
         return v
     }
 
-    /// Looks `name` up in the member names of the object at `level`, building its table when
-    /// it first grows past the linear-scan size. Returns the entry index of a duplicate.
-    @inline(never)
-    private final func lookUpAndInsert(_ name: UnsafeRawBufferPointer, prefix: UInt64, level: Int) -> Int? {
-        if levels[level].table < 0 {
-            levels[level].table = Int32(keyTables.count)
-            keyTables.append([Int32](repeating: -1, count: 64))
-            let first = Int(levels[level].firstKey)
-            for e in first..<keyEntries.count { insertIntoTable(level: level, entry: e) }
+    /// The bytes of member name entry `e` (short names are rebuilt from their prefix).
+    final func keyText(_ e: KeyEntry) -> String {
+        if e.length <= 8 {
+            var p = e.prefix
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(e.length) {
+                bytes.append(UInt8(truncatingIfNeeded: p))
+                p >>= 8
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
-        let t = Int(levels[level].table)
+        return keyBytes.string(e.start..<e.start + Int(e.length))
+    }
+
+    /// Calls `body` with the bytes of the member name read last.
+    final func withLastKey<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let e = keyEntries[keyEntries.count - 1]
+        if e.length > 8 { return body(keyBytes.bytes(in: e.start..<e.start + Int(e.length))) }
+        var p = e.prefix
+        return withUnsafeBytes(of: &p) { body(UnsafeRawBufferPointer(rebasing: $0[..<Int(e.length)])) }
+    }
+
+    private final func hash(of e: KeyEntry) -> UInt64 {
+        if e.length <= 8 { return (e.prefix ^ UInt64(e.length)) &* 0x9E37_79B9_7F4A_7C15 }
+        return hashBytes(keyBytes.bytes(in: e.start..<e.start + Int(e.length)))
+    }
+
+    /// Looks `name` up in the member names of the object at `level`, building its table when
+    /// it first grows past the signature's reach. Returns the entry index of a duplicate.
+    @inline(never)
+    private final func lookUpAndInsert(_ name: UnsafeRawBufferPointer, prefix: UInt64, level: UnsafeMutablePointer<Level>) -> Int? {
+        if level.pointee.table < 0 {
+            level.pointee.table = Int32(keyTables.count)
+            keyTables.append([Int32](repeating: -1, count: 64))
+            for e in Int(level.pointee.firstKey)..<keyEntries.count { insertIntoTable(level: level, entry: e) }
+        }
+        let t = Int(level.pointee.table)
         let mask = keyTables[t].count - 1
-        var slot = Int(truncatingIfNeeded: hashBytes(name)) & mask
+        let h = name.count <= 8 ? (prefix ^ UInt64(name.count)) &* 0x9E37_79B9_7F4A_7C15 : hashBytes(name)
+        var slot = Int(truncatingIfNeeded: h) & mask
         while true {
             let e = Int(keyTables[t][slot])
             if e < 0 { return nil }
-            let entry = keyEntries[e]
-            if Int(entry.length) == name.count && entry.prefix == prefix
-                && memoryEqual(keyBytes.bytes(in: entry.start..<entry.start + name.count), name)
-            {
-                return e
-            }
+            if entryEquals(keyEntries[e], name, prefix) { return e }
             slot = (slot + 1) & mask
         }
     }
 
-    private final func insertIntoTable(level: Int, entry: Int) {
-        let t = Int(levels[level].table)
-        let members = keyEntries.count - Int(levels[level].firstKey)
+    private final func insertIntoTable(level: UnsafeMutablePointer<Level>, entry: Int) {
+        let t = Int(level.pointee.table)
+        let members = keyEntries.count - Int(level.pointee.firstKey)
         if members * 2 > keyTables[t].count {
-            // Grow and rehash.
             keyTables[t] = [Int32](repeating: -1, count: keyTables[t].count * 2)
-            let first = Int(levels[level].firstKey)
-            for e in first..<keyEntries.count where e != entry { place(e, in: t) }
+            for e in Int(level.pointee.firstKey)..<keyEntries.count where e != entry { place(e, in: t) }
         }
         place(entry, in: t)
     }
 
     private final func place(_ entry: Int, in t: Int) {
-        let e = keyEntries[entry]
         let mask = keyTables[t].count - 1
-        var slot = Int(truncatingIfNeeded: hashBytes(keyBytes.bytes(in: e.start..<e.start + Int(e.length)))) & mask
+        var slot = Int(truncatingIfNeeded: hash(of: keyEntries[entry])) & mask
         while keyTables[t][slot] >= 0 { slot = (slot + 1) & mask }
         keyTables[t][slot] = Int32(entry)
     }
@@ -268,6 +354,15 @@ class JSONEventReceiver {
     /// innermost object, or the current element of the innermost array).
     final func currentPointer() -> String { pointer(levels: levels.count) }
 
+    /// The JSON pointer of the value that comes next (between events): the next element of
+    /// the innermost array, the value of the member name just read, or the innermost object.
+    final func nextValuePointer() -> String {
+        guard levels.count > 0 else { return "" }
+        let top = levels.top
+        if top.isObject { return awaitingValue ? currentPointer() : containerPointer() }
+        return containerPointer() + "/\(top.count)"
+    }
+
     /// The JSON pointer of the innermost open container.
     final func containerPointer() -> String { pointer(levels: levels.count - 1) }
 
@@ -280,8 +375,7 @@ class JSONEventReceiver {
             if level.isObject {
                 guard level.count > 0 else { break }
                 let nextFirst = i + 1 < levels.count ? Int(levels[i + 1].firstKey) : keyEntries.count
-                let e = keyEntries[nextFirst - 1]
-                s += "/" + escapePointerToken(keyBytes.string(e.start..<e.start + Int(e.length)))
+                s += "/" + escapePointerToken(keyText(keyEntries[nextFirst - 1]))
             } else {
                 guard level.count > 0 else { break }
                 s += "/\(level.count - 1)"
@@ -320,7 +414,7 @@ class JSONEventReceiver {
 
     @inline(never)
     private final func failTooDeep() -> Bool {
-        fail(.J05, "nesting deeper than \(maxDepth) levels", at: .currentToken, pointer: pointer(levels: min(levels.count, 64)) + (levels.count > 64 ? "/…" : ""))
+        fail(.J05, "nesting deeper than \(maxDepth) levels", at: .currentToken, pointer: currentPointer())
     }
 
     @inline(never)

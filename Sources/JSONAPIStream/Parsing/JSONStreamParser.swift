@@ -1,38 +1,38 @@
-/// Feeds chunks of any size through the ``LexicalScanner`` into yajl, at token boundaries.
+/// Feeds chunks of any size through the ``StructuralScanner`` into yajl, at token boundaries.
 ///
 /// ```
-/// feed(chunk) ──> pending bytes ──scan new bytes──> boundary ──whole tokens──> yajl_parse
-///                  (incomplete token held back, never rescanned)
+/// feed(chunk) ──> pending bytes ──pre-scan new bytes──> boundary ──whole tokens──> yajl_parse
+///                  (open string or trailing number held back, never rescanned)
 /// ```
 ///
-/// - Every byte is scanned once (`J01`–`J04`, `J06`); yajl only ever sees whole tokens, so it
-///   never re-lexes a token split across reads (`J07`); small reads are gathered until
-///   ``ParseOptions/coalesceBytes`` of whole tokens wait.
-/// - Errors carry absolute positions (`J08`) whatever the chunking: the scanner's own, or for
-///   yajl's grammar errors the start of the token yajl stopped on, found again in the bytes
-///   just handed to it.
+/// - Every byte is pre-scanned once (`J01`, `J02`, line feeds); yajl only ever sees whole
+///   tokens, so it never re-lexes a token split across reads (`J07`); small reads are gathered
+///   until ``ParseOptions/coalesceBytes`` of whole tokens wait.
+/// - When the pre-scan or yajl finds a problem, ``LexicalScanner`` reads the bytes handed to
+///   yajl again to name it exactly (message, rule, absolute position, `J08`); a grammar error
+///   points at the first byte of the token yajl stopped on.
 /// - ``finish()`` always calls `yajl_complete_parse` (`J09`); after any error the parser is
 ///   spent and keeps throwing that error.
 final class JSONStreamParser {
     let options: ParseOptions
     let receiver: JSONEventReceiver
-    @exclusivity(unchecked) private var scanner: LexicalScanner
+    @exclusivity(unchecked) private var prescan = StructuralScanner()
     private let yajl: YajlParser
 
     /// Bytes received and not yet handed to yajl: an incomplete trailing token, or a run of
     /// small reads being gathered. Its first byte is at absolute offset `pendingBase`.
     @exclusivity(unchecked) private var pending = ByteArena(capacity: 64 * 1024)
     @exclusivity(unchecked) private var pendingBase = 0
-    /// How many bytes of `pending` the scanner has seen.
+    /// How many bytes of `pending` have been pre-scanned.
     @exclusivity(unchecked) private var pendingScanned = 0
     /// Total bytes received (absolute offset of the next byte to arrive).
     @exclusivity(unchecked) private(set) var received = 0
 
     /// The first bytes, held until the byte order mark question is settled.
-    @exclusivity(unchecked) private var prologue: [UInt8] = []
-    @exclusivity(unchecked) private var prologueSettled = false
+    private var prologue: [UInt8] = []
+    private var prologueSettled = false
 
-    // Position bookkeeping: line feeds before `droppedBefore` are summarised by these two.
+    // Line feeds before the bytes last handed to yajl are summarised by these two.
     @exclusivity(unchecked) private var baseLine = 1
     @exclusivity(unchecked) private var baseLineStart = 0
 
@@ -42,19 +42,18 @@ final class JSONStreamParser {
     @exclusivity(unchecked) private var feedingCount = 0
     @exclusivity(unchecked) private var completing = false
 
-    @exclusivity(unchecked) private var error: JSONAPIError?
-    @exclusivity(unchecked) private var isFinished = false
+    private var error: JSONAPIError?
+    private var isFinished = false
     private let deadline: ContinuousClock.Instant?
 
     /// Warnings that are not errors (a stripped byte order mark).
-    @exclusivity(unchecked) private(set) var notices: [Diagnostic] = []
+    private(set) var notices: [Diagnostic] = []
     /// The input's name for diagnostics (a path, `-` for standard input).
-    @exclusivity(unchecked) var sourceName: String?
+    var sourceName: String?
 
     init(receiver: JSONEventReceiver, options: ParseOptions) {
         self.options = options
         self.receiver = receiver
-        self.scanner = LexicalScanner(limits: options.limits)
         self.yajl = YajlParser(receiver: receiver, multipleValues: options.multipleDocuments)
         if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
         receiver.parser = self
@@ -71,8 +70,11 @@ final class JSONStreamParser {
         if let error { throw error }
         guard !isFinished else { throw JSONAPIError.misuse("feed after finish") }
         guard chunk.count > 0 else { return }
-        if let limit = options.limits.maxInputBytes, received + chunk.count > limit {
-            throw failed(.syntax(diagnostic(.J12, "input larger than \(limit) bytes", at: limit)))
+        if let limit = options.limits.maxInputBytes, received + prologue.count + chunk.count > limit {
+            // Read up to the limit (an earlier error wins), then stop at the first byte over it.
+            let room = max(0, limit - received - prologue.count)
+            if room > 0 { try feed(UnsafeRawBufferPointer(rebasing: chunk[..<room])) }
+            throw failed(.syntax(diagnostic(.J12, "input larger than \(limit) bytes", at: limit, pointer: "")))
         }
         if !prologueSettled {
             try settlePrologue(with: chunk, atEnd: false)
@@ -87,17 +89,29 @@ final class JSONStreamParser {
         guard !isFinished else { throw JSONAPIError.misuse("finish called twice") }
         if !prologueSettled { try settlePrologue(with: UnsafeRawBufferPointer(start: nil, count: 0), atEnd: true) }
         isFinished = true
-        do {
-            try scanner.finishAtEndOfInput(offset: received)
-        } catch {
-            try feedWholeTokens(upTo: error.tokenStart)
-            throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+        if !prescan.isBetweenStrings {
+            try diagnoseWindow(suspect: received, atEnd: true)
         }
+        // Keep the last bytes: if yajl refuses the end, they say why.
+        var tail = ByteArena(capacity: pending.count + 16)
+        pending.withBytes { tail.append($0) }
+        let tailBase = pendingBase
         try feedWholeTokens(upTo: received)
         completing = true
         let status = yajl.complete()
         completing = false
-        try check(status, base: received, buffer: nil)
+        if status != .ok {
+            if receiver.failure == nil && receiver.thrown == nil {
+                var scanner = LexicalScanner(limits: options.limits)
+                do throws(LexicalScanner.Failure) {
+                    try tail.withBytes { (b) throws(LexicalScanner.Failure) in try scanner.scan(b, base: tailBase) }
+                    try scanner.finishAtEndOfInput(offset: received)
+                } catch {
+                    throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+                }
+            }
+            try check(status, base: received, buffer: nil)
+        }
         if !receiver.onEndOfInput() {
             throw failed(receiverError())
         }
@@ -106,17 +120,19 @@ final class JSONStreamParser {
     private func process(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         let coalesce = options.coalesceBytes
         if pending.isEmpty && chunk.count >= coalesce {
-            // Large read and nothing waiting: scan and parse in place, keep only the tail.
+            // A large read and nothing waiting: pre-scan and parse in place, keep the tail.
             let base = received
             received += chunk.count
             pendingBase = base
             do {
-                try scanner.scan(chunk, base: base)
+                try prescan.scan(chunk, base: base)
             } catch {
-                try parseInPlace(chunk, base: base, upTo: error.tokenStart)
-                throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+                pending.append(chunk)
+                pendingScanned = pending.count
+                try diagnoseWindow(suspect: error.offset)
             }
-            let boundary = scanner.boundary(end: base + chunk.count)
+            let boundary = prescan.boundary(end: base + chunk.count, buffer: chunk, bufferBase: base)
+            try checkOpenToken(boundary: boundary)
             try parseInPlace(chunk, base: base, upTo: boundary)
             pending.append(UnsafeRawBufferPointer(rebasing: chunk[(boundary - base)...]))
             pendingBase = boundary
@@ -128,34 +144,55 @@ final class JSONStreamParser {
         received += chunk.count
         let scanFrom = pendingScanned
         do {
-            try pending.withBytes { (all) throws(LexicalScanner.Failure) in
-                try scanner.scan(UnsafeRawBufferPointer(rebasing: all[scanFrom...]), base: pendingBase + scanFrom)
+            try pending.withBytes { (all) throws(StructuralScanner.Suspect) in
+                try prescan.scan(UnsafeRawBufferPointer(rebasing: all[scanFrom...]), base: pendingBase + scanFrom)
             }
         } catch {
             pendingScanned = pending.count
-            try feedWholeTokens(upTo: error.tokenStart)
-            throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+            try diagnoseWindow(suspect: error.offset)
         }
         pendingScanned = pending.count
-        let boundary = scanner.boundary(end: received)
+        let base = pendingBase
+        let boundary = pending.withBytes { all in prescan.boundary(end: received, buffer: all, bufferBase: base) }
+        try checkOpenToken(boundary: boundary)
         if boundary - pendingBase >= coalesce {
             try feedWholeTokens(upTo: boundary)
             try checkDeadline()
         }
     }
 
+    /// A token still open at the end of what arrived may not grow past its limit (`J06`):
+    /// its bytes are held here, so the limit bounds memory.
+    @inline(__always)
+    private func checkOpenToken(boundary: Int) throws(JSONAPIError) {
+        let open = received - boundary
+        if open > options.limits.maxNumberLength + 1 {
+            if prescan.inString {
+                if open - 1 > options.limits.maxStringBytes { try failOpenString() }
+            } else {
+                try diagnoseWindow(suspect: received)
+            }
+        }
+    }
+
+    @inline(never)
+    private func failOpenString() throws(JSONAPIError) {
+        try feedWholeTokens(upTo: prescan.stringStart)
+        throw failed(.syntax(diagnostic(.J06, "string longer than \(options.limits.maxStringBytes) bytes", at: prescan.stringStart, pointer: receiver.nextValuePointer())))
+    }
+
     /// Hands `pending` up to absolute offset `end` (a token boundary) to yajl.
     private func feedWholeTokens(upTo end: Int) throws(JSONAPIError) {
         let n = end - pendingBase
         guard n > 0 else { return }
-        let status: YajlParser.Status = pending.withBytes { all in
-            let piece = UnsafeRawBufferPointer(rebasing: all[..<n])
-            return parse(piece, base: pendingBase)
-        }
         let base = pendingBase
+        let status: YajlParser.Status = pending.withBytes { all in
+            parse(UnsafeRawBufferPointer(rebasing: all[..<n]), base: base)
+        }
         if status != .ok {
             try pending.withBytes { (all) throws(JSONAPIError) in
-                try check(status, base: base, buffer: UnsafeRawBufferPointer(rebasing: all[..<n]))
+                let piece = UnsafeRawBufferPointer(rebasing: all[..<n])
+                try check(status, base: base, buffer: piece)
             }
         }
         pending.removeFirst(n)
@@ -169,7 +206,7 @@ final class JSONStreamParser {
         guard n > 0 else { return }
         let piece = UnsafeRawBufferPointer(rebasing: chunk[..<n])
         let status = parse(piece, base: base)
-        try check(status, base: base, buffer: piece)
+        if status != .ok { try check(status, base: base, buffer: piece) }
         dropLines(before: end)
     }
 
@@ -185,6 +222,33 @@ final class JSONStreamParser {
         return status
     }
 
+    // MARK: - Diagnosis
+
+    /// The pre-scan found a suspect byte at `suspect` (or the input ends inside a token):
+    /// reads the unfed bytes again with the ``LexicalScanner`` for the exact error, first
+    /// handing yajl the whole tokens before it (an earlier grammar error wins). Always throws
+    /// unless `yajlFailed` and the bytes are lexically fine.
+    @inline(never)
+    private func diagnoseWindow(suspect: Int, atEnd: Bool = false) throws(JSONAPIError) {
+        var scanner = LexicalScanner(limits: options.limits)
+        let base = pendingBase
+        let outcome: LexicalScanner.Failure? = pending.withBytes { all in
+            do throws(LexicalScanner.Failure) {
+                try scanner.scan(all, base: base)
+                if atEnd { try scanner.finishAtEndOfInput(offset: base + all.count) }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard let f = outcome else {
+            // Cannot happen: the lexical scanner refuses everything the pre-scan suspects.
+            throw failed(.syntax(diagnostic(.J02, "invalid byte", at: suspect)))
+        }
+        try feedWholeTokens(upTo: f.tokenStart)
+        throw failed(.syntax(diagnostic(f.rule, f.message, at: f.offset)))
+    }
+
     private func check(_ status: YajlParser.Status, base: Int, buffer: UnsafeRawBufferPointer?) throws(JSONAPIError) {
         switch status {
         case .ok:
@@ -192,15 +256,25 @@ final class JSONStreamParser {
         case .cancelled:
             throw failed(receiverError())
         case .error:
-            if receiver.failure != nil { throw failed(receiverError()) }
+            if receiver.failure != nil || receiver.thrown != nil { throw failed(receiverError()) }
             let message = yajl.errorMessage()
             let consumed = completing ? 0 : yajl.bytesConsumed
-            if message.contains("premature EOF") || buffer == nil {
+            guard let buffer, !message.contains("premature EOF") else {
                 let open = receiver.depth
                 let what = open == 0 ? "the input ends before a value" : "the input ends inside \(open) open \(open == 1 ? "container" : "containers")"
                 throw failed(.syntax(diagnostic(.J09, what, at: received, pointer: receiver.currentPointer())))
             }
-            let (start, token) = tokenEnding(at: consumed, in: buffer!)
+            // A lexical problem yajl met (a bad escape, a control character, a bad number)
+            // is named by the lexical scanner, if it comes before the token yajl stopped on.
+            var scanner = LexicalScanner(limits: options.limits)
+            let (start, token) = tokenContaining(consumed - 1, in: buffer)
+            do {
+                try scanner.scan(buffer, base: base)
+            } catch {
+                if error.tokenStart <= base + start {
+                    throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+                }
+            }
             let text: String
             if message.contains("trailing garbage") {
                 text = "unexpected \(token) after the JSON value"
@@ -249,7 +323,6 @@ final class JSONStreamParser {
         if couldBeBOM && rest.count >= 3 {
             switch options.byteOrderMark {
             case .reject:
-                received = 0
                 throw failed(.syntax(diagnostic(.J10, "the input starts with a UTF-8 byte order mark (JSON text MUST NOT; use the strip policy to accept it)", at: 0)))
             case .strip:
                 notices.append(Diagnostic(severity: .warning, rule: .N02, message: "a UTF-8 byte order mark was skipped", location: .start, pointer: ""))
@@ -268,26 +341,25 @@ final class JSONStreamParser {
 
     private func dropLines(before end: Int) {
         // Line feeds before `end` are no longer needed one by one; summarise them.
-        let nl = scanner.newlines
+        let nl = prescan.newlines
         guard let last = nl.last, nl.first! < end else { return }
         if last < end {
             baseLine += nl.count
             baseLineStart = last + 1
-            scanner.newlines.removeAll(keepingCapacity: true)
+            prescan.newlines.removeAll(keepingCapacity: true)
             return
         }
         var k = 0
         while k < nl.count && nl[k] < end { k += 1 }
         baseLine += k
         baseLineStart = nl[k - 1] + 1
-        scanner.newlines.removeFirst(k)
+        prescan.newlines.removeFirst(k)
     }
 
     /// Line and column of absolute `offset`, which must not be before the bytes last handed
     /// to yajl.
     func location(of offset: Int) -> SourcePosition {
-        let nl = scanner.newlines
-        // Count the line feeds before `offset`.
+        let nl = prescan.newlines
         var lo = 0
         var hi = nl.count
         while lo < hi {
@@ -306,10 +378,54 @@ final class JSONStreamParser {
         return location(of: feedingBase + tokenStart)
     }
 
-    /// The absolute offset just past the token being reported (during a callback).
-    var currentTokenEnd: Int {
-        guard feedingStart != nil, !completing else { return received }
-        return feedingBase + yajl.bytesConsumed
+    /// The source bytes of the string token yajl is reporting (during a callback), with its
+    /// quotes, and their absolute offset. `nil` outside `yajl_parse`.
+    func currentStringToken() -> (UnsafeRawBufferPointer, Int)? {
+        guard let start = feedingStart, !completing else { return nil }
+        let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
+        let end = min(yajl.bytesConsumed, feedingCount)
+        let (tokenStart, _) = tokenEnding(at: end, in: buffer)
+        var e = end
+        while e > tokenStart && buffer[e - 1] != 0x22 { e -= 1 }
+        return (UnsafeRawBufferPointer(rebasing: buffer[tokenStart..<e]), feedingBase + tokenStart)
+    }
+
+    /// The token of `buffer` that holds byte `target` (or the first after it), found by reading
+    /// the buffer's tokens from its start (a token boundary). yajl's offset after an error is
+    /// sometimes the token's end and sometimes inside it, so only a forward reading is sure.
+    private func tokenContaining(_ target: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
+        var i = 0
+        let n = buffer.count
+        var last = (0, 0)
+        while i < n {
+            let c = buffer[i]
+            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { i += 1; continue }
+            let start = i
+            if c == 0x22 {
+                i += 1
+                while i < n && buffer[i] != 0x22 { i += buffer[i] == 0x5C ? 2 : 1 }
+                i = min(i + 1, n)
+            } else if byteClass[Int(c)] == ByteClass.structural {
+                i += 1
+            } else {
+                while i < n {
+                    let d = buffer[i]
+                    guard (d | 0x20) &- 0x61 < 26 || d &- 0x30 < 10 || d == 0x2D || d == 0x2B || d == 0x2E else { break }
+                    i += 1
+                }
+                if i == start { i += 1 }
+            }
+            last = (start, i)
+            if target < i { break }
+        }
+        let (s, e) = last
+        guard e > s else { return (0, "end of input") }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self) + (e - s > 40 ? "…" : "")
+        let c = buffer[s]
+        if c == 0x22 { return (s, "string " + text) }
+        if byteClass[Int(c)] == ByteClass.structural { return (s, "'\(text)'") }
+        if byteClass[Int(c)] == ByteClass.literal || byteClass[Int(c)] == ByteClass.word { return (s, "'\(text)'") }
+        return (s, "number \(text)")
     }
 
     /// Finds the token that ends at `end` in `buffer` (yajl's consumed count): its start

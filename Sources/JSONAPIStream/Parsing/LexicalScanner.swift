@@ -58,6 +58,8 @@ struct LexicalScanner {
     private var hexValue: UInt32 = 0
     private var lowSurrogateExpected = false
     private var utf8Remaining: UInt8 = 0
+    /// Absolute offset of the lead byte of the UTF-8 sequence being scanned.
+    private var utf8Start = 0
     private var utf8Low: UInt8 = 0
     private var utf8High: UInt8 = 0
     private var numberState: NumberState = .sign
@@ -103,7 +105,7 @@ struct LexicalScanner {
                 if offset - tokenStart > maxNumberLength { return numberTooLong() }
                 return nil
             }
-            return Failure(rule: .J00, message: "the input ends inside a number", offset: offset, tokenStart: tokenStart)
+            return Failure(rule: .J00, message: "the input ends inside a number", offset: tokenStart, tokenStart: tokenStart)
         case .literal:
             return Failure(rule: .J09, message: "the input ends inside a literal", offset: offset, tokenStart: tokenStart)
         default:
@@ -157,6 +159,9 @@ struct LexicalScanner {
                         i &+= 1
                         break
                     }
+                    if c >= 0x80 && !Self.isWellFormedSequence(start + i, available: n &- i) {
+                        throw Failure(rule: .J02, message: "invalid UTF-8 (byte 0x\(hex2(c)))", offset: base &+ i, tokenStart: base &+ i)
+                    }
                     throw unexpectedByte(c, at: base &+ i)
                 }
 
@@ -205,6 +210,7 @@ struct LexicalScanner {
                     default:
                         throw invalidUTF8(c, at: base &+ i, lead: true)
                     }
+                    utf8Start = base &+ i
                     mode = .utf8
                     i &+= 1
                     break
@@ -213,7 +219,7 @@ struct LexicalScanner {
             case .utf8:
                 while i < n {
                     let c = start[i]
-                    guard c >= utf8Low && c <= utf8High else { throw invalidUTF8(c, at: base &+ i, lead: false) }
+                    guard c >= utf8Low && c <= utf8High else { throw invalidUTF8(c, at: utf8Start, lead: false) }
                     utf8Low = 0x80
                     utf8High = 0xBF
                     utf8Remaining &-= 1
@@ -245,7 +251,7 @@ struct LexicalScanner {
                     guard d < 16 else {
                         throw Failure(
                             rule: .J00, message: "\\u escape needs four hexadecimal digits, found \(printable(c))",
-                            offset: base &+ i, tokenStart: tokenStart)
+                            offset: escapeStart, tokenStart: tokenStart)
                     }
                     hexValue = hexValue &<< 4 | UInt32(d)
                     hexRemaining &-= 1
@@ -283,7 +289,7 @@ struct LexicalScanner {
                         else if isDigit {
                             throw Failure(
                                 rule: .J00, message: "a number must not have leading zeros",
-                                offset: base &+ i, tokenStart: tokenStart)
+                                offset: tokenStart, tokenStart: tokenStart)
                         } else { try endNumber(at: base &+ i); break }
                     case .integer:
                         if isDigit { break }
@@ -393,7 +399,7 @@ struct LexicalScanner {
     }
 
     private func badNumber(_ expected: String, _ c: UInt8, at offset: Int) -> Failure {
-        Failure(rule: .J00, message: "invalid number: expected \(expected), found \(printable(c))", offset: offset, tokenStart: tokenStart)
+        Failure(rule: .J00, message: "invalid number: expected \(expected), found \(printable(c))", offset: tokenStart, tokenStart: tokenStart)
     }
 
     private func invalidUTF8(_ c: UInt8, at offset: Int, lead: Bool) -> Failure {
@@ -427,6 +433,32 @@ struct LexicalScanner {
                 offset: offset, tokenStart: offset)
         }
         return Failure(rule: .J00, message: "unexpected character \(printable(c))", offset: offset, tokenStart: offset)
+    }
+
+    /// Whether a well-formed UTF-8 sequence starts at `p` (with `available` bytes readable).
+    static func isWellFormedSequence(_ p: UnsafePointer<UInt8>, available: Int) -> Bool {
+        let c = p[0]
+        var need = 0
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch c {
+        case 0xC2...0xDF: need = 1
+        case 0xE0: need = 2; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: need = 2
+        case 0xED: need = 2; high = 0x9F
+        case 0xF0: need = 3; low = 0x90
+        case 0xF1...0xF3: need = 3
+        case 0xF4: need = 3; high = 0x8F
+        default: return false
+        }
+        guard available > need else { return false }
+        for k in 1...need {
+            let d = p[k]
+            if d < low || d > high { return false }
+            low = 0x80
+            high = 0xBF
+        }
+        return true
     }
 
     /// A mask with bit 7 of each byte of `w` set where that byte is a quote, a backslash, a

@@ -20,6 +20,7 @@ public final class DocumentValidator {
     public init(options: DocumentOptions = .default, syntaxOnly: Bool = false) {
         var o = options
         o.validation = .lenient
+        o.strictChecks = true
         if o.checksCompoundRules == nil { o.checksCompoundRules = true }
         if syntaxOnly { o.parse.multipleDocuments = false }
         self.options = o

@@ -48,8 +48,15 @@ enum MemberNameRules {
                     ? "\(quoted(nsText)) is not the namespace of an applied extension"
                     : "':' is allowed only after an extension namespace")
             }
-            body = UnsafeRawBufferPointer(rebasing: body[(colon + 1)...])
-            if body.isEmpty { return Violation(rule: .R37, message: "an extension member name MUST have characters after the namespace") }
+            let rest = UnsafeRawBufferPointer(rebasing: body[(colon + 1)...])
+            if rest.isEmpty { return Violation(rule: .R41, message: "an extension member name MUST have characters after the namespace") }
+            // The rest follows R37–R39; a failure there is a failure of the extension name.
+            if var v = violation(rest, extensions: [], allowAt: false) {
+                v.rule = .R41
+                v.message = "the name after \(quoted(nsText)): \(v.message)"
+                return v
+            }
+            return nil
         }
         for b in body {
             switch classes[Int(b)] {
@@ -107,6 +114,10 @@ enum SyntaxRules {
             }
             i += 1
         }
+        // Square brackets belong to an IP literal host (`//[::1]`). Elsewhere RFC 3986 does
+        // not allow them, but the spec's own examples put them in query strings
+        // (`?page[number]=2`), so the query and fragment may hold them; the path may not.
+        if !checkBrackets(s) { return false }
         if firstDelimiter == UInt8(ascii: ":") {
             // A scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
             guard firstDelimiterIndex > 0 else { return false }
@@ -116,6 +127,42 @@ enum SyntaxRules {
                 if k == 0 && !alpha { return false }
                 if !(alpha || (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")) { return false }
             }
+        }
+        return true
+    }
+
+    private static func checkBrackets(_ s: UnsafeRawBufferPointer) -> Bool {
+        let n = s.count
+        var i = 0
+        // Skip a scheme.
+        var k = 0
+        while k < n, s[k] != UInt8(ascii: ":"), s[k] != UInt8(ascii: "/"), s[k] != UInt8(ascii: "?"), s[k] != UInt8(ascii: "#") { k += 1 }
+        if k < n && s[k] == UInt8(ascii: ":") { i = k + 1 }
+        // The authority, with an optional IP literal.
+        if i + 1 < n && s[i] == UInt8(ascii: "/") && s[i + 1] == UInt8(ascii: "/") {
+            i += 2
+            var inLiteral = false
+            var sawLiteral = false
+            while i < n {
+                let c = s[i]
+                if c == UInt8(ascii: "[") {
+                    if inLiteral || sawLiteral { return false }
+                    inLiteral = true
+                } else if c == UInt8(ascii: "]") {
+                    if !inLiteral { return false }
+                    inLiteral = false
+                    sawLiteral = true
+                } else if !inLiteral && (c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")) {
+                    break
+                }
+                i += 1
+            }
+            if inLiteral { return false }
+        }
+        // The path: no brackets.
+        while i < n && s[i] != UInt8(ascii: "?") && s[i] != UInt8(ascii: "#") {
+            if s[i] == UInt8(ascii: "[") || s[i] == UInt8(ascii: "]") { return false }
+            i += 1
         }
         return true
     }

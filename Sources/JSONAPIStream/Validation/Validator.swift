@@ -50,6 +50,16 @@ final class Validator: DocumentSink {
             keyRow[Int(key)] = row
         }
         rows.append((key, !r.isPrimary, r.position, r.pointer, asIdentifier))
+        // "Likewise per (type, lid)": a resource with both keys claims its lid too.
+        if !r.id.isNone && !r.lid.isNone {
+            let lidKey = internKey(type: b.scratch.bytes(in: r.type.range), id: .none, lid: r.lid, b)
+            let other = keyRow[Int(lidKey)]
+            if other >= 0 && other != row && rows[Int(other)].key != key {
+                try report(.R22, "a compound document MUST NOT include more than one resource object for type \(quoted(b.scratch.string(r.type.range))) and lid \(quoted(b.scratch.string(r.lid.range))) (the first is at \(rows[Int(other)].position))", r.position, r.pointer)
+            } else if other < 0 {
+                keyRow[Int(lidKey)] = row
+            }
+        }
         for i in r.relationships {
             let rel = b.relationshipDrafts[Int(i)]
             for k in rel.targets {
@@ -64,29 +74,14 @@ final class Validator: DocumentSink {
         defer { reset() }
         try checkRequestDocument(d)
         guard checksCompound, !options.allowsPartialLinkage else { return }
-        // R23: every included resource reachable from primary data through linkage.
-        var reached = [Bool](repeating: false, count: rows.count)
-        var adjacency = [[UInt32]](repeating: [], count: rows.count)
-        for e in edges { adjacency[Int(e.from)].append(e.to) }
-        var queue: [Int] = []
-        for (i, r) in rows.enumerated() where !r.included {
-            reached[i] = true
-            queue.append(i)
-        }
-        var head = 0
-        while head < queue.count {
-            let i = queue[head]
-            head += 1
-            for key in adjacency[i] {
-                let target = Int(keyRow[Int(key)])
-                if target >= 0 && !reached[target] {
-                    reached[target] = true
-                    queue.append(target)
-                }
-            }
-        }
-        for (i, r) in rows.enumerated() where r.included && !reached[i] && keyRow[Int(r.key)] == Int32(i) {
-            try report(.R23, "included resource \(describeKey(r.key)) is not reached from primary data through relationship linkage (full linkage)", r.position, r.pointer)
+        // R23 (full linkage, JSON:API 1.1): every included resource MUST be identified by at
+        // least one resource identifier object in the same document: primary data made of
+        // identifiers, or linkage in primary or included resources.
+        var identified = [Bool](repeating: false, count: keys.count)
+        for e in edges { identified[Int(e.to)] = true }
+        for r in rows where !r.included && r.asIdentifier { identified[Int(r.key)] = true }
+        for (i, r) in rows.enumerated() where r.included && !identified[Int(r.key)] && keyRow[Int(r.key)] == Int32(i) {
+            try report(.R23, "included resource \(describeKey(r.key)) is not identified by any resource identifier object in the document (full linkage)", r.position, r.pointer)
         }
     }
 
@@ -107,10 +102,17 @@ final class Validator: DocumentSink {
             if r.type.isNone || r.id.isNone {
                 try report(.C02, "an update request MUST send a resource object with type and id", r.position, r.pointer)
             }
+            for i in r.relationships where b.relationshipDrafts[Int(i)].kind == .absent {
+                let name = b.scratch.string(b.relationshipDrafts[Int(i)].name.range)
+                try report(.C02, "relationship \(quoted(name)) in an update request MUST contain data", r.position, r.pointer + "/relationships/" + escapePointerToken(name))
+            }
             if r.arrayIndex >= 0 { primaryProblems.append((.C02, "an update request MUST send one resource object, not an array", r.position, r.pointer)) }
         case .relationshipUpdate:
             if !asIdentifier {
-                try report(.C03, "a relationship update MUST send resource identifier objects, not resource objects with attributes, relationships or links", r.position, r.pointer)
+                let member = !r.attributes.isNone ? "/attributes" : (!r.relationships.isEmpty ? "/relationships" : "/links")
+                try report(.C03, "a relationship update MUST send resource identifier objects, not resource objects with attributes, relationships or links", r.position, r.pointer + member)
+            } else if r.type.isNone || (r.id.isNone && r.lid.isNone) {
+                try report(.C03, "a relationship update MUST send resource identifier objects with type and id", r.position, r.pointer)
             }
         }
     }
@@ -123,11 +125,11 @@ final class Validator: DocumentSink {
             let rule: Rule = options.context == .create ? .C01 : .C02
             if d.primaryShape != .single {
                 let found = d.primaryShape == .many ? "an array" : (d.primaryShape == .null ? "null" : "no data")
-                try report(rule, "a \(options.context == .create ? "create" : "update") request MUST send one resource object as data, not \(found)", d.position, "/data")
+                try report(rule, "a \(options.context == .create ? "create" : "update") request MUST send one resource object as data, not \(found)", d.position, d.primaryShape == .absent ? "" : "/data")
             }
         case .relationshipUpdate:
             if d.primaryShape == .absent {
-                try report(.C03, "a relationship update MUST send data: null, an identifier or an array of identifiers", d.position, "/data")
+                try report(.C03, "a relationship update MUST send data: null, an identifier or an array of identifiers", d.position, "")
             }
         }
         if d.primaryShape == .many {

@@ -224,8 +224,8 @@ struct ValueChecker {
             }
             return true
         case .error(let members):
-            stack[stack.count - 1] = .error(members: members + 1)
             if exempt { expect = .anything; return true }
+            stack[stack.count - 1] = .error(members: members + 1)
             switch String(decoding: name, as: UTF8.self) {
             case "id": expect = .plainString(.R33, "id")
             case "status": expect = .plainString(.R33, "status")
@@ -237,6 +237,7 @@ struct ValueChecker {
             case "meta": expect = .metaObject
             default:
                 expect = .anything
+                stack[stack.count - 1] = .error(members: members)
                 return builder.report(.R32, "an error object MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
             return true

@@ -23,6 +23,9 @@ struct ParsingOptions: ParsableArguments {
     @Flag(help: "Treat every JSON:API rule violation (and a duplicate within one document) as an error.")
     var strict = false
 
+    @Option(help: "The kind of document: response, create, update or relationship-update (request rules C01-C03).")
+    var context: DocumentContext = .response
+
     @Option(name: .customLong("extension"), help: "Namespace of an applied JSON:API extension (repeatable).")
     var extensions: [String] = []
 
@@ -48,6 +51,7 @@ struct ParsingOptions: ParsableArguments {
     func documentOptions(validation: ValidationMode? = nil) -> DocumentOptions {
         var o = DocumentOptions()
         o.validation = validation ?? (strict ? .strict : .lenient)
+        o.context = context
         o.extensions = Set(extensions)
         o.parse.byteOrderMark = bom
         o.parse.duplicateMembers = duplicateMembers

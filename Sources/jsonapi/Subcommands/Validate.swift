@@ -17,9 +17,6 @@ struct Validate: ParsableCommand {
     @Option(help: "text or json (one JSON object per finding).")
     var format: ValidateFormat = .text
 
-    @Option(help: "response, create, update or relationship-update.")
-    var context: DocumentContext = .response
-
     @Flag(name: .customLong("syntax-only"), help: "Check JSON syntax only (J rules), any top-level value.")
     var syntaxOnly = false
 
@@ -33,7 +30,6 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         var options = parsing.documentOptions()
-        options.context = context
         options.allowsPartialLinkage = allowPartialLinkage
         let validator = DocumentValidator(options: options, syntaxOnly: syntaxOnly)
         var invalid = false

@@ -1,0 +1,189 @@
+/// The fast pre-pass over every input byte, eight bytes at a time.
+///
+/// It finds what yajl cannot be trusted with or cannot tell us, and nothing else:
+/// - bytes yajl wrongly accepts: form feed and vertical tab (`J01`) and ill-formed UTF-8
+///   (`J02`; yajl's own string validation is off);
+/// - whether the input so far ends inside a string (quote parity with escapes), and where
+///   that string starts, so that only whole tokens are handed to yajl (`J07`);
+/// - the offsets of line feeds, for line and column without keeping the input (`J08`).
+///
+/// Everything else (number and literal grammar, escapes, control characters, structure) is
+/// yajl's job. When this pass or yajl reports a problem, ``LexicalScanner`` re-reads the
+/// bytes concerned to say exactly what and where: the fast path never builds a message.
+struct StructuralScanner {
+    /// Whether the bytes scanned so far end inside a string.
+    private(set) var inString = false
+    /// Whether the last byte scanned was a backslash inside a string.
+    private var escaped = false
+    /// Absolute offset of the opening quote of the string being scanned (when `inString`).
+    private(set) var stringStart = 0
+    // A UTF-8 sequence in progress across reads.
+    private var utf8Remaining: UInt8 = 0
+    private var utf8Low: UInt8 = 0
+    private var utf8High: UInt8 = 0
+
+    /// Absolute offsets of the line feeds scanned and not yet dropped by the owner.
+    var newlines: [Int] = []
+
+    init() { newlines.reserveCapacity(1024) }
+
+    /// Where this pass found a byte that cannot be right (the exact problem is found again by
+    /// ``LexicalScanner``).
+    struct Suspect: Error {
+        var offset: Int
+    }
+
+    /// Scans `buffer`, whose first byte is at absolute offset `base`.
+    ///
+    /// - Complexity: O(`buffer.count`).
+    mutating func scan(_ buffer: UnsafeRawBufferPointer, base: Int) throws(Suspect) {
+        guard let p = buffer.baseAddress else { return }
+        let n = buffer.count
+        var i = 0
+        var inString = self.inString
+        defer { self.inString = inString }
+        // Finish a UTF-8 sequence or an escape left open by the previous read.
+        if utf8Remaining > 0 || escaped {
+            while i < n && (utf8Remaining > 0 || escaped) {
+                let c = p.load(fromByteOffset: i, as: UInt8.self)
+                if escaped {
+                    escaped = false
+                    if c >= 0x80 { try startUTF8(c, at: base &+ i) }
+                    else if c == 0x0A { newlines.append(base &+ i) }
+                } else {
+                    guard c >= utf8Low && c <= utf8High else { throw Suspect(offset: base &+ i) }
+                    utf8Low = 0x80
+                    utf8High = 0xBF
+                    utf8Remaining &-= 1
+                }
+                i &+= 1
+            }
+        }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while i &+ 8 <= n {
+            let w = (p + i).loadUnaligned(as: UInt64.self)
+            // Any byte below 0x0E (line feed, tab, CR, form feed, vertical tab, NUL...), any
+            // backslash or any non-ASCII byte takes the byte-by-byte path for this word.
+            let low = (w &- ones &* 0x0E) & ~w & 0x8080_8080_8080_8080
+            let bs = w ^ (ones &* 0x5C)
+            let backslash = ~(((bs & lows) &+ lows) | bs | lows)
+            if (low | backslash | (w & 0x8080_8080_8080_8080)) != 0 {
+                let end = i &+ 8
+                while i < end {
+                    let c = p.load(fromByteOffset: i, as: UInt8.self)
+                    i &+= 1
+                    if c >= 0x80 {
+                        try startUTF8(c, at: base &+ i &- 1)
+                        // Finish the sequence byte by byte (it may run past this word).
+                        while utf8Remaining > 0 && i < n {
+                            let d = p.load(fromByteOffset: i, as: UInt8.self)
+                            guard d >= utf8Low && d <= utf8High else { throw Suspect(offset: base &+ i) }
+                            utf8Low = 0x80
+                            utf8High = 0xBF
+                            utf8Remaining &-= 1
+                            i &+= 1
+                        }
+                        if i > end { break }
+                        continue
+                    }
+                    if c == 0x22 {
+                        inString.toggle()
+                        if inString { stringStart = base &+ i &- 1 }
+                    } else if c == 0x5C {
+                        if inString {
+                            if i == n { escaped = true; break }
+                            let next = p.load(fromByteOffset: i, as: UInt8.self)
+                            i &+= 1
+                            if next >= 0x80 { try startUTF8(next, at: base &+ i &- 1) }
+                            else if next == 0x0A { newlines.append(base &+ i &- 1) }
+                            if i > end { break }
+                        }
+                    } else if c == 0x0A {
+                        newlines.append(base &+ i &- 1)
+                    } else if c == 0x0B || c == 0x0C {
+                        throw Suspect(offset: base &+ i &- 1)
+                    }
+                }
+                continue
+            }
+            // Quotes, exactly (no false positives): flip the parity once per quote.
+            let qs = w ^ (ones &* 0x22)
+            let quotes = ~(((qs & lows) &+ lows) | qs | lows)
+            if quotes != 0 {
+                if quotes.nonzeroBitCount & 1 == 1 { inString.toggle() }
+                // Ending inside a string: the word's last quote opened it.
+                if inString { stringStart = base &+ i &+ ((63 &- quotes.leadingZeroBitCount) &>> 3) }
+            }
+            i &+= 8
+        }
+        // The tail, byte by byte.
+        while i < n {
+            let c = p.load(fromByteOffset: i, as: UInt8.self)
+            i &+= 1
+            if c >= 0x80 {
+                try startUTF8(c, at: base &+ i &- 1)
+                while utf8Remaining > 0 && i < n {
+                    let d = p.load(fromByteOffset: i, as: UInt8.self)
+                    guard d >= utf8Low && d <= utf8High else { throw Suspect(offset: base &+ i) }
+                    utf8Low = 0x80
+                    utf8High = 0xBF
+                    utf8Remaining &-= 1
+                    i &+= 1
+                }
+            } else if c == 0x22 {
+                inString.toggle()
+                if inString { stringStart = base &+ i &- 1 }
+            } else if c == 0x5C {
+                if inString {
+                    if i == n { escaped = true; break }
+                    let next = p.load(fromByteOffset: i, as: UInt8.self)
+                    i &+= 1
+                    if next >= 0x80 { try startUTF8(next, at: base &+ i &- 1) }
+                    else if next == 0x0A { newlines.append(base &+ i &- 1) }
+                }
+            } else if c == 0x0A {
+                newlines.append(base &+ i &- 1)
+            } else if c == 0x0B || c == 0x0C {
+                throw Suspect(offset: base &+ i &- 1)
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func startUTF8(_ c: UInt8, at offset: Int) throws(Suspect) {
+        switch c {
+        case 0xC2...0xDF: utf8Remaining = 1; utf8Low = 0x80; utf8High = 0xBF
+        case 0xE0: utf8Remaining = 2; utf8Low = 0xA0; utf8High = 0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0xBF
+        case 0xED: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0x9F
+        case 0xF0: utf8Remaining = 3; utf8Low = 0x90; utf8High = 0xBF
+        case 0xF1...0xF3: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0xBF
+        case 0xF4: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0x8F
+        default: throw Suspect(offset: offset)
+        }
+    }
+
+    /// Whether the input may end here: not inside a string or a UTF-8 sequence.
+    var isBetweenStrings: Bool { !inString && utf8Remaining == 0 && !escaped }
+
+    /// The absolute offset up to which the bytes scanned (ending at absolute `end`, the last
+    /// `buffer.count` of them in `buffer`) are whole tokens: before an open string, or before
+    /// a trailing number or literal that the next read might continue.
+    func boundary(end: Int, buffer: UnsafeRawBufferPointer, bufferBase: Int) -> Int {
+        if inString || escaped { return stringStart }
+        var k = end &- bufferBase
+        while k > 0 {
+            let c = buffer[k &- 1]
+            let isWordByte = (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 || c == 0x2D || c == 0x2B || c == 0x2E
+            if !isWordByte { break }
+            k &-= 1
+        }
+        if utf8Remaining > 0 {
+            // Not in a string, yet inside a multi-byte character: it is invalid anyway; hand
+            // everything over so the error surfaces.
+            return end
+        }
+        return bufferBase &+ k
+    }
+}
