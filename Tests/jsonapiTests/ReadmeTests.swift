@@ -47,6 +47,9 @@ struct ReadmeTests {
         for line in stats.split(separator: "\n").dropFirst() where !line.isEmpty {
             #expect(Self.readme.contains(line), "README lacks \(line)")
         }
+        let validate = try run(["validate", "Corpus/invalid/R07-object.json"])
+        #expect(validate.status == 1)
+        #expect(Self.readme.contains(validate.stderr.trimmingCharacters(in: .newlines)), "README lacks \(validate.stderr)")
         let flat = try run(["normalize", "Corpus/documents/spec-compound.json"]).stdout
         let shown = try #require(Self.readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
         let a = try JSONSerialization.jsonObject(with: flat) as! NSDictionary
