@@ -268,7 +268,7 @@ final class DocumentBuilder: JSONEventReceiver {
             if validation != .off { return checkMemberName(name, what: "relationship name", always: true) }
             return true
         }
-        let known = Self.classify(name)
+        let known = Self.classify(name, prefix: keyPrefix)
         member = known
         switch top {
         case .document:
@@ -546,7 +546,7 @@ final class DocumentBuilder: JSONEventReceiver {
         let n = bytes.count
         let p = store.reserveTail(n &+ 2)
         p.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
-        if n > 0 { (p + 1).copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: n) }
+        if n > 0 { copyBytes(to: p + 1, from: bytes.baseAddress.unsafelyUnwrapped, count: n) }
         p.storeBytes(of: UInt8(ascii: "\""), toByteOffset: n &+ 1, as: UInt8.self)
     }
 
@@ -726,7 +726,12 @@ final class DocumentBuilder: JSONEventReceiver {
 
     @inline(__always)
     static func classify(_ name: UnsafeRawBufferPointer) -> Member {
-        let p = JSONEventReceiver.prefix(name)
+        classify(name, prefix: JSONEventReceiver.prefix(name))
+    }
+
+    /// The member a name stands for, given its first eight bytes (zero-padded).
+    @inline(__always)
+    static func classify(_ name: UnsafeRawBufferPointer, prefix p: UInt64) -> Member {
         switch name.count {
         case 2: return p == pID ? .id : .other
         case 3: return p == pLID ? .lid : .other
@@ -829,19 +834,28 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     private func checkTypeName(_ value: UnsafeRawBufferPointer) -> Bool {
+        if nameCache.contains(value, prefix: JSONEventReceiver.prefix(value), kind: 1) { return true }
         if let problem = MemberNameRules.violation(value, extensions: options.extensions, allowAt: false) {
             return report(.R12, "type \(quoted(String(decoding: value, as: UTF8.self))) is not a valid member name: \(problem.message)")
         }
+        nameCache.insert(value, prefix: JSONEventReceiver.prefix(value), kind: 1)
         return true
     }
+
+    /// Names already found valid: attribute, relationship and type names repeat from one
+    /// resource to the next.
+    @exclusivity(unchecked) private var nameCache = NameCache()
 
     /// Checks a member name against R37–R41. `always`: names the spec always covers
     /// (attributes, relationships); others only in strict mode.
     func checkMemberName(_ name: UnsafeRawBufferPointer, what: String, always: Bool) -> Bool {
         guard always || validation == .strict || options.strictChecks else { return true }
+        // Called for the member name being reported, so `keyPrefix` is its prefix.
+        if nameCache.contains(name, prefix: keyPrefix, kind: 0) { return true }
         if let problem = MemberNameRules.violation(name, extensions: options.extensions, allowAt: true) {
             return report(problem.rule, "\(what) \(quoted(String(decoding: name, as: UTF8.self))): \(problem.message)")
         }
+        nameCache.insert(name, prefix: keyPrefix, kind: 0)
         return true
     }
 
@@ -851,7 +865,7 @@ final class DocumentBuilder: JSONEventReceiver {
             if rawDepth == 1 { attributeNames.append(appendToScratch(name)) }
             return checkMemberName(name, what: rawDepth == 1 ? "attribute name" : "member name in an attribute value", always: true)
         }
-        return checker.key(name, builder: self)
+        return checker.key(name, prefix: keyPrefix, builder: self)
     }
 
     /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.

@@ -26,9 +26,8 @@ final class GraphSink: DocumentSink {
     let keptWarnings = 1000
 
     @exclusivity(unchecked) private var documentPrimaryStart = 0
-    // The type of the previous resource, to skip the symbol lookup for runs of one type.
-    @exclusivity(unchecked) private var lastTypeSymbol: UInt32 = .max
-    @exclusivity(unchecked) private var lastTypeBytes: [UInt8] = []
+    /// Type and relationship names seen lately, to skip the interner.
+    @exclusivity(unchecked) private var symbolCache = SymbolCache()
 
     init(options: DocumentOptions, policy: DuplicatePolicy) {
         self.policy = policy
@@ -41,7 +40,7 @@ final class GraphSink: DocumentSink {
 
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         let s = storage
-        let type = internType(b.scratch.bytes(in: r.type.range))
+        let type = internSymbol(b.scratch.bytes(in: r.type.range))
         var key: UInt32
         var lidKey = GraphStorage.noKey
         if !r.id.isNone {
@@ -89,28 +88,28 @@ final class GraphSink: DocumentSink {
         if r.isPrimary { s.primaryRows.append(row) }
     }
 
+    /// The symbol of a type or member name.
     @inline(__always)
-    private func internType(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        if lastTypeSymbol != .max && bytes.count == lastTypeBytes.count
-            && lastTypeBytes.withUnsafeBytes({ memoryEqual($0, bytes) })
-        {
-            return lastTypeSymbol
-        }
+    private func internSymbol(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        if let t = symbolCache.lookUp(bytes) { return t }
+        return internSymbolSlow(bytes)
+    }
+
+    @inline(never)
+    private func internSymbolSlow(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         let t = storage.symbols.intern(bytes)
         while storage.rowsByType.count <= Int(t) { storage.rowsByType.append([]) }
-        lastTypeSymbol = t
-        lastTypeBytes = Array(bytes)
+        symbolCache.remember(bytes, t)
         return t
     }
 
     private func appendRelationship(_ d: RelationshipDraft, from b: DocumentBuilder) {
         let s = storage
-        let name = s.symbols.intern(b.scratch.bytes(in: d.name.range))
-        while s.rowsByType.count < s.symbols.count { s.rowsByType.append([]) }
+        let name = internSymbol(b.scratch.bytes(in: d.name.range))
         let targetStart = UInt32(s.linkage.count)
         for i in d.targets {
             let t = b.identifierDrafts[Int(i)]
-            let type = internType(b.scratch.bytes(in: t.type.range))
+            let type = internSymbol(b.scratch.bytes(in: t.type.range))
             var key: UInt32
             var lidKey = GraphStorage.noKey
             if !t.id.isNone {

@@ -49,6 +49,8 @@ class JSONEventReceiver {
     @exclusivity(unchecked) final var depth = 0
     /// Whether a member name was read and its value has not started yet.
     @exclusivity(unchecked) final var awaitingValue = false
+    /// The first eight bytes (zero-padded) of the member name being reported to `onKey`.
+    @exclusivity(unchecked) final var keyPrefix: UInt64 = 0
     @exclusivity(unchecked) final var levels = UnsafeStack<Level>(capacity: 64)
     @exclusivity(unchecked) final var keyEntries = UnsafeStack<KeyEntry>(capacity: 256)
     @exclusivity(unchecked) final var keyBytes = ByteArena(capacity: 4096)
@@ -225,6 +227,7 @@ class JSONEventReceiver {
         level.pointee.count &+= 1
         awaitingValue = true
         if level.pointee.table >= 0 { insertIntoTable(level: level, entry: keyEntries.count - 1) }
+        keyPrefix = prefix
         return onKey(name, escaped: escaped)
     }
 

@@ -374,8 +374,7 @@ final class JSONStreamParser {
     func currentTokenLocation() -> SourcePosition {
         guard let start = feedingStart, !completing else { return location(of: received) }
         let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
-        let (tokenStart, _) = tokenEnding(at: yajl.bytesConsumed, in: buffer)
-        return location(of: feedingBase + tokenStart)
+        return location(of: feedingBase + tokenStart(endingAt: yajl.bytesConsumed, in: buffer))
     }
 
     /// The source bytes of the string token yajl is reporting (during a callback), with its
@@ -384,10 +383,10 @@ final class JSONStreamParser {
         guard let start = feedingStart, !completing else { return nil }
         let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
         let end = min(yajl.bytesConsumed, feedingCount)
-        let (tokenStart, _) = tokenEnding(at: end, in: buffer)
+        let first = tokenStart(endingAt: end, in: buffer)
         var e = end
-        while e > tokenStart && buffer[e - 1] != 0x22 { e -= 1 }
-        return (UnsafeRawBufferPointer(rebasing: buffer[tokenStart..<e]), feedingBase + tokenStart)
+        while e > first && buffer[e - 1] != 0x22 { e -= 1 }
+        return (UnsafeRawBufferPointer(rebasing: buffer[first..<e]), feedingBase + first)
     }
 
     /// The token of `buffer` that holds byte `target` (or the first after it), found by reading
@@ -428,47 +427,39 @@ final class JSONStreamParser {
         return (s, "number \(text)")
     }
 
-    /// Finds the token that ends at `end` in `buffer` (yajl's consumed count): its start
-    /// and a short description. The buffer starts at a token boundary and holds whole
-    /// tokens, so a backwards walk is unambiguous.
-    private func tokenEnding(at end: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
+    /// The start of the token that ends at `end` in `buffer` (yajl's consumed count during a
+    /// callback). The buffer starts at a token boundary and holds whole tokens, so a
+    /// backwards walk is unambiguous.
+    private func tokenStart(endingAt end: Int, in buffer: UnsafeRawBufferPointer) -> Int {
         var e = min(end, buffer.count)
-        // Skip whitespace yajl may have consumed after the token.
-        while e > 0, byteClass[Int(buffer[e - 1])] == ByteClass.space || buffer[e - 1] == 0x0A { e -= 1 }
-        guard e > 0 else { return (0, "end of input") }
+        while e > 0 {
+            let c = buffer[e - 1]
+            guard c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { break }
+            e -= 1
+        }
+        guard e > 0 else { return 0 }
         let last = buffer[e - 1]
         if last == 0x22 {
-            // A string: walk back to the unescaped opening quote.
             var i = e - 2
             while i >= 0 {
                 if buffer[i] == 0x22 {
                     var backslashes = 0
                     var j = i - 1
                     while j >= 0 && buffer[j] == 0x5C { backslashes += 1; j -= 1 }
-                    if backslashes % 2 == 0 { break }
+                    if backslashes % 2 == 0 { return i }
                 }
                 i -= 1
             }
-            let s = max(i, 0)
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self)
-            return (s, "string " + text + (e - s > 40 ? "…" : ""))
+            return 0
         }
-        let cls = byteClass[Int(last)]
-        if cls == ByteClass.structural {
-            return (e - 1, "'\(Character(Unicode.Scalar(last)))'")
-        }
+        if byteClass[Int(last)] == ByteClass.structural { return e - 1 }
         var s = e - 1
         while s > 0 {
-            let c = byteClass[Int(buffer[s - 1])]
-            if c == ByteClass.digit || c == ByteClass.word || c == ByteClass.literal || c == ByteClass.minus
-                || buffer[s - 1] == UInt8(ascii: ".") || buffer[s - 1] == UInt8(ascii: "+")
-            {
-                s -= 1
-            } else { break }
+            let d = buffer[s - 1]
+            guard (d | 0x20) &- 0x61 < 26 || d &- 0x30 < 10 || d == 0x2D || d == 0x2B || d == 0x2E else { break }
+            s -= 1
         }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self)
-        let kind = byteClass[Int(buffer[s])] == ByteClass.literal ? "literal" : "number"
-        return (s, "\(kind) \(text)")
+        return s
     }
 
     func diagnostic(_ rule: Rule, _ message: String, at offset: Int, pointer: String? = nil) -> Diagnostic {

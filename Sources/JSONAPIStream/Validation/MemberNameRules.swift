@@ -85,39 +85,35 @@ enum SyntaxRules {
         var i = 0
         let n = s.count
         var sawHash = false
-        var firstDelimiter: UInt8? = nil
+        var brackets = false
+        var firstDelimiter: UInt8 = 0
         var firstDelimiterIndex = n
         while i < n {
             let c = s[i]
-            if firstDelimiter == nil && (c == UInt8(ascii: ":") || c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")) {
-                firstDelimiter = c
-                firstDelimiterIndex = i
-            }
+            guard c < 0x80, uriAllowed(c) else { return false }
+            if !uriSpecial(c) { i &+= 1; continue }
             switch c {
             case UInt8(ascii: "%"):
-                guard i + 2 < n, hexDigitValue(s[i + 1]) < 16, hexDigitValue(s[i + 2]) < 16 else { return false }
-                i += 3
+                guard i &+ 2 < n, hexDigitValue(s[i &+ 1]) < 16, hexDigitValue(s[i &+ 2]) < 16 else { return false }
+                i &+= 3
                 continue
             case UInt8(ascii: "#"):
                 if sawHash { return false }
                 sawHash = true
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                break
-            default:
-                // unreserved, gen-delims and sub-delims: - . _ ~ : / ? [ ] @ ! $ & ' ( ) * + , ; =
-                switch c {
-                case 0x2D, 0x2E, 0x5F, 0x7E, 0x3A, 0x2F, 0x3F, 0x5B, 0x5D, 0x40, 0x21, 0x24, 0x26, 0x27,
-                    0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D:
-                    break
-                default: return false
-                }
+            case UInt8(ascii: "["), UInt8(ascii: "]"):
+                brackets = true
+            default: break
             }
-            i += 1
+            if firstDelimiter == 0 && (c == UInt8(ascii: ":") || c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")) {
+                firstDelimiter = c
+                firstDelimiterIndex = i
+            }
+            i &+= 1
         }
         // Square brackets belong to an IP literal host (`//[::1]`). Elsewhere RFC 3986 does
         // not allow them, but the spec's own examples put them in query strings
         // (`?page[number]=2`), so the query and fragment may hold them; the path may not.
-        if !checkBrackets(s) { return false }
+        if brackets && !checkBrackets(s) { return false }
         if firstDelimiter == UInt8(ascii: ":") {
             // A scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
             guard firstDelimiterIndex > 0 else { return false }
@@ -129,6 +125,21 @@ enum SyntaxRules {
             }
         }
         return true
+    }
+
+    /// Characters a URI-reference may hold: A-Z a-z 0-9 - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; = %
+    @inline(__always)
+    static func uriAllowed(_ c: UInt8) -> Bool {
+        // Bit c of the 128-bit set, as two words.
+        let low: UInt64 = 0xAFFF_FFFA_0000_0000
+        let high: UInt64 = 0x47FF_FFFE_AFFF_FFFF
+        return c < 64 ? (low >> UInt64(c)) & 1 == 1 : (high >> UInt64(c &- 64)) & 1 == 1
+    }
+
+    /// Characters the URI check looks at more closely: % # [ ] : / ?
+    @inline(__always)
+    static func uriSpecial(_ c: UInt8) -> Bool {
+        c == 0x25 || c == 0x23 || c == 0x5B || c == 0x5D || c == 0x3A || c == 0x2F || c == 0x3F
     }
 
     private static func checkBrackets(_ s: UnsafeRawBufferPointer) -> Bool {
@@ -209,5 +220,45 @@ enum SyntaxRules {
             i += 1
         }
         return true
+    }
+}
+
+/// A direct-mapped cache of names (up to 16 bytes) found valid, keyed exactly by length,
+/// first eight and last eight bytes. Misses only cost a check.
+struct NameCache {
+    private struct Slot {
+        var length: Int32 = -1
+        var kind: Int32 = 0
+        var prefix: UInt64 = 0
+        var suffix: UInt64 = 0
+    }
+    private var slots = [Slot](repeating: Slot(), count: 256)
+
+    @inline(__always)
+    private static func suffix(_ name: UnsafeRawBufferPointer) -> UInt64 {
+        name.count > 8 ? name.loadUnaligned(fromByteOffset: name.count &- 8, as: UInt64.self) : 0
+    }
+
+    @inline(__always)
+    private static func slot(_ n: Int, _ prefix: UInt64, _ suffix: UInt64, _ kind: Int32) -> Int {
+        let h = (prefix &+ suffix &* 31 &+ UInt64(n) &+ UInt64(kind) &<< 40) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: h &>> 56)
+    }
+
+    @inline(__always)
+    func contains(_ name: UnsafeRawBufferPointer, prefix: UInt64, kind: Int32) -> Bool {
+        let n = name.count
+        guard n > 0 && n <= 16 else { return false }
+        let s = Self.suffix(name)
+        let e = slots[Self.slot(n, prefix, s, kind)]
+        return e.length == Int32(n) && e.prefix == prefix && e.suffix == s && e.kind == kind
+    }
+
+    @inline(__always)
+    mutating func insert(_ name: UnsafeRawBufferPointer, prefix: UInt64, kind: Int32) {
+        let n = name.count
+        guard n > 0 && n <= 16 else { return }
+        let s = Self.suffix(name)
+        slots[Self.slot(n, prefix, s, kind)] = Slot(length: Int32(n), kind: kind, prefix: prefix, suffix: s)
     }
 }

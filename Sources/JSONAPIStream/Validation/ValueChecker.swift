@@ -3,9 +3,10 @@
 /// exact position and JSON pointer of the offending token.
 ///
 /// It sees the raw events of one stored value at a time: ``begin(_:builder:)`` says what the
-/// value should be (``Schema``); each key sets what its value should be (``Expect``);
-/// containers push a ``Node`` saying how to read their members.
-struct ValueChecker {
+/// value should be (``Schema``); each member name sets what its value should be
+/// (``Expect``); containers push a ``Node`` saying how to read their members. All state is
+/// trivial (no `String`s, no reference counting): this runs for every link of every resource.
+struct ValueChecker: ~Copyable {
     enum LinksOwner: UInt8 { case document, resource, relationship, error, linkObject }
 
     enum Schema {
@@ -20,49 +21,65 @@ struct ValueChecker {
         case link
         case href
         case relationType
-        case plainString(Rule, String)
+        case plainString(Rule, StaticString)
         case hreflang
         case hreflangString
         case jsonapiObject
-        case uriArray(String)
-        case uriString(String)
+        case uriArray(StaticString)
+        case uriString(StaticString)
         case errorsArray
         case errorObject
         case errorSource
         case sourcePointer
+
+        static func == (a: Expect, b: Expect) -> Bool {
+            switch (a, b) {
+            case (.anything, .anything), (.metaObject, .metaObject), (.link, .link), (.href, .href),
+                (.relationType, .relationType), (.hreflang, .hreflang), (.hreflangString, .hreflangString),
+                (.jsonapiObject, .jsonapiObject), (.errorsArray, .errorsArray), (.errorObject, .errorObject),
+                (.errorSource, .errorSource), (.sourcePointer, .sourcePointer):
+                return true
+            case (.linksObject(let x), .linksObject(let y)): return x == y
+            case (.plainString(let r, _), .plainString(let s, _)): return r == s
+            case (.uriArray, .uriArray), (.uriString, .uriString): return true
+            default: return false
+            }
+        }
     }
 
-    enum Node: Equatable {
+    enum Node {
         case skip
         case meta
         case links(LinksOwner, sawSelfOrRelated: Bool)
         case linkObject(sawHref: Bool)
         case hreflangArray
         case jsonapi
-        case uriArray(String)
+        case uriArray(StaticString)
         case errors
-        case error(members: Int)
+        case error(members: Int32)
         case source
         case attributes
     }
 
     var expect = Expect.anything
-    var stack: [Node] = []
+    var stack = UnsafeStack<Node>(capacity: 16)
     /// Depth inside a skipped subtree.
     var skipDepth = 0
     var extensions: Set<String> = []
     /// Check custom link names and meta member names (strict mode only, SPEC-RULES note c).
     var strictNames = false
 
+    init() {}
+
     mutating func begin(_ schema: Schema, builder: DocumentBuilder) {
-        stack.removeAll(keepingCapacity: true)
+        stack.removeAll()
         skipDepth = 0
         switch schema {
         case .meta: expect = .metaObject
         case .jsonapi: expect = .jsonapiObject
         case .errors: expect = .errorsArray
         case .links(let owner): expect = .linksObject(owner)
-        case .attributes: expect = .anything; stack.append(.attributes)
+        case .attributes: expect = .anything; stack.push(.attributes)
         }
     }
 
@@ -75,18 +92,15 @@ struct ValueChecker {
         let e = expect
         expect = .anything
         switch e {
-        case .anything: return push(.skip)
-        case .metaObject: stack.append(.meta); return true
-        case .linksObject(let owner): stack.append(.links(owner, sawSelfOrRelated: false)); return true
-        case .link: stack.append(.linkObject(sawHref: false)); return true
-        case .jsonapiObject: stack.append(.jsonapi); return true
-        case .errorObject: stack.append(.error(members: 0)); return true
-        case .errorSource: stack.append(.source); return true
-        case .errorsArray:
-            _ = push(.skip)
-            return builder.report(.R08, "errors MUST be an array of error objects, not an object")
+        case .anything: return pushSkip()
+        case .metaObject: stack.push(.meta); return true
+        case .linksObject(let owner): stack.push(.links(owner, sawSelfOrRelated: false)); return true
+        case .link: stack.push(.linkObject(sawHref: false)); return true
+        case .jsonapiObject: stack.push(.jsonapi); return true
+        case .errorObject: stack.push(.error(members: 0)); return true
+        case .errorSource: stack.push(.source); return true
         default:
-            _ = push(.skip)
+            _ = pushSkip()
             return wrongValue(e, found: "an object", builder)
         }
     }
@@ -96,20 +110,25 @@ struct ValueChecker {
         let e = expect
         expect = .anything
         switch e {
-        case .anything: return push(.skip)
-        case .errorsArray: stack.append(.errors); expect = .errorObject; return true
-        case .hreflang: stack.append(.hreflangArray); expect = .hreflangString; return true
-        case .uriArray(let name): stack.append(.uriArray(name)); expect = .uriString(name); return true
+        case .anything: return pushSkip()
+        case .errorsArray: stack.push(.errors); expect = .errorObject; return true
+        case .hreflang: stack.push(.hreflangArray); expect = .hreflangString; return true
+        case .uriArray(let name): stack.push(.uriArray(name)); expect = .uriString(name); return true
         default:
-            _ = push(.skip)
+            _ = pushSkip()
             return wrongValue(e, found: "an array", builder)
         }
     }
 
     mutating func endContainer(builder: DocumentBuilder) -> Bool {
         if skipDepth > 1 { skipDepth -= 1; return true }
-        if skipDepth == 1 { skipDepth = 0; _ = stack.popLast(); return afterValue() }
-        guard let node = stack.popLast() else { return true }
+        if skipDepth == 1 {
+            skipDepth = 0
+            stack.pop()
+            return afterValue()
+        }
+        guard !stack.isEmpty else { return true }
+        let node = stack.pop()
         switch node {
         case .links(.relationship, let saw) where !saw:
             if !builder.report(.R19, "relationship links MUST contain self or related", at: .container) { return false }
@@ -168,13 +187,17 @@ struct ValueChecker {
         return afterValue()
     }
 
-    // MARK: - Keys
+    // MARK: - Member names
 
-    mutating func key(_ name: UnsafeRawBufferPointer, builder: DocumentBuilder) -> Bool {
+    /// `prefix` is the name's first eight bytes, zero-padded (as the receiver computed it).
+    mutating func key(_ name: UnsafeRawBufferPointer, prefix p: UInt64, builder: DocumentBuilder) -> Bool {
         if skipDepth > 0 { return true }
-        guard let top = stack.last else { return true }
+        guard !stack.isEmpty else { return true }
+        let n = name.count
         let exempt = name.first == UInt8(ascii: "@") || isExtensionMember(name)
-        switch top {
+        @inline(__always) func named(_ word: UInt64, _ length: Int) -> Bool { p == word && n == length }
+        let top = stack.topPointer
+        switch top.pointee {
         case .skip, .attributes:
             expect = .anything
             return true
@@ -183,71 +206,71 @@ struct ValueChecker {
             return builder.checkMemberName(name, what: "meta member name", always: false)
         case .links(let owner, let saw):
             expect = exempt ? .anything : .link
-            let n = String(decoding: name, as: UTF8.self)
-            if owner == .relationship && !saw && (n == "self" || n == "related" || isExtensionMember(name)) {
-                stack[stack.count - 1] = .links(owner, sawSelfOrRelated: true)
+            let isSelf = named(Names.self_, 4)
+            let isRelated = named(Names.related, 7)
+            if owner == .relationship && !saw && (isSelf || isRelated || isExtensionMember(name)) {
+                top.pointee = .links(owner, sawSelfOrRelated: true)
             }
-            if owner == .error && !exempt && n != "about" && n != "type" {
-                return builder.report(.R35, "error links MAY contain only about and type, not \(quoted(n))")
+            let isAbout = named(Names.about, 5)
+            let isType = named(Names.type, 4)
+            if owner == .error && !exempt && !isAbout && !isType {
+                return builder.report(.R35, "error links MAY contain only about and type, not \(quoted(String(decoding: name, as: UTF8.self)))")
             }
-            if !exempt && !["self", "related", "about", "type", "describedby", "first", "last", "prev", "next"].contains(n) {
+            let standard = isSelf || isRelated || isAbout || isType || named(Names.first, 5) || named(Names.last, 4)
+                || named(Names.prev, 4) || named(Names.next, 4) || (n == 11 && memoryEqual(name, staticBytes("describedby")))
+            if !exempt && !standard {
                 return builder.checkMemberName(name, what: "link name", always: false)
             }
             return true
         case .linkObject:
             if exempt { expect = .anything; return true }
-            switch String(decoding: name, as: UTF8.self) {
-            case "href":
-                stack[stack.count - 1] = .linkObject(sawHref: true)
+            if named(Names.href, 4) {
+                top.pointee = .linkObject(sawHref: true)
                 expect = .href
-            case "rel": expect = .relationType
-            case "describedby": expect = .link
-            case "title": expect = .plainString(.R29, "title")
-            case "type": expect = .plainString(.R29, "type")
-            case "hreflang": expect = .hreflang
-            case "meta": expect = .metaObject
-            default:
+            } else if named(Names.rel, 3) { expect = .relationType }
+            else if n == 11 && memoryEqual(name, staticBytes("describedby")) { expect = .link }
+            else if named(Names.title, 5) { expect = .plainString(.R29, "title") }
+            else if named(Names.type, 4) { expect = .plainString(.R29, "type") }
+            else if named(Names.hreflang, 8) { expect = .hreflang }
+            else if named(Names.meta, 4) { expect = .metaObject }
+            else {
                 expect = .anything
                 return builder.report(.R29, "a link object MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
             return true
         case .jsonapi:
             if exempt { expect = .anything; return true }
-            switch String(decoding: name, as: UTF8.self) {
-            case "version": expect = .plainString(.R30, "version")
-            case "ext": expect = .uriArray("ext")
-            case "profile": expect = .uriArray("profile")
-            case "meta": expect = .metaObject
-            default:
+            if named(Names.version, 7) { expect = .plainString(.R30, "version") }
+            else if named(Names.ext, 3) { expect = .uriArray("ext") }
+            else if named(Names.profile, 7) { expect = .uriArray("profile") }
+            else if named(Names.meta, 4) { expect = .metaObject }
+            else {
                 expect = .anything
                 return builder.report(.R30, "the jsonapi object MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
             return true
         case .error(let members):
             if exempt { expect = .anything; return true }
-            stack[stack.count - 1] = .error(members: members + 1)
-            switch String(decoding: name, as: UTF8.self) {
-            case "id": expect = .plainString(.R33, "id")
-            case "status": expect = .plainString(.R33, "status")
-            case "code": expect = .plainString(.R33, "code")
-            case "title": expect = .plainString(.R33, "title")
-            case "detail": expect = .plainString(.R33, "detail")
-            case "source": expect = .errorSource
-            case "links": expect = .linksObject(.error)
-            case "meta": expect = .metaObject
-            default:
+            if named(Names.id, 2) { expect = .plainString(.R33, "id") }
+            else if named(Names.status, 6) { expect = .plainString(.R33, "status") }
+            else if named(Names.code, 4) { expect = .plainString(.R33, "code") }
+            else if named(Names.title, 5) { expect = .plainString(.R33, "title") }
+            else if named(Names.detail, 6) { expect = .plainString(.R33, "detail") }
+            else if named(Names.source, 6) { expect = .errorSource }
+            else if named(Names.links, 5) { expect = .linksObject(.error) }
+            else if named(Names.meta, 4) { expect = .metaObject }
+            else {
                 expect = .anything
-                stack[stack.count - 1] = .error(members: members)
                 return builder.report(.R32, "an error object MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
+            top.pointee = .error(members: members + 1)
             return true
         case .source:
             if exempt { expect = .anything; return true }
-            switch String(decoding: name, as: UTF8.self) {
-            case "pointer": expect = .sourcePointer
-            case "parameter": expect = .plainString(.R34, "source.parameter")
-            case "header": expect = .plainString(.R34, "source.header")
-            default:
+            if named(Names.pointer, 7) { expect = .sourcePointer }
+            else if n == 9 && memoryEqual(name, staticBytes("parameter")) { expect = .plainString(.R34, "source.parameter") }
+            else if named(Names.header, 6) { expect = .plainString(.R34, "source.header") }
+            else {
                 expect = .anything
                 return builder.report(.R34, "an error source MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
@@ -260,15 +283,16 @@ struct ValueChecker {
 
     // MARK: - Helpers
 
-    private mutating func push(_ node: Node) -> Bool {
-        if node == .skip { skipDepth = 1 }
-        stack.append(node)
+    private mutating func pushSkip() -> Bool {
+        skipDepth = 1
+        stack.push(.skip)
         return true
     }
 
     /// After a value inside an array, the next element expects the same.
     private mutating func afterValue() -> Bool {
-        switch stack.last {
+        if stack.isEmpty { expect = .anything; return true }
+        switch stack.top {
         case .errors: expect = .errorObject
         case .hreflangArray: expect = .hreflangString
         case .uriArray(let name): expect = .uriString(name)
@@ -278,7 +302,7 @@ struct ValueChecker {
     }
 
     private func isExtensionMember(_ name: UnsafeRawBufferPointer) -> Bool {
-        guard let colon = name.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        guard !extensions.isEmpty, let colon = name.firstIndex(of: UInt8(ascii: ":")) else { return false }
         return extensions.contains(String(decoding: UnsafeRawBufferPointer(rebasing: name[..<colon]), as: UTF8.self))
     }
 
@@ -301,4 +325,33 @@ struct ValueChecker {
         case .anything: return true
         }
     }
+}
+
+/// Member names as their first eight bytes, little-endian and zero-padded: compared with a
+/// name's prefix and length, an exact match for names of eight bytes or fewer.
+enum Names {
+    static let self_: UInt64 = 0x666C_6573  // "self"
+    static let related: UInt64 = 0x64_6574_616C_6572  // "related"
+    static let about: UInt64 = 0x74_756F_6261  // "about"
+    static let type: UInt64 = 0x6570_7974  // "type"
+    static let first: UInt64 = 0x74_7372_6966  // "first"
+    static let last: UInt64 = 0x7473_616C  // "last"
+    static let prev: UInt64 = 0x7665_7270  // "prev"
+    static let next: UInt64 = 0x7478_656E  // "next"
+    static let href: UInt64 = 0x6665_7268  // "href"
+    static let rel: UInt64 = 0x6C_6572  // "rel"
+    static let title: UInt64 = 0x65_6C74_6974  // "title"
+    static let hreflang: UInt64 = 0x676E_616C_6665_7268  // "hreflang"
+    static let meta: UInt64 = 0x6174_656D  // "meta"
+    static let version: UInt64 = 0x6E_6F69_7372_6576  // "version"
+    static let ext: UInt64 = 0x74_7865  // "ext"
+    static let profile: UInt64 = 0x65_6C69_666F_7270  // "profile"
+    static let id: UInt64 = 0x6469  // "id"
+    static let status: UInt64 = 0x7375_7461_7473  // "status"
+    static let code: UInt64 = 0x6564_6F63  // "code"
+    static let detail: UInt64 = 0x6C69_6174_6564  // "detail"
+    static let source: UInt64 = 0x6563_7275_6F73  // "source"
+    static let links: UInt64 = 0x73_6B6E_696C  // "links"
+    static let pointer: UInt64 = 0x72_6574_6E69_6F70  // "pointer"
+    static let header: UInt64 = 0x7265_6461_6568  // "header"
 }

@@ -39,7 +39,7 @@ struct ByteArena: ~Copyable {
         let n = bytes.count
         guard n > 0 else { return }
         if count &+ n > capacity { grow(minimum: count + n) }
-        (base + count).copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: n)
+        copyBytes(to: base + count, from: bytes.baseAddress.unsafelyUnwrapped, count: n)
         count &+= n
     }
 
@@ -134,5 +134,32 @@ extension ByteArena {
     /// The bytes in `range`, as a `String` (they are valid UTF-8 by construction).
     func string(_ range: Range<Int>) -> String {
         String(decoding: bytes(in: range), as: UTF8.self)
+    }
+}
+
+/// Copies `n` bytes; short runs (the common case: names, ids, short strings) without a call
+/// to `memcpy`, with two overlapping loads and stores that stay inside both ranges.
+@inline(__always)
+func copyBytes(to d: UnsafeMutableRawPointer, from s: UnsafeRawPointer, count n: Int) {
+    if n >= 8 && n <= 16 {
+        let a = s.loadUnaligned(as: UInt64.self)
+        let b = s.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+        d.storeBytes(of: a, as: UInt64.self)
+        d.storeBytes(of: b, toByteOffset: n &- 8, as: UInt64.self)
+    } else if n >= 4 && n < 8 {
+        let a = s.loadUnaligned(as: UInt32.self)
+        let b = s.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+        d.storeBytes(of: a, as: UInt32.self)
+        d.storeBytes(of: b, toByteOffset: n &- 4, as: UInt32.self)
+    } else if n < 4 {
+        if n == 0 { return }
+        let a = s.load(as: UInt8.self)
+        let b = s.load(fromByteOffset: n &- 1, as: UInt8.self)
+        let m = s.load(fromByteOffset: n &>> 1, as: UInt8.self)
+        d.storeBytes(of: a, as: UInt8.self)
+        d.storeBytes(of: m, toByteOffset: n &>> 1, as: UInt8.self)
+        d.storeBytes(of: b, toByteOffset: n &- 1, as: UInt8.self)
+    } else {
+        d.copyMemory(from: s, byteCount: n)
     }
 }
