@@ -17,10 +17,12 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
-        // The core library: CYajl, the standard library and Foundation only.
+        // Platform calls the Swift overlay lacks (mremap).
+        .target(name: "CPlatform"),
+        // The core library: CYajl, CPlatform, the standard library and Foundation only.
         .target(
             name: "JSONAPIStream",
-            dependencies: ["CYajl"]
+            dependencies: ["CYajl", "CPlatform"]
         ),
         .executableTarget(
             name: "jsonapi",

@@ -10,23 +10,34 @@
 /// symbol as tag, so that `("articles", "1")` and `("people", "1")` are different keys.
 struct ByteInterner: ~Copyable {
     struct Entry {
-        /// First eight bytes, little-endian, zero-padded.
-        var prefix: UInt64
-        /// Last eight bytes (names of 9 to 16 bytes), else 0.
-        var suffix: UInt64
         /// Where the bytes are in `bytes`.
         var start: Int
         var count: Int32
         var tag: UInt32
     }
 
+    /// A table slot: everything a lookup of a name of up to 16 bytes compares, in 32 bytes
+    /// (two slots per cache line), so a hit costs one memory access.
+    struct Slot {
+        /// `hash32 << 32 | (number + 1)`; 0 for an empty slot.
+        var meta: UInt64
+        /// First eight bytes, little-endian, zero-padded.
+        var prefix: UInt64
+        /// Last eight bytes (names of 9 to 16 bytes), else 0.
+        var suffix: UInt64
+        /// `count << 32 | tag`.
+        var countAndTag: UInt64
+    }
+
     private(set) var bytes = ByteArena(capacity: 4096)
     private(set) var entries: [Entry] = []
-    /// `hash << 32 | (number + 1)`, or 0 for an empty slot.
-    private var table: [UInt64] = [UInt64](repeating: 0, count: 64)
-    private var mask = 63
+    private var table = UnsafeMutablePointer<Slot>.allocate(capacity: 64)
+    private var tableSize = 64
+    private var mask: UInt64 = 63
 
-    init() {}
+    init() { table.initialize(repeating: Slot(meta: 0, prefix: 0, suffix: 0, countAndTag: 0), count: 64) }
+
+    deinit { table.deallocate() }
 
     var count: Int { entries.count }
 
@@ -45,6 +56,7 @@ struct ByteInterner: ~Copyable {
         return (v, 0)
     }
 
+    /// A 32-bit hash of `(tag, name)`.
     @inline(__always)
     static func hash(_ name: UnsafeRawBufferPointer, _ prefix: UInt64, _ suffix: UInt64, tag: UInt32) -> UInt64 {
         let n = name.count
@@ -55,7 +67,8 @@ struct ByteInterner: ~Copyable {
         } else {
             h = hashBytes(name)
         }
-        return (h ^ (UInt64(tag) &* 0xFF51_AFD7_ED55_8CCD)) &* 0x9E37_79B9_7F4A_7C15
+        h = (h ^ (UInt64(tag) &* 0xFF51_AFD7_ED55_8CCD)) &* 0x9E37_79B9_7F4A_7C15
+        return h &>> 32
     }
 
     /// The number for `(tag, name)`, adding it when new.
@@ -65,34 +78,34 @@ struct ByteInterner: ~Copyable {
     mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32 {
         let (prefix, suffix) = Self.words(name)
         let h = Self.hash(name, prefix, suffix, tag: tag)
-        let h32 = h &>> 32
-        var slot = Int(truncatingIfNeeded: h) & mask
+        let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
+        var i = h & mask
         while true {
-            let v = table[slot]
-            if v == 0 { break }
-            if v &>> 32 == h32 {
-                let e = Int(truncatingIfNeeded: v & 0xFFFF_FFFF) &- 1
-                if matches(entries[e], name, prefix, suffix, tag) { return UInt32(e) }
+            let slot = table[Int(i)]
+            if slot.meta == 0 { break }
+            if slot.meta &>> 32 == h && slot.prefix == prefix && slot.suffix == suffix && slot.countAndTag == countAndTag {
+                let e = UInt32(truncatingIfNeeded: slot.meta) &- 1
+                if name.count <= 16 || longNameEquals(e, name) { return e }
             }
-            slot = (slot &+ 1) & mask
+            i = (i &+ 1) & mask
         }
-        return insert(name, prefix, suffix, tag: tag, hash32: h32, slot: slot)
+        return insert(name, prefix, suffix, countAndTag, hash: h, at: Int(i))
     }
 
     /// The number for `(tag, name)` if it was interned.
     func find(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32? {
         let (prefix, suffix) = Self.words(name)
         let h = Self.hash(name, prefix, suffix, tag: tag)
-        let h32 = h &>> 32
-        var slot = Int(truncatingIfNeeded: h) & mask
+        let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
+        var i = h & mask
         while true {
-            let v = table[slot]
-            if v == 0 { return nil }
-            if v &>> 32 == h32 {
-                let e = Int(truncatingIfNeeded: v & 0xFFFF_FFFF) &- 1
-                if matches(entries[e], name, prefix, suffix, tag) { return UInt32(e) }
+            let slot = table[Int(i)]
+            if slot.meta == 0 { return nil }
+            if slot.meta &>> 32 == h && slot.prefix == prefix && slot.suffix == suffix && slot.countAndTag == countAndTag {
+                let e = UInt32(truncatingIfNeeded: slot.meta) &- 1
+                if name.count <= 16 || longNameEquals(e, name) { return e }
             }
-            slot = (slot &+ 1) & mask
+            i = (i &+ 1) & mask
         }
     }
 
@@ -106,39 +119,48 @@ struct ByteInterner: ~Copyable {
         return name.withUTF8 { intern(UnsafeRawBufferPointer($0), tag: tag) }
     }
 
-    @inline(__always)
-    private func matches(_ e: Entry, _ name: UnsafeRawBufferPointer, _ prefix: UInt64, _ suffix: UInt64, _ tag: UInt32) -> Bool {
-        guard e.prefix == prefix && e.suffix == suffix && Int(e.count) == name.count && e.tag == tag else { return false }
-        if name.count <= 16 { return true }
-        return memoryEqual(bytes.bytes(in: e.start..<e.start + name.count), name)
+    @inline(never)
+    private func longNameEquals(_ e: UInt32, _ name: UnsafeRawBufferPointer) -> Bool {
+        let entry = entries[Int(e)]
+        return memoryEqual(bytes.bytes(in: entry.start..<entry.start + name.count), name)
     }
 
     @inline(never)
     private mutating func insert(
-        _ name: UnsafeRawBufferPointer, _ prefix: UInt64, _ suffix: UInt64, tag: UInt32, hash32: UInt64, slot: Int
+        _ name: UnsafeRawBufferPointer, _ prefix: UInt64, _ suffix: UInt64, _ countAndTag: UInt64, hash h: UInt64, at i: Int
     ) -> UInt32 {
         let n = UInt32(entries.count)
         let start = bytes.count
         bytes.append(name)
-        entries.append(Entry(prefix: prefix, suffix: suffix, start: start, count: Int32(name.count), tag: tag))
-        table[slot] = hash32 &<< 32 | UInt64(n &+ 1)
-        if entries.count * 2 > table.count { grow() }
+        entries.append(Entry(start: start, count: Int32(name.count), tag: UInt32(truncatingIfNeeded: countAndTag)))
+        table[i] = Slot(meta: h &<< 32 | UInt64(n &+ 1), prefix: prefix, suffix: suffix, countAndTag: countAndTag)
+        if entries.count * 2 > tableSize { grow() }
         return n
     }
 
+    /// Doubles the table; slots move by their stored hash (nothing is hashed again).
     private mutating func grow() {
-        let size = table.count * 2
-        var newTable = [UInt64](repeating: 0, count: size)
-        let newMask = size - 1
-        for (i, e) in entries.enumerated() {
-            let name = bytes.bytes(in: e.start..<e.start + Int(e.count))
-            let h = Self.hash(name, e.prefix, e.suffix, tag: e.tag)
-            var slot = Int(truncatingIfNeeded: h) & newMask
-            while newTable[slot] != 0 { slot = (slot &+ 1) & newMask }
-            newTable[slot] = (h &>> 32) &<< 32 | UInt64(i &+ 1)
+        let size = tableSize * 2
+        let newTable = UnsafeMutablePointer<Slot>.allocate(capacity: size)
+        newTable.initialize(repeating: Slot(meta: 0, prefix: 0, suffix: 0, countAndTag: 0), count: size)
+        let newMask = UInt64(size - 1)
+        for k in 0..<tableSize {
+            let slot = table[k]
+            guard slot.meta != 0 else { continue }
+            var i = (slot.meta &>> 32) & newMask
+            while newTable[Int(i)].meta != 0 { i = (i &+ 1) & newMask }
+            newTable[Int(i)] = slot
         }
+        table.deallocate()
         table = newTable
+        tableSize = size
         mask = newMask
+    }
+
+    /// Makes room for `n` names without growing the table on the way.
+    mutating func reserveCapacity(_ n: Int) {
+        entries.reserveCapacity(n)
+        while tableSize < 2 * n { grow() }
     }
 
     /// The bytes of entry `n`; valid until the next insertion.
@@ -153,7 +175,7 @@ struct ByteInterner: ~Copyable {
     func string(of n: UInt32) -> String { String(decoding: bytes(of: n), as: UTF8.self) }
 
     /// Approximate memory held, in bytes.
-    var memoryFootprint: Int { bytes.capacity + entries.capacity * MemoryLayout<Entry>.stride + table.capacity * 8 }
+    var memoryFootprint: Int { bytes.capacity + entries.capacity * MemoryLayout<Entry>.stride + tableSize * MemoryLayout<Slot>.stride }
 }
 
 /// A direct-mapped cache in front of an interner for names of up to 16 bytes, keyed exactly
@@ -175,13 +197,18 @@ struct SymbolCache {
         return Int(truncatingIfNeeded: (h &* 0xFF51_AFD7_ED55_8CCD) &>> 56)
     }
 
+    /// Two ways per set: a name lives in slot `i` or `i ^ 1`.
     @inline(__always)
     func lookUp(_ name: UnsafeRawBufferPointer) -> UInt32? {
         let n = name.count
         guard n <= 16 else { return nil }
         let (prefix, suffix) = ByteInterner.words(name)
-        let s = slots[Self.index(n, prefix, suffix)]
-        return s.count == Int32(n) && s.prefix == prefix && s.suffix == suffix ? s.symbol : nil
+        let i = Self.index(n, prefix, suffix)
+        let a = slots[i]
+        if a.count == Int32(n) && a.prefix == prefix && a.suffix == suffix { return a.symbol }
+        let b = slots[i ^ 1]
+        if b.count == Int32(n) && b.prefix == prefix && b.suffix == suffix { return b.symbol }
+        return nil
     }
 
     @inline(__always)
@@ -189,6 +216,9 @@ struct SymbolCache {
         let n = name.count
         guard n <= 16 else { return }
         let (prefix, suffix) = ByteInterner.words(name)
-        slots[Self.index(n, prefix, suffix)] = Slot(count: Int32(n), symbol: symbol, prefix: prefix, suffix: suffix)
+        let i = Self.index(n, prefix, suffix)
+        // The newest goes first; the one it displaces moves to the other way.
+        slots[i ^ 1] = slots[i]
+        slots[i] = Slot(count: Int32(n), symbol: symbol, prefix: prefix, suffix: suffix)
     }
 }

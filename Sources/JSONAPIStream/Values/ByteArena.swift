@@ -9,13 +9,13 @@ struct ByteArena: ~Copyable {
     private(set) var capacity: Int
 
     init(capacity: Int = 4096) {
-        let c = Swift.max(capacity, 16)
-        base = UnsafeMutableRawPointer.allocate(byteCount: c, alignment: 16)
+        let c = LargeAllocation.roundUp(Swift.max(capacity, 16))
+        base = LargeAllocation.allocate(byteCount: c)
         count = 0
         self.capacity = c
     }
 
-    deinit { base.deallocate() }
+    deinit { LargeAllocation.deallocate(base, byteCount: capacity) }
 
     var isEmpty: Bool { count == 0 }
 
@@ -109,10 +109,8 @@ struct ByteArena: ~Copyable {
     mutating func grow(minimum: Int) {
         var newCapacity = Swift.max(capacity, 16)
         while newCapacity < minimum { newCapacity = newCapacity &* 2 }
-        let p = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
-        p.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = p
+        newCapacity = LargeAllocation.roundUp(newCapacity)
+        base = LargeAllocation.reallocate(base, from: capacity, to: newCapacity, used: count)
         capacity = newCapacity
     }
 
@@ -121,10 +119,10 @@ struct ByteArena: ~Copyable {
     /// Gives memory back when far more is held than used.
     mutating func shrinkToFit() {
         guard capacity > 2 * count + 4096 else { return }
-        let c = Swift.max(count, 16)
-        let p = UnsafeMutableRawPointer.allocate(byteCount: c, alignment: 16)
+        let c = LargeAllocation.roundUp(Swift.max(count, 16))
+        let p = LargeAllocation.allocate(byteCount: c)
         p.copyMemory(from: base, byteCount: count)
-        base.deallocate()
+        LargeAllocation.deallocate(base, byteCount: capacity)
         base = p
         capacity = c
     }

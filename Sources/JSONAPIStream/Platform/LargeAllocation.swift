@@ -1,0 +1,64 @@
+internal import CPlatform
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Memory for the large arenas (the value store, interner bytes): on Linux, anonymous
+/// mappings that ask for transparent huge pages (one page fault per 2 MiB instead of per
+/// 4 KiB) and grow with `mremap` (the kernel moves page tables; no bytes are copied).
+/// Elsewhere, ordinary allocation. Blocks below `threshold` always use `malloc`.
+enum LargeAllocation {
+    static let threshold = 1 << 21
+    static let hugePage = 1 << 21
+
+    /// Rounds a byte count up to what `allocate` will hand out.
+    static func roundUp(_ n: Int) -> Int {
+        n < threshold ? n : (n + hugePage - 1) & ~(hugePage - 1)
+    }
+
+    static func allocate(byteCount n: Int) -> UnsafeMutableRawPointer {
+        #if os(Linux)
+        if n >= threshold {
+            let size = roundUp(n)
+            let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            if let p, p != MAP_FAILED {
+                _ = madvise(p, size, 14 /* MADV_HUGEPAGE */)
+                return p
+            }
+        }
+        #endif
+        return UnsafeMutableRawPointer.allocate(byteCount: Swift.max(n, 16), alignment: 16)
+    }
+
+    /// Grows a block from `old` to `new` bytes, keeping its first `used` bytes.
+    static func reallocate(_ p: UnsafeMutableRawPointer, from old: Int, to new: Int, used: Int) -> UnsafeMutableRawPointer {
+        #if os(Linux)
+        if old >= threshold {
+            let size = roundUp(new)
+            // Invariant: p was mapped with mmap and is `roundUp(old)` bytes long.
+            if let q = jsonapi_mremap(p, roundUp(old), size) {
+                _ = madvise(q, size, 14 /* MADV_HUGEPAGE */)
+                return q
+            }
+        }
+        #endif
+        let q = allocate(byteCount: new)
+        q.copyMemory(from: p, byteCount: used)
+        deallocate(p, byteCount: old)
+        return q
+    }
+
+    static func deallocate(_ p: UnsafeMutableRawPointer, byteCount n: Int) {
+        #if os(Linux)
+        if n >= threshold {
+            munmap(p, roundUp(n))
+            return
+        }
+        #endif
+        p.deallocate()
+    }
+}
