@@ -47,6 +47,8 @@ final class DocumentBuilder: JSONEventReceiver {
     /// Receives warnings (lenient mode) as they are found.
     @exclusivity(unchecked) var onDiagnostic: ((Diagnostic) -> Void)?
     @exclusivity(unchecked) private(set) var warningCount = 0
+    /// Resources handed to the sink so far (on the building thread).
+    @exclusivity(unchecked) private(set) var resourcesBuilt = 0
 
     // MARK: Output: spans handed to sinks
 
@@ -83,7 +85,10 @@ final class DocumentBuilder: JSONEventReceiver {
     @exclusivity(unchecked) private var relationshipExtras: [ValueSpan] = []
     @exclusivity(unchecked) private var identifierExtras: [ValueSpan] = []
     /// Attribute names of the current resource (scratch spans), for R17.
-    @exclusivity(unchecked) private var attributeNames: [ScratchSpan] = []
+    /// Attribute names of the current resource, for R17, as words (exact for names of up to
+    /// 16 bytes; longer ones also keep their bytes in scratch).
+    @exclusivity(unchecked) private var attributeNames: [NameWords] = []
+    @exclusivity(unchecked) private var relationshipNames: [NameWords] = []
     @exclusivity(unchecked) private(set) var documentCount = 0
     @exclusivity(unchecked) private var documentHasErrors = false
     @exclusivity(unchecked) private var documentHasExtensionMember = false
@@ -614,7 +619,10 @@ final class DocumentBuilder: JSONEventReceiver {
         memberSpans.removeAll(keepingCapacity: true)
         resourceExtras.removeAll(keepingCapacity: true)
         relationshipsAfterAttributes = false
-        if validation != .off { attributeNames.removeAll(keepingCapacity: true) }
+        if validation != .off {
+            attributeNames.removeAll(keepingCapacity: true)
+            relationshipNames.removeAll(keepingCapacity: true)
+        }
         return true
     }
 
@@ -647,6 +655,7 @@ final class DocumentBuilder: JSONEventReceiver {
         } catch {
             return failWith(error)
         }
+        resourcesBuilt &+= 1
         if !keepsValues { store.truncate(to: resource.storeMark) }
         member = .none
         return true
@@ -862,7 +871,9 @@ final class DocumentBuilder: JSONEventReceiver {
     /// A key inside a checked raw value.
     private func checkKey(_ name: UnsafeRawBufferPointer) -> Bool {
         if rawTarget == .resourceAttributes {
-            if rawDepth == 1 { attributeNames.append(appendToScratch(name)) }
+            if rawDepth == 1 {
+                attributeNames.append(NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none))
+            }
             return checkMemberName(name, what: rawDepth == 1 ? "attribute name" : "member name in an attribute value", always: true)
         }
         return checker.key(name, prefix: keyPrefix, builder: self)
@@ -870,22 +881,24 @@ final class DocumentBuilder: JSONEventReceiver {
 
     /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
     private func checkFieldNamespace() -> Bool {
+        for r in relationshipDrafts {
+            let bytes = scratch.bytes(in: r.name.range)
+            relationshipNames.append(NameWords(bytes, prefix: JSONEventReceiver.prefix(bytes), longName: r.name))
+        }
         for a in attributeNames {
-            let name = scratch.bytes(in: a.range)
-            let known = Self.classify(name)
-            if known == .type || known == .id {
-                if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(String(decoding: name, as: UTF8.self)))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(String(decoding: name, as: UTF8.self))) { return false }
+            if a.isTypeOrID {
+                let name = a.text(scratch)
+                if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(name)) { return false }
             }
-            for r in relationshipDrafts where memoryEqual(scratch.bytes(in: r.name.range), name) {
+            for r in relationshipNames where r.equals(a, scratch) {
+                let name = a.text(scratch)
                 let later = relationshipsAfterAttributes ? "/relationships/" : "/attributes/"
-                if !report(.R17, "\(quoted(String(decoding: name, as: UTF8.self))) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + later + escapePointerToken(String(decoding: name, as: UTF8.self))) { return false }
+                if !report(.R17, "\(quoted(name)) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + later + escapePointerToken(name)) { return false }
             }
         }
-        for r in relationshipDrafts {
-            let known = Self.classify(scratch.bytes(in: r.name.range))
-            if known == .type || known == .id {
-                if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(scratch.string(r.name.range)))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + scratch.string(r.name.range)) { return false }
-            }
+        for r in relationshipNames where r.isTypeOrID {
+            let name = r.text(scratch)
+            if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(name)) { return false }
         }
         return true
     }
@@ -893,6 +906,40 @@ final class DocumentBuilder: JSONEventReceiver {
     private func failWith(_ error: JSONAPIError) -> Bool {
         if failure == nil && thrown == nil { thrown = error }
         return false
+    }
+}
+
+/// A member name as its length, first and last eight bytes: equal words mean equal names
+/// for names of up to 16 bytes; longer names also keep their bytes (`longName`).
+struct NameWords {
+    var length: Int
+    var prefix: UInt64
+    var suffix: UInt64
+    var longName: ScratchSpan
+
+    init(_ name: UnsafeRawBufferPointer, prefix: UInt64, longName: ScratchSpan) {
+        length = name.count
+        self.prefix = prefix
+        suffix = name.count > 8 ? name.loadUnaligned(fromByteOffset: name.count &- 8, as: UInt64.self) : 0
+        self.longName = longName
+    }
+
+    var isTypeOrID: Bool { (length == 4 && prefix == Names.type) || (length == 2 && prefix == Names.id) }
+
+    func equals(_ other: NameWords, _ scratch: borrowing ByteArena) -> Bool {
+        guard length == other.length && prefix == other.prefix && suffix == other.suffix else { return false }
+        if length <= 16 { return true }
+        return memoryEqual(scratch.bytes(in: longName.range), scratch.bytes(in: other.longName.range))
+    }
+
+    /// The name, for messages.
+    func text(_ scratch: borrowing ByteArena) -> String {
+        if length > 16 { return scratch.string(longName.range) }
+        var bytes: [UInt8] = []
+        for k in 0..<length {
+            bytes.append(k < 8 ? UInt8(truncatingIfNeeded: prefix >> (UInt64(k) * 8)) : UInt8(truncatingIfNeeded: suffix >> (UInt64(k - (length - 8)) * 8)))
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -7,10 +7,50 @@ final class DocumentReader {
     @exclusivity(unchecked) private var stream: JSONStreamParser?
     @exclusivity(unchecked) private(set) var bytesRead = 0
     @exclusivity(unchecked) private var spent: JSONAPIError?
+    /// Two threads, once chosen (at the first read of the first input).
+    private var engine: PipelineEngine?
+    private var decided = false
+    /// The input begun but not yet fed (the mode is chosen at its first read).
+    private var pendingName: String??
 
     init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
         self.options = options
         self.builder = DocumentBuilder(options: options, sink: sink, requiresKeys: requiresKeys)
+    }
+
+    deinit { engine?.close() }
+
+    /// Whether parsing and building run on two threads.
+    var isPipelined: Bool { engine != nil }
+
+    /// Resources built so far; safe to read from the calling thread while it feeds.
+    var resourcesBuilt: Int { engine?.resourcesBuilt ?? builder.resourcesBuilt }
+
+    /// Ends the building thread, if any (after the last input).
+    func close() { engine?.close() }
+
+    private func decide(firstRead: Int) {
+        guard !decided else { return }
+        decided = true
+        switch options.parse.concurrency {
+        case .sequential: return
+        case .automatic: if firstRead < (1 << 20) { return }
+        case .pipelined: break
+        }
+        engine = PipelineEngine(options: options, builder: builder)
+    }
+
+    private func startPending(firstRead: Int) {
+        guard let name = pendingName else { return }
+        pendingName = nil
+        decide(firstRead: firstRead)
+        if let engine {
+            engine.begin(sourceName: name)
+        } else {
+            let s = JSONStreamParser(receiver: builder, options: options.parse)
+            s.sourceName = name
+            stream = s
+        }
     }
 
     /// Receives warnings as they are found.
@@ -21,22 +61,43 @@ final class DocumentReader {
 
     /// Starts the next input, ending the current one first.
     func begin(sourceName: String?) throws(JSONAPIError) {
-        if stream != nil { try end() }
-        let s = JSONStreamParser(receiver: builder, options: options.parse)
-        s.sourceName = sourceName
-        stream = s
+        if stream != nil || pendingName != nil || engineInputOpen { try end() }
+        pendingName = .some(sourceName)
     }
+
+    private var engineInputOpen = false
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         if let spent { throw spent }
-        if stream == nil { try begin(sourceName: nil) }
+        if stream == nil && pendingName == nil && !engineInputOpen { try begin(sourceName: nil) }
+        if pendingName != nil {
+            startPending(firstRead: chunk.count)
+            engineInputOpen = engine != nil
+        }
         bytesRead += chunk.count
+        if let engine {
+            do { try engine.feed(chunk) } catch { spent = error; throw error }
+            return
+        }
         do { try stream!.feed(chunk) } catch { spent = error; throw error }
     }
 
     /// Ends the current input: anything left open is an error.
     func end() throws(JSONAPIError) {
         if let spent { throw spent }
+        if pendingName != nil {
+            // Nothing was read: finish an empty input (an error) on this thread.
+            startPending(firstRead: 0)
+            engineInputOpen = engine != nil
+        }
+        if let engine, engineInputOpen {
+            engineInputOpen = false
+            do { try engine.end() } catch {
+                spent = error
+                throw error
+            }
+            return
+        }
         guard let s = stream else { return }
         stream = nil
         do {

@@ -64,6 +64,7 @@ public final class GraphParser {
     public func finish() throws(JSONAPIError) -> Graph {
         guard !finished else { throw JSONAPIError.misuse("finish called twice") }
         try reader.end()
+        reader.close()
         finished = true
         let s = sink.storage
         swap(&s.values, &reader.builder.store)

@@ -61,7 +61,7 @@ public final class Normalizer {
     public var recordsWritten: Int { out.recordsCompleted }
 
     /// Resources read so far.
-    public var resourcesRead: Int { graphSink?.storage.resources.count ?? streaming?.resourcesWritten ?? 0 }
+    public var resourcesRead: Int { reader.resourcesBuilt }
 
     /// Bytes read so far.
     public var bytesRead: Int { reader.bytesRead }
@@ -89,6 +89,7 @@ public final class Normalizer {
     /// Writes what is left (the flat object for `json`) and flushes.
     public func finish() throws(JSONAPIError) {
         try reader.end()
+        reader.close()
         if let graphSink {
             let s = graphSink.storage
             swap(&s.values, &reader.builder.store)

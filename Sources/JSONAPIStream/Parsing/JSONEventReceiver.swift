@@ -67,8 +67,9 @@ class JSONEventReceiver {
     @exclusivity(unchecked) final var failure: Diagnostic?
     /// An error a handler's consumer threw (an output error), rethrown as it is.
     @exclusivity(unchecked) final var thrown: JSONAPIError?
-    /// Positions and input names come from the stream parser that owns this receiver.
-    unowned(unsafe) final var parser: JSONStreamParser? = nil
+    /// Positions and input names come from the stream parser (or tape replayer) that drives
+    /// this receiver.
+    unowned(unsafe) final var parser: (any SourcePositions)? = nil
 
     init(options: ParseOptions) {
         maxDepth = options.limits.maxDepth
@@ -149,8 +150,11 @@ class JSONEventReceiver {
     }
 
     final func receiveString(_ value: UnsafeRawBufferPointer) -> Bool {
+        receiveString(value, escaped: !isFromSource(value))
+    }
+
+    final func receiveString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         noteValue()
-        let escaped = !isFromSource(value)
         if escaped, !checkEscapes() { return false }
         if value.count > maxStringBytes {
             return fail(.J06, "string longer than \(maxStringBytes) bytes", at: .currentToken)
@@ -191,13 +195,16 @@ class JSONEventReceiver {
     }
 
     final func receiveKey(_ name: UnsafeRawBufferPointer) -> Bool {
+        let escaped = !isFromSource(name)
+        return receiveKey(name, escaped: escaped, prefix: escaped ? Self.prefix(name) : sourcePrefix(name))
+    }
+
+    final func receiveKey(_ name: UnsafeRawBufferPointer, escaped: Bool, prefix: UInt64) -> Bool {
         let n = name.count
         if n > maxKeyBytes {
             return fail(.J06, "member name longer than \(maxKeyBytes) bytes", at: .currentToken)
         }
-        let escaped = !isFromSource(name)
         if escaped, !checkEscapes() { return false }
-        let prefix = escaped ? Self.prefix(name) : sourcePrefix(name)
         let level = levels.topPointer
         let h = (prefix ^ UInt64(truncatingIfNeeded: n)) &* 0x9E37_79B9_7F4A_7C15
         let bit: UInt64 = 1 &<< (h &>> 58)

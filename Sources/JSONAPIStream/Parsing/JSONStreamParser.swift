@@ -13,9 +13,15 @@
 ///   points at the first byte of the token yajl stopped on.
 /// - ``finish()`` always calls `yajl_complete_parse` (`J09`); after any error the parser is
 ///   spent and keeps throwing that error.
-final class JSONStreamParser {
+final class JSONStreamParser: SourcePositions {
     let options: ParseOptions
-    let receiver: JSONEventReceiver
+    /// Sequential mode: events go to this receiver.
+    let receiver: JSONEventReceiver?
+    /// Pipeline mode: events go to this recorder's tape; pointers of failures found here
+    /// are completed by the building side (``pointerRequest``).
+    let recorder: TapeRecorder?
+    /// How the pointer of the last failure is to be completed (pipeline mode).
+    private(set) var pointerRequest = PointerRequest.given
     @exclusivity(unchecked) private var prescan = StructuralScanner()
     private let yajl: YajlParser
 
@@ -54,12 +60,27 @@ final class JSONStreamParser {
     init(receiver: JSONEventReceiver, options: ParseOptions) {
         self.options = options
         self.receiver = receiver
+        self.recorder = nil
         self.yajl = YajlParser(receiver: receiver, multipleValues: options.multipleDocuments)
         if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
         receiver.parser = self
     }
 
-    deinit { receiver.parser = nil }
+    init(recorder: TapeRecorder, options: ParseOptions) {
+        self.options = options
+        self.receiver = nil
+        self.recorder = recorder
+        let yajl = YajlParser(recorder: recorder, multipleValues: options.multipleDocuments)
+        self.yajl = yajl
+        if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
+        recorder.parser = self
+        recorder.handle = yajl.opaqueHandle
+    }
+
+    deinit {
+        receiver?.parser = nil
+        recorder?.parser = nil
+    }
 
     var hasFailed: Bool { error != nil }
 
@@ -98,10 +119,13 @@ final class JSONStreamParser {
         let tailBase = pendingBase
         try feedWholeTokens(upTo: received)
         completing = true
+        recorder?.completing = true
+        recorder?.inputEnd = received
         let status = yajl.complete()
         completing = false
+        recorder?.completing = false
         if status != .ok {
-            if receiver.failure == nil && receiver.thrown == nil {
+            if receiverFailure == nil {
                 var scanner = LexicalScanner(limits: options.limits)
                 do throws(LexicalScanner.Failure) {
                     try tail.withBytes { (b) throws(LexicalScanner.Failure) in try scanner.scan(b, base: tailBase) }
@@ -112,9 +136,16 @@ final class JSONStreamParser {
             }
             try check(status, base: received, buffer: nil)
         }
-        if !receiver.onEndOfInput() {
+        if let receiver, !receiver.onEndOfInput() {
             throw failed(receiverError())
         }
+    }
+
+    /// A failure the receiving side reported (sequential: the receiver's; pipeline: the
+    /// recorder's escape check).
+    private var receiverFailure: Any? {
+        if let receiver { return receiver.failure ?? receiver.thrown.map { $0 as Any } }
+        return recorder?.failure.map { $0 as Any }
     }
 
     private func process(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
@@ -178,7 +209,7 @@ final class JSONStreamParser {
     @inline(never)
     private func failOpenString() throws(JSONAPIError) {
         try feedWholeTokens(upTo: prescan.stringStart)
-        throw failed(.syntax(diagnostic(.J06, "string longer than \(options.limits.maxStringBytes) bytes", at: prescan.stringStart, pointer: receiver.nextValuePointer())))
+        throw failed(.syntax(diagnostic(.J06, "string longer than \(options.limits.maxStringBytes) bytes", at: prescan.stringStart, request: .nextValue)))
     }
 
     /// Hands `pending` up to absolute offset `end` (a token boundary) to yajl.
@@ -212,8 +243,20 @@ final class JSONStreamParser {
 
     @inline(__always)
     private func parse(_ piece: UnsafeRawBufferPointer, base: Int) -> YajlParser.Status {
-        receiver.sourceStart = UnsafeRawPointer(piece.baseAddress!)
-        receiver.sourceEnd = UnsafeRawPointer(piece.baseAddress! + piece.count)
+        if let receiver {
+            receiver.sourceStart = UnsafeRawPointer(piece.baseAddress!)
+            receiver.sourceEnd = UnsafeRawPointer(piece.baseAddress! + piece.count)
+        } else if let recorder {
+            recorder.sourceStart = UnsafeRawPointer(piece.baseAddress!)
+            recorder.sourceEnd = UnsafeRawPointer(piece.baseAddress! + piece.count)
+            recorder.feedingBase = base
+            // The line feeds of these bytes, for the positions the building side computes.
+            let end = base + piece.count
+            let nl = prescan.newlines
+            var k = 0
+            while k < nl.count && nl[k] < end { k += 1 }
+            recorder.recordNewlines(nl[..<k])
+        }
         feedingBase = base
         feedingStart = UnsafeRawPointer(piece.baseAddress!)
         feedingCount = piece.count
@@ -256,13 +299,14 @@ final class JSONStreamParser {
         case .cancelled:
             throw failed(receiverError())
         case .error:
-            if receiver.failure != nil || receiver.thrown != nil { throw failed(receiverError()) }
+            if receiverFailure != nil { throw failed(receiverError()) }
             let message = yajl.errorMessage()
             let consumed = completing ? 0 : yajl.bytesConsumed
             guard let buffer, !message.contains("premature EOF") else {
-                let open = receiver.depth
-                let what = open == 0 ? "the input ends before a value" : "the input ends inside \(open) open \(open == 1 ? "container" : "containers")"
-                throw failed(.syntax(diagnostic(.J09, what, at: received, pointer: receiver.currentPointer())))
+                guard let receiver else {
+                    throw failed(.syntax(diagnostic(.J09, "the input ends inside a value", at: received, request: .truncation)))
+                }
+                throw failed(.syntax(diagnostic(.J09, Self.truncationMessage(depth: receiver.depth), at: received, pointer: receiver.currentPointer())))
             }
             // A lexical problem yajl met (a bad escape, a control character, a bad number)
             // is named by the lexical scanner, if it comes before the token yajl stopped on.
@@ -289,7 +333,15 @@ final class JSONStreamParser {
         }
     }
 
+    static func truncationMessage(depth open: Int) -> String {
+        open == 0 ? "the input ends before a value" : "the input ends inside \(open) open \(open == 1 ? "container" : "containers")"
+    }
+
     private func receiverError() -> JSONAPIError {
+        if let recorder, let f = recorder.failure {
+            return .syntax(diagnostic(f.rule, f.message, at: f.offset))
+        }
+        guard let receiver else { return .syntax(diagnostic(.J00, "parse cancelled", at: received)) }
         if let thrown = receiver.thrown { return thrown }
         guard var d = receiver.failure else {
             return .syntax(diagnostic(.J00, "parse cancelled", at: received))
@@ -462,9 +514,18 @@ final class JSONStreamParser {
         return s
     }
 
-    func diagnostic(_ rule: Rule, _ message: String, at offset: Int, pointer: String? = nil) -> Diagnostic {
-        Diagnostic(
-            severity: .error, rule: rule, message: message, location: location(of: offset),
-            pointer: pointer ?? receiver.currentPointer(), source: sourceName)
+    func diagnostic(_ rule: Rule, _ message: String, at offset: Int, pointer: String? = nil, request: PointerRequest = .current) -> Diagnostic {
+        let p: String
+        if let pointer {
+            p = pointer
+            pointerRequest = .given
+        } else if let receiver {
+            p = request == .nextValue ? receiver.nextValuePointer() : receiver.currentPointer()
+            pointerRequest = .given
+        } else {
+            p = ""
+            pointerRequest = request
+        }
+        return Diagnostic(severity: .error, rule: rule, message: message, location: location(of: offset), pointer: p, source: sourceName)
     }
 }

@@ -40,8 +40,21 @@ public enum DuplicateMemberPolicy: String, Sendable, Hashable, CaseIterable {
     case allowInValues
 }
 
+/// Whether parsing and building share one thread.
+public enum ParseConcurrency: String, Sendable, Hashable, CaseIterable {
+    /// Two threads when the input arrives in large reads (1 MiB or more at first), else one.
+    case automatic
+    /// One thread.
+    case sequential
+    /// Two threads: the caller's parses (pre-scan and yajl), a second builds (document
+    /// builder and sink). Same results, in the same order.
+    case pipelined
+}
+
 /// How the JSON layer reads an input.
 public struct ParseOptions: Sendable, Hashable {
+    /// One thread or two; results are the same either way.
+    public var concurrency = ParseConcurrency.automatic
     public var limits: Limits = .default
     public var byteOrderMark: ByteOrderMarkPolicy = .reject
     public var duplicateMembers: DuplicateMemberPolicy = .reject

@@ -26,6 +26,14 @@ final class YajlParser {
         Self.configure(handle, multipleValues: multipleValues)
     }
 
+    /// A parser that appends events to a tape (the parsing side of the pipeline).
+    init(recorder: TapeRecorder, multipleValues: Bool) {
+        self.receiver = recorder
+        let ctx = Unmanaged.passUnretained(recorder).toOpaque()
+        handle = yajl_alloc(recorderCallbacks, nil, ctx)!
+        Self.configure(handle, multipleValues: multipleValues)
+    }
+
     /// A parser with no-op callbacks: the floor every other measurement is compared with.
     init(bareMultipleValues multipleValues: Bool, validateStrings: Bool) {
         self.receiver = NSNullLike.shared
@@ -53,6 +61,15 @@ final class YajlParser {
     /// Bytes of the current buffer consumed so far; during a callback, the offset just past
     /// the token being reported. The corresponding C function is `yajl_get_bytes_consumed`.
     var bytesConsumed: Int { yajl_get_bytes_consumed(handle) }
+
+    /// The handle, opaque, for callers that ask ``bytesConsumed(_:)`` on every event without
+    /// touching this object (no reference counting).
+    var opaqueHandle: OpaquePointer { handle }
+
+    @inline(__always)
+    static func bytesConsumed(_ handle: OpaquePointer) -> Int {
+        yajl_get_bytes_consumed(handle)
+    }
 
     /// yajl's own words for the last error, without its verbose excerpt.
     func errorMessage() -> String {
@@ -127,6 +144,38 @@ nonisolated(unsafe) private let eventCallbacks: UnsafeMutablePointer<yajl_callba
             yajl_end_array: { ctx in
                 result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndArray() })
             }
+        ))
+    return table
+}()
+
+@inline(__always)
+private func recorder(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<TapeRecorder> {
+    // Invariant: ctx is the recorder passed to yajl_alloc, kept alive by the YajlParser.
+    Unmanaged<TapeRecorder>.fromOpaque(ctx.unsafelyUnwrapped)
+}
+
+/// Callbacks of the parsing side of the pipeline: each event goes to the tape.
+nonisolated(unsafe) private let recorderCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordNull() }) },
+            yajl_boolean: { ctx, value in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordBool(value != 0) }) },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { ctx, text, length in
+                result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordNumber(UnsafeRawBufferPointer(start: text, count: length)) })
+            },
+            yajl_string: { ctx, bytes, length in
+                result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordString(UnsafeRawBufferPointer(start: bytes, count: length)) })
+            },
+            yajl_start_map: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordStartObject() }) },
+            yajl_map_key: { ctx, bytes, length in
+                result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordKey(UnsafeRawBufferPointer(start: bytes, count: length)) })
+            },
+            yajl_end_map: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordEndObject() }) },
+            yajl_start_array: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordStartArray() }) },
+            yajl_end_array: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordEndArray() }) }
         ))
     return table
 }()
