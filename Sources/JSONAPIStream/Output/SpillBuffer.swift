@@ -15,7 +15,7 @@ final class SpillBuffer {
     private var file: UnsafeMutablePointer<FILE>?
     private(set) var count = 0
 
-    init(memoryLimit: Int = 4 << 20) { limit = memoryLimit }
+    init(memoryLimit: Int = 1 << 20) { limit = memoryLimit }
 
     deinit { if let file { fclose(file) } }
 

@@ -45,6 +45,7 @@ final class PipelineEngine: @unchecked Sendable {
         self.builder = builder
         self.replayer = TapeReplayer(receiver: builder)
         self.recorder = TapeRecorder(block: pool.takeEmpty()!, limits: options.parse.limits)
+        defer { recorder.engine = self }
         let t = Thread { [unowned self] in self.consume() }
         t.name = "jsonapi-builder"
         t.stackSize = 1 << 20
@@ -120,6 +121,15 @@ final class PipelineEngine: @unchecked Sendable {
         push(b)
         waitUntilDrained()
         throw consumerError ?? error
+    }
+
+    /// From inside a yajl callback: hands the full block over and continues in an empty one
+    /// (waiting for one when all are in use). False when the building side stopped.
+    func handOverDuringParse() -> Bool {
+        push(recorder.block)
+        guard let next = pool.takeEmpty() else { return false }
+        recorder.block = next
+        return true
     }
 
     private func handOver() throws(JSONAPIError) {

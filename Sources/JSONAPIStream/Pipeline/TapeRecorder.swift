@@ -21,6 +21,11 @@ final class TapeRecorder {
     @exclusivity(unchecked) var handle: OpaquePointer? = nil
     unowned(unsafe) var parser: JSONStreamParser? = nil
     let limits: Limits
+    /// Hands the block over when it reaches `blockLimit` bytes, even in the middle of a
+    /// `yajl_parse` call, so memory stays bounded whatever the read size. Returns false when
+    /// the building side has stopped (yajl is then cancelled).
+    unowned(unsafe) var engine: PipelineEngine? = nil
+    let blockLimit = 512 * 1024
     /// A failure found here (an unpaired surrogate); the stream parser throws it.
     var failure: (rule: Rule, message: String, offset: Int)?
 
@@ -52,6 +57,7 @@ final class TapeRecorder {
         p.storeBytes(of: UInt32(truncatingIfNeeded: n), toByteOffset: 9, as: UInt32.self)
         if n > 0 { copyBytes(to: p + 13, from: value.baseAddress.unsafelyUnwrapped, count: n) }
         if let start { p.storeBytes(of: start, toByteOffset: 13 &+ n, as: Int64.self) }
+        if tape.count >= blockLimit { return engine?.handOverDuringParse() ?? true }
         return true
     }
 
