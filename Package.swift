@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Tests only: property-based tests (random graphs round-trip).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -33,7 +35,10 @@ let package = Package(
         ),
         .testTarget(
             name: "JSONAPIStreamTests",
-            dependencies: ["JSONAPIStream"]
+            dependencies: [
+                "JSONAPIStream",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "jsonapiTests",

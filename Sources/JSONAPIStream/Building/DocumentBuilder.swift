@@ -141,6 +141,7 @@ final class DocumentBuilder: JSONEventReceiver {
             case .attributes:
                 return beginRaw(.resourceAttributes, checked: validation == .off ? nil : .attributes, object: true)
             case .relationships:
+                resource.hadRelationships = true
                 frames.append(.relationships)
                 return true
             case .links: return beginRaw(.resourceLinks, checked: .links(.resource), object: true)

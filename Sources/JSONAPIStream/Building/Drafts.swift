@@ -80,6 +80,8 @@ struct ResourceDraft {
     var relationships: Range<Int32> = 0..<0
     var extras: Range<Int32> = 0..<0
     var isPrimary = false
+    /// Whether the resource object had a `relationships` member (possibly empty).
+    var hadRelationships = false
     /// Index in the `data` or `included` array, or -1 for a single primary resource.
     var arrayIndex: Int32 = -1
     var position = SourcePosition.start

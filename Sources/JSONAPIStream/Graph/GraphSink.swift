@@ -61,6 +61,7 @@ final class GraphSink: DocumentSink {
 
         var flags: UInt8 = r.isPrimary ? GraphStorage.ResourceRecord.primary : GraphStorage.ResourceRecord.included
         if !r.id.isNone { flags |= GraphStorage.ResourceRecord.hasID }
+        if r.hadRelationships { flags |= GraphStorage.ResourceRecord.hasRelationships }
         let record = GraphStorage.ResourceRecord(
             type: type, key: key, lidKey: lidKey, flags: flags, document: UInt32(r.documentIndex),
             attributes: r.attributes, links: r.links, meta: r.meta,

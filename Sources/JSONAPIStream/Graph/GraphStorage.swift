@@ -54,6 +54,8 @@ final class GraphStorage: @unchecked Sendable {
         static let hasID: UInt8 = 1
         static let primary: UInt8 = 2
         static let included: UInt8 = 4
+        /// The resource object had a `relationships` member (possibly empty).
+        static let hasRelationships: UInt8 = 8
     }
 
     struct RelationshipRecord {

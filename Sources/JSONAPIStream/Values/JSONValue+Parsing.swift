@@ -32,7 +32,7 @@ final class JSONValueReceiver: JSONEventReceiver {
         case object(JSONObject, key: String?)
     }
     private var stack: [Open] = []
-    private(set) var values: [JSONValue] = []
+    var values: [JSONValue] = []
     /// Treat every object as a stored value (for ``DuplicateMemberPolicy/allowInValues``).
     var storesEverything = false
 

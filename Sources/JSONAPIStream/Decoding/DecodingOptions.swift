@@ -1,0 +1,141 @@
+import Foundation
+
+/// How resources and values of a ``Graph`` are decoded into `Decodable` types.
+///
+/// ```swift
+/// var options = DecodingOptions()
+/// options.keys = .camelCase                       // `first-name` fills `firstName`
+/// options.baseURL = URL(string: "https://api.example.com/")
+/// options.transforms.register(Money.self) { value in try Money(cents: value.int()) }
+/// let people = try graph.decode([Person].self, options: options)
+/// ```
+public struct DecodingOptions: Sendable {
+    /// How stored attribute and relationship names are matched to the model's coding keys.
+    public var keys: KeyDecodingStrategy = .asIs
+    /// How `Date` properties are read.
+    public var dates: DateDecodingStrategy = .iso8601
+    /// How JSON numbers become `Double` and `Float`.
+    public var floatingPoint: FloatingPointDecodingStrategy = .exact
+    /// What a relationship that leads back to a resource being decoded does.
+    public var cycles: CycleDecodingStrategy = .error
+    /// Relative `URL` values are resolved against this URL (`nil`: kept relative).
+    public var baseURL: URL? = nil
+    /// Decoders for types of your own, used before their `Decodable` conformance.
+    public var transforms = ValueTransforms()
+    /// Passed to `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    public init() {}
+
+    public static let `default` = DecodingOptions()
+}
+
+/// How stored attribute and relationship names are matched to a model's coding keys.
+///
+/// Only attribute names (the top level of `attributes`) and relationship names are
+/// converted, as `jsonapi normalize --keys` rewrites them; members nested inside attribute
+/// values, and `id`, `type`, `lid`, keep their names. Words are split as ``KeyFormat``
+/// splits them (`first-name`, `first_name` and `firstName` are the same words).
+public enum KeyDecodingStrategy: Sendable {
+    /// Names are compared byte for byte.
+    case asIs
+    /// Each stored name is rewritten in `format` before it is compared: `.format(.camel)`
+    /// lets `firstName` match `first-name` and `first_name`.
+    case format(KeyFormat)
+    /// Each stored name is passed through the function, whose result is compared.
+    case custom(@Sendable (String) -> String)
+
+    /// Stored kebab-case or snake-case names match camelCase coding keys.
+    public static let camelCase = KeyDecodingStrategy.format(.camel)
+    /// Same as ``camelCase``, under the name `JSONDecoder` users look for.
+    public static let convertFromKebabCase = KeyDecodingStrategy.format(.camel)
+    public static let convertFromSnakeCase = KeyDecodingStrategy.format(.camel)
+
+    var isAsIs: Bool { if case .asIs = self { true } else { false } }
+
+    /// The name a stored name is matched under, or `nil` when it is unchanged.
+    func convert(_ stored: UnsafeRawBufferPointer) -> [UInt8]? {
+        switch self {
+        case .asIs:
+            return nil
+        case .format(let format):
+            var out: [UInt8] = []
+            return format.apply(stored, into: &out) ? out : nil
+        case .custom(let body):
+            let converted = body(String(decoding: stored, as: UTF8.self))
+            return converted.utf8.elementsEqual(stored) ? nil : Array(converted.utf8)
+        }
+    }
+
+    var summary: String {
+        switch self {
+        case .asIs: "as is"
+        case .format(let f): "converted to \(f.rawValue) case"
+        case .custom: "converted by the custom key strategy"
+        }
+    }
+}
+
+/// How `Date` properties are read.
+public enum DateDecodingStrategy: Sendable {
+    /// An RFC 3339 / ISO 8601 date-time string, with or without fractional seconds:
+    /// `2026-03-01T12:30:00Z`, `2026-03-01T12:30:00.125+01:00`.
+    case iso8601
+    /// A number of seconds since 1970-01-01T00:00:00Z.
+    case secondsSince1970
+    /// A number of milliseconds since 1970-01-01T00:00:00Z.
+    case millisecondsSince1970
+    /// A string read by the formatter.
+    case formatted(DateFormatter)
+    /// Your own function of the stored value.
+    case custom(@Sendable (LazyValue) throws -> Date)
+}
+
+/// How JSON numbers become `Double` and `Float`.
+public enum FloatingPointDecodingStrategy: Sendable, Hashable {
+    /// The number must survive the conversion: it may not overflow, underflow to zero, or
+    /// have more significant digits than the type keeps (`0.1` and `1.25e-3` decode;
+    /// `9007199254740993` and `3.14159265358979323846` do not decode as `Double`).
+    case exact
+    /// The nearest value; only overflow and underflow to zero fail.
+    case nearest
+}
+
+/// What a relationship that leads back to a resource being decoded does (an article whose
+/// comments each decode their article as a model).
+public enum CycleDecodingStrategy: Sendable, Hashable {
+    /// Throw a `DecodingError` naming the cycle. Declare one side as ``ResourceIdentifier``,
+    /// ``ToOne``/``ToMany`` or ``Resource`` to break it.
+    case error
+    /// An optional to-one relationship that closes a cycle decodes as `nil`; anything else
+    /// still throws.
+    case nilForOptionals
+}
+
+/// Decoders for types of your own, keyed by type; used instead of the type's `Decodable`
+/// conformance wherever a value of that type is decoded from a stored value.
+///
+/// ```swift
+/// options.transforms.register(Money.self) { value in
+///     guard let text = value.string else { throw Money.Error.notAString }
+///     return try Money(parsing: text)
+/// }
+/// ```
+public struct ValueTransforms: Sendable {
+    typealias Transform = @Sendable (LazyValue) throws -> Any
+    var table: [ObjectIdentifier: Transform] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { table.isEmpty }
+
+    /// Registers `transform` for `type`, replacing an earlier one.
+    public mutating func register<T>(_ type: T.Type, _ transform: @escaping @Sendable (LazyValue) throws -> T) {
+        table[ObjectIdentifier(type)] = { try transform($0) }
+    }
+
+    /// Removes the transform for `type`.
+    public mutating func remove<T>(_ type: T.Type) { table[ObjectIdentifier(type)] = nil }
+
+    func transform(for type: Any.Type) -> Transform? { table[ObjectIdentifier(type)] }
+}

@@ -1,0 +1,434 @@
+import Foundation
+
+/// The standard scalar types, decoded straight from the stored bytes.
+protocol StoredScalar {
+    static func decodeScalar(_ d: ResourceDecoder, _ node: DecodingNode) throws(ScalarFailure) -> Self
+}
+
+extension String: StoredScalar {
+    @inline(__always)
+    static func decodeScalar(_ d: ResourceDecoder, _ node: DecodingNode) throws(ScalarFailure) -> String { try d.string(node) }
+}
+extension Bool: StoredScalar {
+    @inline(__always)
+    static func decodeScalar(_ d: ResourceDecoder, _ node: DecodingNode) throws(ScalarFailure) -> Bool { try d.bool(node) }
+}
+extension Double: StoredScalar {
+    @inline(__always)
+    static func decodeScalar(_ d: ResourceDecoder, _ node: DecodingNode) throws(ScalarFailure) -> Double { try d.double(node) }
+}
+extension Float: StoredScalar {
+    static func decodeScalar(_ d: ResourceDecoder, _ node: DecodingNode) throws(ScalarFailure) -> Float { try d.float(node) }
+}
+extension StoredScalar where Self: FixedWidthInteger {
+    @inline(__always)
+    static func decodeScalar(_ d: ResourceDecoder, _ node: DecodingNode) throws(ScalarFailure) -> Self { try d.integer(Self.self, node) }
+}
+extension Int: StoredScalar {}
+extension Int8: StoredScalar {}
+extension Int16: StoredScalar {}
+extension Int32: StoredScalar {}
+extension Int64: StoredScalar {}
+extension UInt: StoredScalar {}
+extension UInt8: StoredScalar {}
+extension UInt16: StoredScalar {}
+extension UInt32: StoredScalar {}
+extension UInt64: StoredScalar {}
+
+// MARK: - Keyed
+
+/// A member found for a coding key: where its value is, and its JSON pointer step.
+struct MemberLookup {
+    var node: DecodingNode
+    var segment: PointerSegment
+}
+
+extension MemberTable {
+    /// The member a coding key names: for a resource, `id`, `type` and `lid` first, then
+    /// attributes and relationships, then `meta` and `links`.
+    @inline(__always)
+    func lookup(_ name: String) -> MemberLookup? {
+        var name = name
+        return name.withUTF8 { lookup(UnsafeRawBufferPointer($0)) }
+    }
+
+    @inline(__always)
+    func lookup(_ raw: UnsafeRawBufferPointer) -> MemberLookup? {
+        let resourceLevel = self.resourceLevel
+        if resourceLevel, raw.count <= 4, let v = virtual(raw, beforeMembers: true) { return v }
+        if let i = find(raw) { return member(i) }
+        if resourceLevel, raw.count <= 5, let v = virtual(raw, beforeMembers: false) { return v }
+        return nil
+    }
+
+    @inline(__always)
+    func member(_ i: Int) -> MemberLookup {
+        let e = entry(i)
+        if e.isRelationship { return MemberLookup(node: .relationship(e.valueStart), segment: .relationship(UInt32(e.storedStart))) }
+        return MemberLookup(
+            node: .value(e.valueStart, e.valueEnd, escaped: e.flags & MemberEntry.escaped != 0),
+            segment: resourceLevel ? .attribute(e.storedStart, e.storedEnd) : .member(e.storedStart, e.storedEnd))
+    }
+
+    /// `id`, `type`, `lid` (before attributes), `meta`, `links` (when no attribute or
+    /// relationship has the name).
+    private func virtual(_ k: UnsafeRawBufferPointer, beforeMembers: Bool) -> MemberLookup? {
+        func equals(_ s: StaticString) -> Bool {
+            s.utf8CodeUnitCount == k.count && memcmp(s.utf8Start, k.baseAddress!, k.count) == 0
+        }
+        if beforeMembers {
+            if equals("id") { return Resource(graph: decoder.graph, row: row).id.map { MemberLookup(node: .text($0), segment: .fixed("/id")) } }
+            if equals("type") { return MemberLookup(node: .text(Resource(graph: decoder.graph, row: row).type), segment: .fixed("/type")) }
+            if equals("lid") { return Resource(graph: decoder.graph, row: row).lid.map { MemberLookup(node: .text($0), segment: .fixed("/lid")) } }
+            return nil
+        }
+        guard equals("meta") || equals("links") else { return nil }
+        let record = decoder.storage.resources[row]
+        if equals("meta"), !record.meta.isNone {
+            return MemberLookup(node: .value(record.meta.start, record.meta.start + record.meta.count, escaped: false), segment: .fixed("/meta"))
+        }
+        if equals("links"), !record.links.isNone {
+            return MemberLookup(node: .value(record.links.start, record.links.start + record.links.count, escaped: false), segment: .fixed("/links"))
+        }
+        return nil
+    }
+
+    func location(_ key: any CodingKey, _ m: MemberLookup) -> Location {
+        Location(parent: path, key: key, segment: m.segment, row: row)
+    }
+
+    /// The names coding keys can use, in order.
+    var names: [String] {
+        var names: [String] = []
+        if resourceLevel {
+            let resource = Resource(graph: decoder.graph, row: row)
+            if resource.id != nil { names.append("id") }
+            names.append("type")
+            if resource.lid != nil { names.append("lid") }
+        }
+        for i in 0..<count {
+            let e = entry(i)
+            names.append(String(decoding: UnsafeRawBufferPointer(start: e.name, count: e.nameCount), as: UTF8.self))
+        }
+        if resourceLevel {
+            let record = decoder.storage.resources[row]
+            if !record.meta.isNone && !names.contains("meta") { names.append("meta") }
+            if !record.links.isNone && !names.contains("links") { names.append("links") }
+        }
+        return names
+    }
+
+    @inline(never)
+    func keyNotFound(_ key: any CodingKey) -> DecodingError {
+        var names: [String] = []
+        for i in 0..<min(count, 12) {
+            let e = entry(i)
+            names.append(String(decoding: UnsafeRawBufferPointer(start: e.name, count: e.nameCount), as: UTF8.self))
+        }
+        if count > 12 { names.append("…") }
+        let what = resourceLevel ? "no attribute or relationship" : "no member"
+        var message = "\(what) \"\(key.stringValue)\""
+        if resourceLevel && !decoder.options.keys.isAsIs { message += " (stored names \(decoder.options.keys.summary))" }
+        message += names.isEmpty ? "; it has none" : "; it has " + names.joined(separator: ", ")
+        return .keyNotFound(key, decoder.context(Location(parent: path, key: nil, segment: .none, row: row), message))
+    }
+}
+
+/// A keyed container over a stored object, or over a resource (`id`, `type`, `lid`, its
+/// attributes, its relationships, then `meta` and `links`). One reference: everything it
+/// needs is in its ``MemberTable``.
+struct GraphKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let table: MemberTable
+
+    var codingPath: [any CodingKey] { table.path?.codingPath ?? [] }
+
+    var allKeys: [Key] { table.names.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { table.lookup(key.stringValue) != nil }
+
+    @inline(__always)
+    private func require(_ key: Key) throws -> MemberLookup {
+        guard let m = table.lookup(key.stringValue) else { throw table.keyNotFound(key) }
+        return m
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { table.decoder.isNil(try require(key).node) }
+
+    // MARK: Values
+
+    @inline(__always)
+    private func scalar<T: StoredScalar>(_ key: Key) throws -> T {
+        let m = try require(key)
+        do throws(ScalarFailure) {
+            return try T.decodeScalar(table.decoder, m.node)
+        } catch {
+            throw table.decoder.error(error, m.node, table.location(key, m))
+        }
+    }
+
+    @inline(__always)
+    private func scalarIfPresent<T: StoredScalar>(_ key: Key) throws -> T? {
+        guard let m = table.lookup(key.stringValue), !table.decoder.isNil(m.node) else { return nil }
+        do throws(ScalarFailure) {
+            return try T.decodeScalar(table.decoder, m.node)
+        } catch {
+            throw table.decoder.error(error, m.node, table.location(key, m))
+        }
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try scalar(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try scalar(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try scalar(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try scalar(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try scalar(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try scalar(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try scalar(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try scalar(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try scalar(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(key) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try scalarIfPresent(key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try scalarIfPresent(key) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let m = try require(key)
+        return try table.decoder.decode(T.self, node: m.node, at: table.location(key, m))
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let m = table.lookup(key.stringValue) else { return nil }
+        let decoder = table.decoder
+        switch m.node {
+        case .value(let s, _, _):
+            if decoder.bytes[s] == UInt8(ascii: "n") { return nil }
+        case .relationship(let i):
+            let rel = decoder.storage.relationships[i]
+            switch rel.kind {
+            case .null, .absent:
+                return nil
+            case .toOne where !(T.self is GraphIntrinsic.Type):
+                // A related model: nil when its resource is not in the document, or (when
+                // asked) when it closes a cycle.
+                let t = decoder.resolve(linkage: Int(rel.targetStart))
+                if t < 0 { return nil }
+                if decoder.options.cycles == .nilForOptionals && decoder.activeRows.contains(t) { return nil }
+            default:
+                break
+            }
+        default:
+            break
+        }
+        return try decoder.decode(T.self, node: m.node, at: table.location(key, m))
+    }
+
+    // MARK: Nesting
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        let m = try require(key)
+        return try table.decoder.makeKeyed(NestedKey.self, node: m.node, path: PathNode(table.location(key, m)), row: table.row, tracksCycles: false)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let m = try require(key)
+        return try table.decoder.makeUnkeyed(node: m.node, path: PathNode(table.location(key, m)), row: table.row)
+    }
+
+    func superDecoder() throws -> any Decoder {
+        let key = NameKey("super")
+        guard let m = table.lookup("super") else { throw table.keyNotFound(key) }
+        return table.decoder.fork(node: m.node, location: table.location(key, m))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        let m = try require(key)
+        return table.decoder.fork(node: m.node, location: table.location(key, m))
+    }
+}
+
+// MARK: - Unkeyed
+
+/// An unkeyed container over a stored array, a to-many relationship's linkage, or primary
+/// data.
+struct GraphUnkeyedContainer: UnkeyedDecodingContainer {
+    enum Source {
+        /// A stored array's span.
+        case array(Int, Int)
+        /// Linkage entries `start..<start + count`.
+        case linkage(Int, Int)
+        /// The graph's primary rows (their count).
+        case primary(Int)
+    }
+
+    let decoder: ResourceDecoder
+    let source: Source
+    let path: PathNode?
+    let row: Int
+    /// Stored arrays: where the next element starts, or the closing `]`.
+    private var offset: Int
+    private(set) var currentIndex = 0
+
+    init(decoder: ResourceDecoder, source: Source, path: PathNode?, row: Int) {
+        self.decoder = decoder
+        self.source = source
+        self.path = path
+        self.row = row
+        if case .array(let s, _) = source { offset = s + 1 } else { offset = 0 }
+    }
+
+    var codingPath: [any CodingKey] { path?.codingPath ?? [] }
+
+    var count: Int? {
+        switch source {
+        case .array(let s, let e): return StoredJSON.elements(decoder.bytes, s..<e).count
+        case .linkage(_, let n): return n
+        case .primary(let n): return n
+        }
+    }
+
+    var isAtEnd: Bool {
+        switch source {
+        case .array: return decoder.bytes[offset] == UInt8(ascii: "]")
+        case .linkage(_, let n): return currentIndex >= n
+        case .primary(let n): return currentIndex >= n
+        }
+    }
+
+    /// The next element and where it is; advances.
+    @inline(__always)
+    private mutating func next() throws -> (DecodingNode, Location) {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(Any.self, decoder.context(
+                Location(parent: path, key: IndexKey(currentIndex), segment: .index(currentIndex), row: row),
+                "expected an element at index \(currentIndex), found the end of the array"))
+        }
+        let i = currentIndex
+        currentIndex += 1
+        switch source {
+        case .array:
+            var escaped = false
+            let e = StoredScan.skipValue(decoder.bytes, at: offset, escaped: &escaped)
+            let node = DecodingNode.value(offset, e, escaped: escaped)
+            offset = decoder.bytes[e] == UInt8(ascii: ",") ? e + 1 : e
+            return (node, Location(parent: path, key: IndexKey(i), segment: .index(i), row: row))
+        case .linkage(let start, _):
+            return (.linkage(start + i), Location(parent: path, key: IndexKey(i), segment: .index(i), row: row))
+        case .primary:
+            return (.resource(Int(decoder.storage.primaryRows[i])), Location(parent: path, key: IndexKey(i), segment: .none, row: -1))
+        }
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard case .array = source, !isAtEnd, decoder.bytes[offset] == UInt8(ascii: "n") else { return false }
+        _ = try next()
+        return true
+    }
+
+    @inline(__always)
+    private mutating func scalar<T: StoredScalar>() throws -> T {
+        let (node, loc) = try next()
+        do throws(ScalarFailure) {
+            return try T.decodeScalar(decoder, node)
+        } catch {
+            throw decoder.error(error, node, loc)
+        }
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try scalar() }
+    mutating func decode(_ type: String.Type) throws -> String { try scalar() }
+    mutating func decode(_ type: Double.Type) throws -> Double { try scalar() }
+    mutating func decode(_ type: Float.Type) throws -> Float { try scalar() }
+    mutating func decode(_ type: Int.Type) throws -> Int { try scalar() }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try scalar() }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try scalar() }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try scalar() }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try scalar() }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try scalar() }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar() }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar() }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar() }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar() }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // `[Person?]` over linkage: an element that was not included is nil.
+        if case .linkage(let start, let n) = source, currentIndex < n, let optional = T.self as? OptionalDecoding.Type,
+           !optional.wrappedIsIntrinsic, decoder.resolve(linkage: start + currentIndex) < 0
+        {
+            currentIndex += 1
+            return optional.nilValue as! T
+        }
+        let (node, loc) = try next()
+        return try decoder.decode(T.self, node: node, at: loc)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let (node, loc) = try next()
+        return try decoder.makeKeyed(NestedKey.self, node: node, path: PathNode(loc), row: row, tracksCycles: false)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let (node, loc) = try next()
+        return try decoder.makeUnkeyed(node: node, path: PathNode(loc), row: row)
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let (node, loc) = try next()
+        return decoder.fork(node: node, location: loc)
+    }
+}
+
+// MARK: - Single value
+
+struct GraphSingleValueContainer: SingleValueDecodingContainer {
+    let decoder: ResourceDecoder
+    let node: DecodingNode
+    let path: PathNode?
+    let row: Int
+
+    var codingPath: [any CodingKey] { path?.codingPath ?? [] }
+
+    private var here: Location { Location(parent: path, key: nil, segment: .none, row: row) }
+
+    func decodeNil() -> Bool { decoder.isNil(node) }
+
+    @inline(__always)
+    private func scalar<T: StoredScalar>() throws -> T {
+        do throws(ScalarFailure) {
+            return try T.decodeScalar(decoder, node)
+        } catch {
+            throw decoder.error(error, node, here)
+        }
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try scalar() }
+    func decode(_ type: String.Type) throws -> String { try scalar() }
+    func decode(_ type: Double.Type) throws -> Double { try scalar() }
+    func decode(_ type: Float.Type) throws -> Float { try scalar() }
+    func decode(_ type: Int.Type) throws -> Int { try scalar() }
+    func decode(_ type: Int8.Type) throws -> Int8 { try scalar() }
+    func decode(_ type: Int16.Type) throws -> Int16 { try scalar() }
+    func decode(_ type: Int32.Type) throws -> Int32 { try scalar() }
+    func decode(_ type: Int64.Type) throws -> Int64 { try scalar() }
+    func decode(_ type: UInt.Type) throws -> UInt { try scalar() }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar() }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar() }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar() }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar() }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(T.self, node: node, at: here) }
+}

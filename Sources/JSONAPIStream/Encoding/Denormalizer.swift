@@ -1,0 +1,223 @@
+/// Turns `normalize` output (flat JSON or NDJSON, auto-detected per record) back into one
+/// JSON:API compound document (`jsonapi denormalize`).
+///
+/// Each normalized record becomes a small JSON:API document fed to a ``GraphParser``, so
+/// resources merge exactly as they do when reading documents; the graph is then written with
+/// ``DocumentEncodingOptions`` (include paths, sparse fieldsets).
+///
+/// Two things `normalize` does not keep cannot come back: whether a resource had an
+/// `attributes` or `relationships` member at all (normalized records always have both), and
+/// from flat JSON, whether a resource keyed by its `lid` also had an equal `id`.
+public final class Denormalizer {
+    private let parser: GraphParser
+    private var primary: [ResourceIdentifier] = []
+    private var documentLines = 0
+    private var singleShape: PrimaryDataShape = .absent
+    private var recordCount = 0
+
+    public init(options: DocumentOptions = .default) {
+        var o = options
+        o.validation = .off
+        parser = GraphParser(options: o)
+    }
+
+    /// Reads one input of normalized records.
+    public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
+        var options = ParseOptions()
+        options.multipleDocuments = true
+        let receiver = TopLevelValueReceiver(options: options)
+        var failure: JSONAPIError? = nil
+        receiver.onValue = { [unowned self] value, position in
+            do throws(JSONAPIError) { try self.accept(value, source: source.name, position: position) } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        let stream = JSONStreamParser(receiver: receiver, options: options)
+        stream.sourceName = source.name
+        do {
+            try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try stream.feed(chunk) }
+            try stream.finish()
+        } catch {
+            throw failure ?? error.withSourceIfMissing(source.name)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes the compound document.
+    public func write(to out: ByteWriter, options: DocumentEncodingOptions = .init()) throws(JSONAPIError) {
+        let graph = try parser.finish()
+        var rows: [Resource] = []
+        for id in primary {
+            guard let r = graph[id] else { continue }
+            rows.append(r)
+        }
+        let shape: PrimaryDataShape = documentLines == 1 ? singleShape : (documentLines == 0 ? .absent : .many)
+        try DocumentEncoder(graph: graph, out: out, options: options, overlay: nil, shape: shape).write(primary: rows)
+    }
+
+    // MARK: - Records
+
+    private func accept(_ value: JSONValue, source: String, position: SourcePosition) throws(JSONAPIError) {
+        recordCount += 1
+        guard case .object(let o) = value else {
+            throw notNormalized("a record is not a JSON object", source, position)
+        }
+        if let r = o["resources"] {
+            try acceptFlat(o, resources: r, source, position)
+        } else if let d = o["document"] {
+            guard case .object(let doc) = d else { throw notNormalized("\"document\" is not an object", source, position) }
+            try acceptDocumentLine(doc)
+        } else if o["type"] != nil {
+            try acceptResourceLine(o)
+        } else {
+            throw notNormalized("a record is neither a resource line, a document line, nor a flat object", source, position)
+        }
+    }
+
+    private func notNormalized(_ what: String, _ source: String, _ position: SourcePosition) -> JSONAPIError {
+        .document(Diagnostic(severity: .error, rule: .N03, message: "not normalize output: \(what)", location: position, pointer: "", source: source))
+    }
+
+    /// A resource line: the resource object without the members `normalize` added.
+    private func acceptResourceLine(_ o: JSONObject) throws(JSONAPIError) {
+        var resource = JSONObject()
+        for m in o.members where m.key != "primary" && m.key != "hash" { resource.append(m.key, m.value) }
+        try feed(["data": .null, "included": [.object(resource)]])
+    }
+
+    /// A document line: its primary linkage (in order) and top-level members.
+    private func acceptDocumentLine(_ doc: JSONObject) throws(JSONAPIError) {
+        documentLines += 1
+        var top = JSONObject()
+        for m in doc.members {
+            if m.key == "data" {
+                switch m.value {
+                case .null: singleShape = .null
+                case .array(let a):
+                    singleShape = .many
+                    primary += a.compactMap(Self.identifier)
+                case let one:
+                    singleShape = .single
+                    if let id = Self.identifier(one) { primary.append(id) }
+                }
+                top.append("data", m.value)
+            } else {
+                top.append(m.key, m.value)
+            }
+        }
+        if top["data"] == nil { singleShape = .absent }
+        try feed(.object(top))
+    }
+
+    /// A flat object: one document with the primary linkage's resources as data and every
+    /// other resource as included.
+    private func acceptFlat(_ o: JSONObject, resources: JSONValue, _ source: String, _ position: SourcePosition) throws(JSONAPIError) {
+        documentLines += 1
+        guard case .object(let byType) = resources else { throw notNormalized("\"resources\" is not an object", source, position) }
+        var objects: [ResourceIdentifier: JSONValue] = [:]
+        var order: [ResourceIdentifier] = []
+        for t in byType.members {
+            guard case .object(let byKey) = t.value else { throw notNormalized("resources of \(quoted(t.key)) are not an object", source, position) }
+            for r in byKey.members {
+                guard case .object(let entry) = r.value else { throw notNormalized("a resource entry is not an object", source, position) }
+                var resource = JSONObject()
+                resource.append("type", .string(t.key))
+                let lid = entry["lid"]?.stringValue
+                let keyedByLid = lid == r.key
+                let identifier = ResourceIdentifier(type: t.key, id: keyedByLid ? nil : r.key, lid: lid)
+                if !keyedByLid { resource.append("id", .string(r.key)) }
+                if let lid { resource.append("lid", .string(lid)) }
+                for m in entry.members where m.key != "lid" { resource.append(m.key, m.value) }
+                objects[identifier] = .object(resource)
+                order.append(identifier)
+            }
+        }
+        var data: JSONValue = .null
+        var primaryKeys = Set<ResourceIdentifier>()
+        switch o["data"] ?? .null {
+        case .null: singleShape = .null
+        case .array(let a):
+            singleShape = .many
+            let ids = a.compactMap(Self.identifier)
+            primary += ids
+            primaryKeys.formUnion(ids)
+            data = .array(ids.map { objects[$0] ?? $0.jsonValue })
+        case let one:
+            singleShape = .single
+            if let id = Self.identifier(one) {
+                primary.append(id)
+                primaryKeys.insert(id)
+                data = objects[id] ?? id.jsonValue
+            }
+        }
+        var document = JSONObject()
+        document.append("data", data)
+        let included = order.filter { !primaryKeys.contains($0) }.map { objects[$0]! }
+        if !included.isEmpty { document.append("included", .array(included)) }
+        for m in o.members where m.key != "data" && m.key != "resources" { document.append(m.key, m.value) }
+        try feed(.object(document))
+    }
+
+    private static func identifier(_ v: JSONValue) -> ResourceIdentifier? {
+        guard let type = v["type"]?.stringValue else { return nil }
+        let id = v["id"]?.stringValue
+        let lid = v["lid"]?.stringValue
+        guard id != nil || lid != nil else { return nil }
+        return ResourceIdentifier(type: type, id: id, lid: lid)
+    }
+
+    private func feed(_ document: JSONValue) throws(JSONAPIError) {
+        var w = JSONTextWriter()
+        w.write(document)
+        try w.arena.withBytes { (b) throws(JSONAPIError) in try parser.feed(b) }
+        try parser.feed(staticBytes("\n"))
+    }
+}
+
+/// Hands each top-level JSON value of an input to `onValue` as it completes.
+final class TopLevelValueReceiver: JSONEventReceiver {
+    private let tree: JSONValueReceiver
+    var onValue: ((JSONValue, SourcePosition) -> Bool)?
+    private var start = SourcePosition.start
+
+    override init(options: ParseOptions) {
+        tree = JSONValueReceiver(options: options)
+        super.init(options: options)
+    }
+
+    override func onStartObject() -> Bool {
+        if levels.count == 1 { start = currentLocation() }
+        return tree.onStartObject()
+    }
+    override func onStartArray() -> Bool {
+        if levels.count == 1 { start = currentLocation() }
+        return tree.onStartArray()
+    }
+    override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool { tree.onKey(name, escaped: escaped) }
+    override func onEndObject() -> Bool { tree.onEndObject() && emitIfTopLevel() }
+    override func onEndArray() -> Bool { tree.onEndArray() && emitIfTopLevel() }
+    override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool { tree.onString(value, escaped: escaped) && emitIfTopLevel(scalar: true) }
+    override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool { tree.onNumber(text) && emitIfTopLevel(scalar: true) }
+    override func onBool(_ value: Bool) -> Bool { tree.onBool(value) && emitIfTopLevel(scalar: true) }
+    override func onNull() -> Bool { tree.onNull() && emitIfTopLevel(scalar: true) }
+
+    /// After a value closes: when it was a top-level one, hand it over.
+    private func emitIfTopLevel(scalar: Bool = false) -> Bool {
+        // Containers close while their level is still open (it pops after this call).
+        let topLevel = scalar ? levels.count == 0 : levels.count == 1
+        guard topLevel, let value = tree.takeValues().first else { return true }
+        if scalar { start = currentLocation() }
+        return onValue?(value, start) ?? true
+    }
+}
+
+extension JSONValueReceiver {
+    /// The values completed so far (and forgets them).
+    func takeValues() -> [JSONValue] {
+        let v = values
+        values.removeAll()
+        return v
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import JSONAPIStream
+
+struct Denormalize: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Turn normalize output (flat JSON or NDJSON) back into one JSON:API compound document.",
+        discussion: """
+            Resources merge as when reading documents (the later member wins). Without --include, \
+            every resource that is not primary data goes into included; with it, only those the \
+            paths reach from primary data (each resource once).
+            """)
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var reporting: ReportingOptions
+
+    @Option(help: "Relationship paths to include, comma-separated (e.g. comments.author,tags).")
+    var include: String?
+
+    @Option(name: .customLong("fields"), help: "A sparse fieldset, TYPE=FIELD,FIELD (repeatable).")
+    var fields: [String] = []
+
+    @Option(help: "Rewrite attribute, relationship and meta names: as-is, camel, snake or kebab.")
+    var keys: KeyFormat = .asIs
+
+    @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")
+    var output: String?
+
+    func run() throws {
+        var options: DocumentEncodingOptions
+        do {
+            options = try DocumentEncodingOptions(include: include, fields: fields)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        options.keys = keys
+        let file: OutputFile
+        do { file = try OutputFile(path: output) } catch { throw report(error) }
+        let denormalizer = Denormalizer()
+        do {
+            for source in input.sources { try denormalizer.read(source, chunkSize: input.chunkSize) }
+            try denormalizer.write(to: file.writer, options: options)
+            try file.commit()
+        } catch {
+            file.abandon()
+            throw report(error.withSourceIfMissing(input.sources.first?.name ?? "-"))
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import JSONAPIStream
+
+/// The README's decoding example, kept compiling and true (public API only).
+struct DecodingReadmeExampleTests {
+    struct Person: Decodable {
+        let id: String
+        let firstName: String
+        let lastName: String
+    }
+
+    struct Comment: Decodable {
+        let body: String
+        let author: ResourceIdentifier  // the identifier, included or not
+    }
+
+    struct Article: Decodable {
+        let id: String
+        let title: String
+        let views: Int
+        let publishedAt: Date  // ISO 8601
+        let author: Person?  // the included resource, decoded
+        let comments: [Comment]
+    }
+
+    static let json = """
+        {"data": [{"type": "articles", "id": "1",
+                   "attributes": {"title": "JSON:API paints my bikeshed!", "views": 1024,
+                                  "published-at": "2026-03-01T12:30:00Z"},
+                   "relationships": {"author": {"data": {"type": "people", "id": "9"}},
+                                     "comments": {"data": [{"type": "comments", "id": "5"}]}}}],
+         "included": [{"type": "people", "id": "9", "attributes": {"first-name": "Dan", "last-name": "Gebhardt"}},
+                      {"type": "comments", "id": "5", "attributes": {"body": "First!"},
+                       "relationships": {"author": {"data": {"type": "people", "id": "2"}}}}]}
+        """
+
+    @Test func readmeExample() throws {
+        let graph = try Graph(json: Self.json)
+        var options = DecodingOptions()
+        options.keys = .camelCase  // `first-name` fills `firstName`
+        let articles = try graph.decode([Article].self, options: options)
+        #expect("\(articles[0].title) \(articles[0].author?.firstName ?? "?") \(articles[0].comments[0].author)" == "JSON:API paints my bikeshed! Dan people/2")
+        #expect(articles[0].publishedAt == Date(timeIntervalSince1970: 1_772_368_200))
+
+        var lines: [String] = []
+        for article in graph.primary {
+            let views = try article.attributes["views"]?.int() ?? 0
+            lines.append("\(article.id ?? "-") \(views)")
+        }
+        #expect(lines == ["1 1024"])
+
+        struct Strict: Decodable { let views: String }
+        do {
+            _ = try graph.decode([Strict].self)
+            Issue.record("expected an error")
+        } catch {
+            #expect("\(error)".contains("articles/1 /attributes/views: expected String, found number 1024"), "\(error)")
+        }
+    }
+}
