@@ -211,3 +211,23 @@ extension EncodingTests {
         #expect(throws: JSONAPIError.self) { try editor.update(EditableResource(type: "articles", id: "404")) }
     }
 }
+
+extension EncodingTests {
+    /// A create payload's resource with neither id nor lid has no identity in the graph
+    /// (not an empty lid), is found by an identifier without either, and is written back
+    /// without either.
+    @Test func resourceWithoutIdentity() throws {
+        var o = DocumentOptions()
+        o.context = .create
+        let g = try Graph(json: #"{"data":{"type":"photos","attributes":{"title":"Ember"}}}"#, options: o)
+        let photo = try #require(g.primary.first)
+        #expect(photo.id == nil)
+        #expect(photo.lid == nil)
+        #expect(g[ResourceIdentifier(type: "photos", id: nil, lid: nil)]?.type == "photos")
+        #expect(g[ResourceIdentifier(type: "people", id: nil, lid: nil)] == nil)
+        let written = String(decoding: try g.document(), as: UTF8.self)
+        #expect(written == #"{"data":{"type":"photos","attributes":{"title":"Ember"}}}"# + "\n")
+        let flat = try normalize(#"{"data":{"type":"photos","attributes":{"title":"Ember"}}}"#, format: .json, document: o)
+        #expect(flat == #"{"data":{"type":"photos"},"resources":{"photos":{"":{"attributes":{"title":"Ember"},"relationships":{}}}}}"# + "\n")
+    }
+}

@@ -5,9 +5,10 @@
 /// resources merge exactly as they do when reading documents; the graph is then written with
 /// ``DocumentEncodingOptions`` (include paths, sparse fieldsets).
 ///
-/// Two things `normalize` does not keep cannot come back: whether a resource had an
-/// `attributes` or `relationships` member at all (normalized records always have both), and
-/// from flat JSON, whether a resource keyed by its `lid` also had an equal `id`.
+/// What `normalize` does not keep cannot come back: whether a resource had an
+/// `attributes` or `relationships` member at all (normalized records always have both);
+/// from flat JSON, whether a resource keyed by its `lid` also had an equal `id`; and whether
+/// a document without errors had `"data": null` or no `data` at all (it gets `null`).
 public final class Denormalizer {
     private let parser: GraphParser
     private var primary: [ResourceIdentifier] = []
@@ -18,6 +19,10 @@ public final class Denormalizer {
     public init(options: DocumentOptions = .default) {
         var o = options
         o.validation = .off
+        // Normalized records do not say which context they came from; the create context
+        // is the one that admits every shape they can hold (a primary resource with
+        // neither id nor lid included).
+        o.context = .create
         parser = GraphParser(options: o)
     }
 
@@ -84,7 +89,13 @@ public final class Denormalizer {
     private func acceptResourceLine(_ o: JSONObject) throws(JSONAPIError) {
         var resource = JSONObject()
         for m in o.members where m.key != "primary" && m.key != "hash" { resource.append(m.key, m.value) }
-        try feed(["data": .null, "included": [.object(resource)]])
+        if o["id"] == nil && o["lid"] == nil {
+            // A resource with no identity (a create payload's) cannot be included; it can
+            // only be primary data.
+            try feed(["data": .object(resource)])
+        } else {
+            try feed(["data": .null, "included": [.object(resource)]])
+        }
     }
 
     /// A document line: its primary linkage (in order) and top-level members.
@@ -102,7 +113,9 @@ public final class Denormalizer {
                     singleShape = .single
                     if let id = Self.identifier(one) { primary.append(id) }
                 }
-                top.append("data", m.value)
+                // Normalized records write absent primary data as null; an error document
+                // had none (data and errors never coexist).
+                if m.value == .null && doc["errors"] != nil { singleShape = .absent } else { top.append("data", m.value) }
             } else {
                 top.append(m.key, m.value)
             }
@@ -116,6 +129,13 @@ public final class Denormalizer {
     private func acceptFlat(_ o: JSONObject, resources: JSONValue, _ source: String, _ position: SourcePosition) throws(JSONAPIError) {
         documentLines += 1
         guard case .object(let byType) = resources else { throw notNormalized("\"resources\" is not an object", source, position) }
+        // Types whose primary data holds an identifier with neither id nor lid: their
+        // resource keyed by "" without a "lid" member is that anonymous resource.
+        var anonymousTypes = Set<String>()
+        switch o["data"] ?? .null {
+        case .array(let a): for v in a where Self.isAnonymous(v) { anonymousTypes.insert(v["type"]!.stringValue!) }
+        case let one: if Self.isAnonymous(one) { anonymousTypes.insert(one["type"]!.stringValue!) }
+        }
         var objects: [ResourceIdentifier: JSONValue] = [:]
         var order: [ResourceIdentifier] = []
         for t in byType.members {
@@ -126,8 +146,9 @@ public final class Denormalizer {
                 resource.append("type", .string(t.key))
                 let lid = entry["lid"]?.stringValue
                 let keyedByLid = lid == r.key
-                let identifier = ResourceIdentifier(type: t.key, id: keyedByLid ? nil : r.key, lid: lid)
-                if !keyedByLid { resource.append("id", .string(r.key)) }
+                let anonymous = lid == nil && r.key.isEmpty && anonymousTypes.contains(t.key)
+                let identifier = ResourceIdentifier(type: t.key, id: keyedByLid || anonymous ? nil : r.key, lid: lid)
+                if !keyedByLid && !anonymous { resource.append("id", .string(r.key)) }
                 if let lid { resource.append("lid", .string(lid)) }
                 for m in entry.members where m.key != "lid" { resource.append(m.key, m.value) }
                 objects[identifier] = .object(resource)
@@ -153,19 +174,22 @@ public final class Denormalizer {
             }
         }
         var document = JSONObject()
-        document.append("data", data)
+        if data == .null && o["errors"] != nil { singleShape = .absent } else { document.append("data", data) }
         let included = order.filter { !primaryKeys.contains($0) }.map { objects[$0]! }
         if !included.isEmpty { document.append("included", .array(included)) }
         for m in o.members where m.key != "data" && m.key != "resources" { document.append(m.key, m.value) }
         try feed(.object(document))
     }
 
+    /// The identifier of a primary data entry; one with neither id nor lid names the
+    /// anonymous resource of its type.
     private static func identifier(_ v: JSONValue) -> ResourceIdentifier? {
         guard let type = v["type"]?.stringValue else { return nil }
-        let id = v["id"]?.stringValue
-        let lid = v["lid"]?.stringValue
-        guard id != nil || lid != nil else { return nil }
-        return ResourceIdentifier(type: type, id: id, lid: lid)
+        return ResourceIdentifier(type: type, id: v["id"]?.stringValue, lid: v["lid"]?.stringValue)
+    }
+
+    private static func isAnonymous(_ v: JSONValue) -> Bool {
+        v["type"]?.stringValue != nil && v["id"] == nil && v["lid"] == nil
     }
 
     private func feed(_ document: JSONValue) throws(JSONAPIError) {

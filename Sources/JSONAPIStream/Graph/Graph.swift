@@ -68,11 +68,15 @@ public struct Graph: Sendable {
         storage.row(type: type, lid: lid).map { Resource(graph: self, row: $0) }
     }
 
-    /// The resource an identifier names, if the documents held it.
+    /// The resource an identifier names, if the documents held it. An identifier with
+    /// neither id nor lid names the resource of its type that had neither (a create
+    /// payload's primary data).
     public subscript(identifier: ResourceIdentifier) -> Resource? {
         if let id = identifier.id { return self[type: identifier.type, id: id] }
         if let lid = identifier.lid { return self[type: identifier.type, lid: lid] }
-        return nil
+        guard let row = storage.row(type: identifier.type, lid: ""),
+              storage.resources[row].flags & GraphStorage.ResourceRecord.anonymous != 0 else { return nil }
+        return Resource(graph: self, row: row)
     }
 
     /// Primary data, in document order (a resource listed by two documents appears twice).

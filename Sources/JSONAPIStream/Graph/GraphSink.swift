@@ -60,7 +60,7 @@ final class GraphSink: DocumentSink {
         growKeyRows()
 
         var flags: UInt8 = r.isPrimary ? GraphStorage.ResourceRecord.primary : GraphStorage.ResourceRecord.included
-        if !r.id.isNone { flags |= GraphStorage.ResourceRecord.hasID }
+        if !r.id.isNone { flags |= GraphStorage.ResourceRecord.hasID } else if r.lid.isNone { flags |= GraphStorage.ResourceRecord.anonymous }
         if r.hadRelationships { flags |= GraphStorage.ResourceRecord.hasRelationships }
         let record = GraphStorage.ResourceRecord(
             type: type, key: key, lidKey: lidKey, flags: flags, document: UInt32(r.documentIndex),

@@ -56,6 +56,9 @@ final class GraphStorage: @unchecked Sendable {
         static let included: UInt8 = 4
         /// The resource object had a `relationships` member (possibly empty).
         static let hasRelationships: UInt8 = 8
+        /// The resource object had neither `id` nor `lid` (a create payload's primary data):
+        /// it is indexed under the empty `lid` but reports no identity of its own.
+        static let anonymous: UInt8 = 16
     }
 
     struct RelationshipRecord {

@@ -49,6 +49,7 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     /// The local id (`lid`), when the resource object had one.
     public var lid: String? {
         let r = record
+        if r.flags & GraphStorage.ResourceRecord.anonymous != 0 { return nil }
         if r.flags & GraphStorage.ResourceRecord.hasID == 0 { return graph.storage.keys.string(of: r.key) }
         return r.lidKey == GraphStorage.noKey ? nil : graph.storage.keys.string(of: r.lidKey)
     }

@@ -39,7 +39,8 @@ struct FlatJSONWriter {
                 if k > 0 { out.write(byte: UInt8(ascii: ",")) }
                 parts.fill(row: Int(row), of: s)
                 parts.pointer = s.resources[Int(row)].pointer
-                writer.writeQuoted(parts.id ?? parts.lid!)
+                // A resource with neither id nor lid (a create payload's) is keyed by "".
+                writer.writeQuoted(parts.id ?? parts.lid ?? UnsafeRawBufferPointer(start: nil, count: 0))
                 out.write(":{")
                 // The entry: writeBody writes `,"attributes":…`; drop its leading comma.
                 let mark = out.mark

@@ -92,7 +92,7 @@ final class ResourceParts {
             lid = r.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: r.lidKey)
         } else {
             id = nil
-            lid = g.keys.bytes(of: r.key)
+            lid = r.flags & GraphStorage.ResourceRecord.anonymous != 0 ? nil : g.keys.bytes(of: r.key)
         }
         isPrimary = r.flags & GraphStorage.ResourceRecord.primary != 0
         attributes = v(r.attributes)

@@ -1,0 +1,95 @@
+import Foundation
+import JSONAPIStream
+import Testing
+
+/// `jsonapi denormalize` as a user runs it: `normalize` output back to JSON:API documents.
+@Suite(.serialized)
+struct DenormalizeCommandTests {
+    static let inputs = corpusFiles("documents") + corpusFiles("requests").filter { !$0.hasSuffix("manifest.json") }
+
+    /// The context a request fixture is read in (its file name says which).
+    static func context(_ path: String) -> [String] {
+        guard path.contains("/requests/") else { return [] }
+        if path.contains("relationship-update") { return ["--context", "relationship-update"] }
+        if path.contains("/update") { return ["--context", "update"] }
+        return ["--context", "create"]
+    }
+
+    /// A flat object in a form that ignores what a merge may reorder: resources sorted by
+    /// type and key, primary data with each resource once.
+    static func comparable(_ flat: Data) throws -> JSONValue {
+        let v = try JSONValue(parsing: Array(flat))
+        var out = JSONObject()
+        for m in v.objectValue!.members where m.key != "resources" && m.key != "data" { out.append(m.key, m.value) }
+        var resources: [(key: String, value: JSONValue)] = []
+        for t in v["resources"]!.objectValue!.members {
+            for r in t.value.objectValue!.members { resources.append((key: t.key + "/" + r.key, value: r.value)) }
+        }
+        out.append("resources", .object(JSONObject(resources.sorted { $0.key < $1.key })))
+        var seen = Set<JSONValue>()
+        switch v["data"]! {
+        case .array(let a): out.append("data", .array(a.filter { seen.insert($0).inserted }))
+        case let one: out.append("data", one)
+        }
+        return .object(out)
+    }
+
+    /// normalize, denormalize, normalize again: the same flat object as the first
+    /// normalize, from flat JSON and from NDJSON; byte for byte when nothing was merged.
+    @Test(arguments: inputs)
+    func roundTripThroughTheCommands(_ path: String) throws {
+        let context = Self.context(path)
+        let first = try run(["normalize", "--quiet"] + context + [path])
+        #expect(first.status == 0, "\(path): \(first.stderr)")
+        for format in ["json", "ndjson"] {
+            let normalized = try run(["normalize", "--quiet", "--format", format] + context + [path])
+            let document = try run(["denormalize"], stdin: normalized.stdout)
+            #expect(document.status == 0, "\(path) from \(format): \(document.stderr)")
+            let again = try run(["normalize", "--quiet"] + context + ["-"], stdin: document.stdout)
+            #expect(again.status == 0, "\(path) from \(format): \(again.stderr)\n\(document.out)")
+            #expect(try Self.comparable(again.stdout) == Self.comparable(first.stdout), "\(path) from \(format):\n\(document.out)")
+            let merged = path.contains("/multi/") || path.contains("included-before-data")
+            if !merged {
+                #expect(again.stdout == first.stdout, "\(path) from \(format)")
+            }
+            // A valid response document stays valid.
+            if context.isEmpty && !path.contains("/multi/") {
+                let check = try run(["validate", "--quiet", "-"], stdin: document.stdout)
+                #expect(check.status == 0, "\(path) from \(format): \(check.out)\(check.stderr)")
+            }
+        }
+    }
+
+    @Test func includePathsAndSparseFieldsets() throws {
+        let flat = try run(["normalize", "Corpus/documents/spec-compound.json"]).stdout
+        let r = try run(["denormalize", "--include", "author", "--fields", "articles=title,author", "--fields", "people=firstName"], stdin: flat)
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try JSONValue(parsing: Array(r.stdout))
+        let article = try #require(doc["data"]?.arrayValue?.first)
+        #expect(article["attributes"]?.objectValue?.members.map(\.key) == ["title"])
+        #expect(article["relationships"]?.objectValue?.members.map(\.key) == ["author"])
+        let included = try #require(doc["included"]?.arrayValue)
+        #expect(included.map { "\($0["type"]!.stringValue!)/\($0["id"]!.stringValue!)" } == ["people/9"])
+        #expect(included[0]["attributes"]?.objectValue?.members.map(\.key) == ["firstName"])
+    }
+
+    @Test func badArgumentsAndInputs() throws {
+        let flat = try run(["normalize", "Corpus/documents/spec-compound.json"]).stdout
+        // A fieldset without a type is a usage error.
+        let usage = try run(["denormalize", "--fields", "title"], stdin: flat)
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("TYPE=FIELD"))
+        // Input that is not normalize output says so, with its position.
+        let notNormalized = try run(["denormalize"], stdin: Data("{\"a\":1}\n".utf8))
+        #expect(notNormalized.status == 1)
+        #expect(notNormalized.stderr.contains("-:1:1: error: not normalize output"), "\(notNormalized.stderr)")
+        let scalar = try run(["denormalize"], stdin: Data("{\"type\":\"a\",\"id\":\"1\"}\n42\n".utf8))
+        #expect(scalar.status == 1)
+        #expect(scalar.stderr.contains("-:2:1: error: not normalize output: a record is not a JSON object"), "\(scalar.stderr)")
+        // Broken JSON: the JSON error and its position; nothing on standard output.
+        let truncated = try run(["denormalize"], stdin: flat.prefix(flat.count / 2))
+        #expect(truncated.status == 1)
+        #expect(truncated.stderr.contains("error:") && truncated.stderr.contains("[J"), "\(truncated.stderr)")
+        #expect(truncated.stdout.isEmpty)
+    }
+}
