@@ -4,12 +4,16 @@ import Testing
 
 /// The JSON layer on its own: each J rule, positions, and independence from the read size.
 struct JSONLayerTests {
-    /// Parses `input` whole and at read sizes 1...31; every outcome must be identical.
-    /// Returns the (common) outcome.
+    /// Parses `input` whole and at read sizes 1...31, with small reads gathered (as by
+    /// default) and handed over as they come (`coalesceBytes` = the read size); every outcome
+    /// must be identical. Returns the (common) outcome.
     func parseAtAllSizes(_ input: [UInt8], options: ParseOptions = .default, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Result<[JSONValue], JSONAPIError> {
         let whole = parseJSON(input, chunk: 0, options: options)
         for size in 1...31 {
-            let r = parseJSON(input, chunk: size, options: options)
+          for gathered in [true, false] {
+            var o = options
+            if !gathered { o.coalesceBytes = size }
+            let r = parseJSON(input, chunk: size, options: o)
             switch (whole, r) {
             case (.success(let a), .success(let b)):
                 #expect(a == b, "values differ at read size \(size)", sourceLocation: sourceLocation)
@@ -18,6 +22,7 @@ struct JSONLayerTests {
             default:
                 Issue.record("outcome differs at read size \(size): \(whole) vs \(r)", sourceLocation: sourceLocation)
             }
+          }
         }
         return whole
     }
@@ -57,6 +62,28 @@ struct JSONLayerTests {
         expectError(bytes("{'a':1}"), .J00, column: 2)
         expectError(bytes("[\"a\tb\"]"), .J00, column: 4)
         expectError(bytes("{}x"), .J00, column: 3)
+    }
+
+    /// Tokens glued together without a delimiter, and errors whose place yajl reports
+    /// loosely: the same error at the same place whatever the read size (cases the chunking
+    /// fuzzer found).
+    @Test func gluedTokensAndLooseOffsetsAtEveryReadSize() {
+        expectError(bytes(#"{"a":"b"]"#), .J00, column: 9)           // yajl steps back after a member value
+        expectError(bytes(#"{"a":[]]"#), .J00, column: 8)
+        expectError(bytes(#"{"a":"b" ""}"#), .J00, column: 10)
+        expectError(bytes(#"{8"a"}"#), .J00, column: 2)               // a number glued to a string
+        expectError(bytes("{8\u{F4}\u{90}"), .J00, column: 2)       // ...and to a bad byte: the earlier error wins
+        expectError([0x7B, 0x30, 0x00, 0x22], .J00, column: 2)       // {0 NUL "
+        expectError([0x30, 0x2D, 0x22, 0x83], .J00, column: 2)       // 0-" then a stray continuation byte
+        expectError(bytes(#"f""#), .J00, column: 1)
+        expectError(bytes(#"1.""#), .J00, column: 1)
+        expectError(bytes(#"{0m""#), .J00, column: 2)                  // 0 is no key, before m is no token
+        expectError(bytes("{\"a\":/}"), .J00, column: 6)              // not a comment: a character JSON lacks
+        expectError(bytes("[/"), .J00, column: 2)
+        expectError(bytes("{}/"), .J00, column: 3)
+        expectError(bytes("4z%"), .J00, column: 2)
+        expectError([0xC3, 0xA5], .J01, column: 1)                   // a whole character outside a string
+        expectError([0x5B, 0x30, 0xE5], .J02, column: 3)             // a character cut off by the end
     }
 
     @Test func singleValueModeRefusesTrailingContent() {

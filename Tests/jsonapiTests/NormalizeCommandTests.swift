@@ -216,6 +216,24 @@ struct NormalizeCommandTests {
         #expect(r.status == 2)
         #expect(FileManager.default.fileExists(atPath: "/dev/full"))
     }
+
+    /// Resources the flat object cannot key apart: an error naming both, not a merge and not
+    /// a member written twice; NDJSON keeps them all.
+    @Test func flatJSONRefusesResourcesItCannotKeyApart() throws {
+        let twoNew = Data(#"{"data":{"type":"a","attributes":{"x":1}}} {"data":{"type":"a","attributes":{"y":2}}}"#.utf8)
+        let flat = try run(["normalize", "--context", "create", "-"], stdin: twoNew)
+        #expect(flat.status == 1)
+        #expect(flat.stdout.isEmpty)
+        #expect(flat.stderr.contains(#"-:1:52: error: a second resource of type "a" without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can) [N04]"#), "\(flat.stderr)")
+        let lines = try run(["normalize", "--context", "create", "--format", "ndjson", "-"], stdin: twoNew)
+        #expect(lines.status == 0)
+        #expect(lines.out.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"a""#) }.count == 2)
+
+        let sameKey = Data(#"{"data":{"type":"a","lid":"x","relationships":{"r":{"data":{"type":"a","id":"x"}}}},"included":[{"type":"a","id":"x"}]}"#.utf8)
+        let collision = try run(["normalize", "--context", "create", "-"], stdin: sameKey)
+        #expect(collision.status == 1)
+        #expect(collision.stderr.contains(#"error: resources (type "a", lid "x") and (type "a", id "x") would both be keyed "x" in flat JSON (NDJSON can hold both) [N04]"#), "\(collision.stderr)")
+    }
 }
 
 extension Process {

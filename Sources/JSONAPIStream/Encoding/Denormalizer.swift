@@ -54,7 +54,18 @@ public final class Denormalizer {
     public func write(to out: ByteWriter, options: DocumentEncodingOptions = .init()) throws(JSONAPIError) {
         let graph = try parser.finish()
         var rows: [Resource] = []
+        // Resources without id or lid never merge: the k-th such identifier of a type in
+        // the primary data names the k-th such resource of that type.
+        var anonymous: [String: [Resource]] = [:]
+        var anonymousUsed: [String: Int] = [:]
         for id in primary {
+            if id.id == nil && id.lid == nil {
+                if anonymous[id.type] == nil { anonymous[id.type] = graph.resources(ofType: id.type).filter { $0.id == nil && $0.lid == nil } }
+                let k = anonymousUsed[id.type, default: 0]
+                anonymousUsed[id.type] = k + 1
+                if let all = anonymous[id.type], k < all.count { rows.append(all[k]) }
+                continue
+            }
             guard let r = graph[id] else { continue }
             rows.append(r)
         }
@@ -115,7 +126,15 @@ public final class Denormalizer {
                 }
                 // Normalized records write absent primary data as null; an error document
                 // had none (data and errors never coexist).
-                if m.value == .null && doc["errors"] != nil { singleShape = .absent } else { top.append("data", m.value) }
+                // An identifier with neither id nor lid stands for the resource line before
+                // it; read again, it would be a second, empty resource.
+                if m.value == .null && doc["errors"] != nil {
+                    singleShape = .absent
+                } else if case .array(let a) = m.value {
+                    top.append("data", .array(a.filter { !Self.isAnonymous($0) }))
+                } else {
+                    top.append("data", Self.isAnonymous(m.value) ? .null : m.value)
+                }
             } else {
                 top.append(m.key, m.value)
             }

@@ -69,7 +69,9 @@ final class GraphSink: DocumentSink {
             extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart,
             position: r.position, arrayIndex: r.arrayIndex)
 
-        let existing = s.keyRow[Int(key)]
+        // Resources without id or lid are never the same resource: each keeps its own row
+        // (the index finds the first).
+        let existing = flags & GraphStorage.ResourceRecord.anonymous == 0 ? s.keyRow[Int(key)] : -1
         let row: Int32
         if existing >= 0 {
             row = existing
@@ -82,7 +84,7 @@ final class GraphSink: DocumentSink {
                     location: r.position, pointer: r.pointer, source: sourceName))
             }
             s.resources.append(record)
-            s.keyRow[Int(key)] = row
+            if s.keyRow[Int(key)] < 0 { s.keyRow[Int(key)] = row }
             if lidKey != GraphStorage.noKey && s.keyRow[Int(lidKey)] < 0 { s.keyRow[Int(lidKey)] = row }
             s.rowsByType[Int(type)].append(row)
         }

@@ -35,11 +35,36 @@ struct FlatJSONWriter {
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
             writer.writeQuoted(s.symbols.bytes(of: UInt32(t)))
             out.write(":{")
+            var keyedByEmpty = false
             for (k, row) in s.rowsByType[t].enumerated() {
                 if k > 0 { out.write(byte: UInt8(ascii: ",")) }
                 parts.fill(row: Int(row), of: s)
                 parts.pointer = s.resources[Int(row)].pointer
-                // A resource with neither id nor lid (a create payload's) is keyed by "".
+                // A resource with neither id nor lid (a create payload's) is keyed by "";
+                // a second one of the same type has no key of its own.
+                if parts.id == nil && parts.lid == nil {
+                    if keyedByEmpty {
+                        let r = s.resources[Int(row)]
+                        throw JSONAPIError.document(Diagnostic(
+                            severity: .error, rule: .N04,
+                            message: "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
+                            location: r.position, pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                    }
+                    keyedByEmpty = true
+                }
+                if parts.id == nil {
+                    // Keyed by its lid (or ""): a resource of the same type with that id
+                    // would take the same key.
+                    let key = parts.lid.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    if let k = s.keys.find(key, tag: s.idTag(UInt32(t))), s.keyRow[Int(k)] >= 0 {
+                        let r = s.resources[Int(row)]
+                        let type = String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self)
+                        throw JSONAPIError.document(Diagnostic(
+                            severity: .error, rule: .N04,
+                            message: "resources (type \(quoted(type)), \(parts.lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
+                            location: r.position, pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                    }
+                }
                 writer.writeQuoted(parts.id ?? parts.lid ?? UnsafeRawBufferPointer(start: nil, count: 0))
                 out.write(":{")
                 // The entry: writeBody writes `,"attributes":…`; drop its leading comma.

@@ -163,11 +163,12 @@ final class JSONStreamParser: SourcePositions {
                 try diagnoseWindow(suspect: error.offset)
             }
             let boundary = prescan.boundary(end: base + chunk.count, buffer: chunk, bufferBase: base)
-            try checkOpenToken(boundary: boundary)
             try parseInPlace(chunk, base: base, upTo: boundary)
             pending.append(UnsafeRawBufferPointer(rebasing: chunk[(boundary - base)...]))
             pendingBase = boundary
             pendingScanned = pending.count
+            // After the tail is kept: a failure here reads it again.
+            try checkOpenToken(boundary: boundary)
             try checkDeadline()
             return
         }
@@ -208,7 +209,7 @@ final class JSONStreamParser: SourcePositions {
 
     @inline(never)
     private func failOpenString() throws(JSONAPIError) {
-        try feedWholeTokens(upTo: prescan.stringStart)
+        try feedTokensBeforeFailure(at: prescan.stringStart)
         throw failed(.syntax(diagnostic(.J06, "string longer than \(options.limits.maxStringBytes) bytes", at: prescan.stringStart, request: .nextValue)))
     }
 
@@ -288,8 +289,35 @@ final class JSONStreamParser: SourcePositions {
             // Cannot happen: the lexical scanner refuses everything the pre-scan suspects.
             throw failed(.syntax(diagnostic(.J02, "invalid byte", at: suspect)))
         }
-        try feedWholeTokens(upTo: f.tokenStart)
+        try feedTokensBeforeFailure(at: f.tokenStart)
         throw failed(.syntax(diagnostic(f.rule, f.message, at: f.offset)))
+    }
+
+    /// Hands yajl the whole tokens before a lexical failure whose token starts at absolute
+    /// `end`, followed by one space that is not part of the input: the token just before the
+    /// failure ended there, and the space lets yajl see that (a trailing number or literal is
+    /// otherwise held, waiting for more). A grammar error, or a receiver's error, in those
+    /// tokens comes first in the input and wins.
+    private func feedTokensBeforeFailure(at end: Int) throws(JSONAPIError) {
+        let n = end - pendingBase
+        guard n > 0 else { return }
+        var piece = [UInt8](repeating: 0x20, count: n + 1)
+        pending.withBytes { all in
+            piece.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[..<n])) }
+        }
+        let base = pendingBase
+        var failure: JSONAPIError? = nil
+        piece.withUnsafeBytes { b in
+            let status = parse(b, base: base)
+            if status != .ok {
+                do throws(JSONAPIError) { try check(status, base: base, buffer: b) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        pending.removeFirst(n)
+        pendingBase = end
+        pendingScanned -= n
+        dropLines(before: end)
     }
 
     private func check(_ status: YajlParser.Status, base: Int, buffer: UnsafeRawBufferPointer?) throws(JSONAPIError) {
@@ -311,11 +339,18 @@ final class JSONStreamParser: SourcePositions {
             // A lexical problem yajl met (a bad escape, a control character, a bad number)
             // is named by the lexical scanner, if it comes before the token yajl stopped on.
             var scanner = LexicalScanner(limits: options.limits)
-            let (start, token) = tokenContaining(consumed - 1, in: buffer)
+            let (start, token) = offendingToken(message: message, consumed: consumed, in: buffer)
+            // A grammar error names a token that lexed fine; anything else yajl reports is a
+            // lexical problem (including a lone `/`, which yajl takes for a comment, and
+            // trailing garbage that is not even a token), and yajl's offset for those is
+            // loose: the lexical scanner finds the first one and says exactly where.
+            let grammar = message.contains("after key and value") || message.contains("after array element")
+                || message.contains("invalid object key") || message.contains("separated by a colon")
+                || message.contains("unallowed token")
             do {
                 try scanner.scan(buffer, base: base)
             } catch {
-                if error.tokenStart <= base + start {
+                if error.tokenStart <= base + start || !grammar {
                     throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
                 }
             }
@@ -441,10 +476,30 @@ final class JSONStreamParser: SourcePositions {
         return (UnsafeRawBufferPointer(rebasing: buffer[first..<e]), feedingBase + first)
     }
 
+    /// The token yajl stopped on. yajl leaves its offset after that token, except after a
+    /// member value (`after key and value, inside map`), where it steps back by the token's
+    /// length (its content's, for a string), which lands on the token's first byte or inside
+    /// it, or, for `""`, at its end.
+    private func offendingToken(message: String, consumed: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
+        guard message.contains("after key and value") else { return tokenContaining(consumed - 1, in: buffer) }
+        if consumed <= 0 { return tokenContaining(0, in: buffer) }
+        let (start, end, token) = tokenSpan(containing: consumed - 1, in: buffer)
+        let isEmptyString = end - start == 2 && buffer[start] == 0x22
+        if end == consumed && !isEmptyString && end < buffer.count {
+            return tokenContaining(end, in: buffer)
+        }
+        return (start, token)
+    }
+
+    private func tokenContaining(_ target: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
+        let (start, _, token) = tokenSpan(containing: target, in: buffer)
+        return (start, token)
+    }
+
     /// The token of `buffer` that holds byte `target` (or the first after it), found by reading
     /// the buffer's tokens from its start (a token boundary). yajl's offset after an error is
     /// sometimes the token's end and sometimes inside it, so only a forward reading is sure.
-    private func tokenContaining(_ target: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
+    private func tokenSpan(containing target: Int, in buffer: UnsafeRawBufferPointer) -> (Int, Int, String) {
         var i = 0
         let n = buffer.count
         var last = (0, 0)
@@ -470,13 +525,13 @@ final class JSONStreamParser: SourcePositions {
             if target < i { break }
         }
         let (s, e) = last
-        guard e > s else { return (0, "end of input") }
+        guard e > s else { return (0, 0, "end of input") }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self) + (e - s > 40 ? "…" : "")
         let c = buffer[s]
-        if c == 0x22 { return (s, "string " + text) }
-        if byteClass[Int(c)] == ByteClass.structural { return (s, "'\(text)'") }
-        if byteClass[Int(c)] == ByteClass.literal || byteClass[Int(c)] == ByteClass.word { return (s, "'\(text)'") }
-        return (s, "number \(text)")
+        if c == 0x22 { return (s, e, "string " + text) }
+        if byteClass[Int(c)] == ByteClass.structural { return (s, e, "'\(text)'") }
+        if byteClass[Int(c)] == ByteClass.literal || byteClass[Int(c)] == ByteClass.word { return (s, e, "'\(text)'") }
+        return (s, e, "number \(text)")
     }
 
     /// The start of the token that ends at `end` in `buffer` (yajl's consumed count during a

@@ -21,6 +21,8 @@ struct StructuralScanner {
     private var utf8Remaining: UInt8 = 0
     private var utf8Low: UInt8 = 0
     private var utf8High: UInt8 = 0
+    /// Absolute offset of the lead byte of the UTF-8 sequence in progress.
+    private var utf8Start = 0
 
     /// Absolute offsets of the line feeds scanned and not yet dropped by the owner.
     var newlines: [Int] = []
@@ -152,6 +154,7 @@ struct StructuralScanner {
 
     @inline(__always)
     private mutating func startUTF8(_ c: UInt8, at offset: Int) throws(Suspect) {
+        utf8Start = offset
         switch c {
         case 0xC2...0xDF: utf8Remaining = 1; utf8Low = 0x80; utf8High = 0xBF
         case 0xE0: utf8Remaining = 2; utf8Low = 0xA0; utf8High = 0xBF
@@ -168,21 +171,30 @@ struct StructuralScanner {
     var isBetweenStrings: Bool { !inString && utf8Remaining == 0 && !escaped }
 
     /// The absolute offset up to which the bytes scanned (ending at absolute `end`, the last
-    /// `buffer.count` of them in `buffer`) are whole tokens: before an open string, or before
-    /// a trailing number or literal that the next read might continue.
+    /// `buffer.count` of them in `buffer`) are whole tokens that yajl can finish without
+    /// seeing the next byte: before an open string, before a character whose bytes have not
+    /// all arrived, and before a trailing number, literal or `/` that the next read might
+    /// continue.
+    ///
+    /// A boundary never falls between a word token and a token glued to it without a
+    /// delimiter (`0"a"`, `1.é`, `tru"`): the two go to yajl together, so yajl never holds a
+    /// half-read token between two reads and the error it reports (and where) does not
+    /// depend on how the input was split.
     func boundary(end: Int, buffer: UnsafeRawBufferPointer, bufferBase: Int) -> Int {
-        if inString || escaped { return stringStart }
-        var k = end &- bufferBase
+        var k: Int
+        if inString || escaped {
+            k = stringStart &- bufferBase
+        } else if utf8Remaining > 0 {
+            k = utf8Start &- bufferBase
+        } else {
+            k = end &- bufferBase
+        }
+        if k < 0 { k = 0 }
         while k > 0 {
             let c = buffer[k &- 1]
-            let isWordByte = (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 || c == 0x2D || c == 0x2B || c == 0x2E
+            let isWordByte = (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x2F
             if !isWordByte { break }
             k &-= 1
-        }
-        if utf8Remaining > 0 {
-            // Not in a string, yet inside a multi-byte character: it is invalid anyway; hand
-            // everything over so the error surfaces.
-            return end
         }
         return bufferBase &+ k
     }
