@@ -1,0 +1,116 @@
+// The parsing suites: every pass of `jsonapi bench` (BenchmarkPass, in the library, so the
+// command, these suites and Scripts/callgrind.sh run the same code) over generated documents
+// of about 1, 16 and 128 MB, plus attribute access and typed decoding alone over a graph
+// built in setup.
+//
+// Names are `<pass>_<size>`, without spaces or `/`, so that filters, baselines and threshold
+// files work. Inputs are built in `setup` (not measured); each iteration's result goes to
+// `blackHole`. Throughput is the custom metric `bytesPerSecond` (input bytes over the
+// iteration's wall-clock time); allocation counts are gated by the committed thresholds in
+// `Thresholds/` (see Benchmarks/README.md).
+
+import Benchmark
+import Foundation
+import JSONAPIStream
+
+/// Input bytes per second of one iteration.
+var bytesPerSecond: BenchmarkMetric { .custom("bytesPerSecond", polarity: .prefersLarger, useScalingFactor: false) }
+
+/// The generated documents: primary resources for about 1, 16 and 128 MB.
+var sizes: [(label: String, resources: Int, maxIterations: Int, maxSeconds: Int64, timeUnits: BenchmarkTimeUnits)] {
+    [
+        ("1MB", 600, 1_000, 2, .microseconds),
+        ("16MB", 9_000, 40, 3, .milliseconds),
+        ("128MB", 73_000, 8, 6, .milliseconds),
+    ]
+}
+
+/// The benchmarked passes and their names in this suite.
+var passes: [(name: String, pass: BenchmarkPass)] {
+    [
+        ("yajl", .bareYajl),
+        ("syntax", .syntax),
+        ("graph", .graph),
+        ("decode", .decode),
+        ("encode", .encode),
+        ("ndjson", .ndjson),
+        ("flatJSON", .flatJSON),
+        ("validate", .validate),
+        ("JSONSerialization", .jsonSerialization),
+        ("JSONDecoder", .jsonDecoder),
+        ("JSONDecoderGeneric", .jsonDecoderGeneric),
+    ]
+}
+
+/// Allocation counts are exact for a given document when `mallocCountTotal` is the only
+/// metric (the resident-memory sampler allocates on its own thread, adding a few): so the
+/// thresholds are written and checked with `--metric mallocCountTotal`, and a change of more
+/// than 1 % either way fails `thresholds check` (exit 2: worse, 4: better; then update them).
+var allocationThresholds: [BenchmarkMetric: BenchmarkThresholds] {
+    [.mallocCountTotal: BenchmarkThresholds(relative: [.p90: 1.0])]
+}
+
+/// Timed with its own clock around exactly the pass, so that `bytesPerSecond` is the pass's.
+@inline(__always)
+func timed(_ benchmark: Benchmark, bytes: Int, _ body: () throws -> Int) rethrows {
+    let start = DispatchTime.now().uptimeNanoseconds
+    blackHole(try body())
+    let nanoseconds = max(1, DispatchTime.now().uptimeNanoseconds - start)
+    benchmark.measurement(bytesPerSecond, Int(Double(bytes) * 1e9 / Double(nanoseconds)))
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident, .peakMemoryResidentDelta, bytesPerSecond],
+        timeUnits: .milliseconds,
+        warmupIterations: 1,
+        thresholds: allocationThresholds
+    )
+
+    for size in sizes {
+        let configuration = Benchmark.Configuration(
+            metrics: Benchmark.defaultConfiguration.metrics,
+            timeUnits: size.timeUnits,
+            warmupIterations: 1,
+            maxDuration: .seconds(size.maxSeconds),
+            maxIterations: size.maxIterations,
+            thresholds: allocationThresholds
+        )
+
+        for (name, pass) in passes {
+            Benchmark("\(name)_\(size.label)", configuration: configuration) { benchmark, input in
+                try timed(benchmark, bytes: input.count) { try pass.run(input) }
+            } setup: {
+                try BenchmarkPass.generatedDocument(resources: size.resources)
+            }
+        }
+
+        // Reading every value of a graph that setup built: type, id, each attribute as a
+        // Swift value, each relationship's linkage (BenchmarkPasses.readAll).
+        Benchmark("attributes_\(size.label)", configuration: configuration) { benchmark, graph in
+            timed(benchmark, bytes: graph.inputBytes) { BenchmarkPasses.readAll(graph) }
+        } setup: {
+            let input = try BenchmarkPass.generatedDocument(resources: size.resources)
+            return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
+        }
+
+        // Writing a graph that setup built back as one compound document (to /dev/null):
+        // compare with ndjson_, which must not be faster (issue: encoding at least at the
+        // speed of NDJSON normalizing).
+        Benchmark("encodeOnly_\(size.label)", configuration: configuration) { benchmark, graph in
+            try timed(benchmark, bytes: graph.inputBytes) { try BenchmarkPasses.encode(graph) }
+        } setup: {
+            let input = try BenchmarkPass.generatedDocument(resources: size.resources)
+            return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
+        }
+
+        // Typed decoding alone: every resource of a graph that setup built, into models that
+        // hold what Foundation's typed peer holds (BenchmarkPasses.decodeAll).
+        Benchmark("decodeOnly_\(size.label)", configuration: configuration) { benchmark, graph in
+            try timed(benchmark, bytes: graph.inputBytes) { try BenchmarkPasses.decodeAll(graph) }
+        } setup: {
+            let input = try BenchmarkPass.generatedDocument(resources: size.resources)
+            return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
+        }
+    }
+}

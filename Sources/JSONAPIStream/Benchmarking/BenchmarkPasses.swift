@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The ways of reading a document that `jsonapi bench`, `Scripts/callgrind.sh` and the
+/// benchmark package (`Benchmarks/`) time, each over the same bytes held in memory, fed in the
+/// same chunks (1 MiB unless told otherwise).
+///
+/// ``bareYajl(_:chunkSize:)`` is the floor: yajl itself with callbacks that do nothing,
+/// configured as the pipeline configures it (numbers through `yajl_number`, so it does not
+/// convert them; yajl's own UTF-8 check off, because the pipeline's scanner does that; several
+/// values per input allowed). Every other pass is reported as a fraction of it. Each pass
+/// returns a small number derived from its result (resources read, findings, values touched),
+/// so that a caller can hand it to a black hole and no work can be optimized away; the result
+/// itself is released inside the pass.
+public enum BenchmarkPasses {
+    /// yajl with no-op callbacks over `bytes`: the floor every other pass is compared with.
+    /// Returns false if yajl rejected the input.
+    @discardableResult
+    public static func bareYajl(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20) -> Bool {
+        // `validateStrings: false` states what happens either way: YajlParser always turns
+        // yajl's string validation off.
+        let parser = YajlParser(bareMultipleValues: true, validateStrings: false)
+        var i = 0
+        while i < bytes.count {
+            let end = min(i + chunkSize, bytes.count)
+            if parser.parse(UnsafeRawBufferPointer(rebasing: bytes[i..<end])) != .ok { return false }
+            i = end
+        }
+        return parser.complete() == .ok
+    }
+
+    /// The structural pre-scan alone (UTF-8, whitespace, string boundaries, line feeds).
+    @discardableResult
+    public static func scanOnly(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20) -> Bool {
+        var scanner = StructuralScanner()
+        var i = 0
+        while i < bytes.count {
+            let end = min(i + chunkSize, bytes.count)
+            do { try scanner.scan(UnsafeRawBufferPointer(rebasing: bytes[i..<end]), base: i) } catch { return false }
+            scanner.newlines.removeAll(keepingCapacity: true)
+            i = end
+        }
+        return true
+    }
+
+    /// The JSON layer (scanner, yajl, depth, duplicate names) with no document building.
+    public static func syntaxOnly(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: ParseOptions = .default) throws(JSONAPIError) {
+        let receiver = JSONEventReceiver(options: options)
+        let parser = JSONStreamParser(receiver: receiver, options: options)
+        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
+        try parser.finish()
+    }
+
+    /// Building a ``Graph`` with ``GraphParser``.
+    public static func graph(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Graph {
+        let parser = GraphParser(options: options)
+        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
+        return try parser.finish()
+    }
+
+    /// Reads everything a client of the graph would: each resource's type and id, every
+    /// attribute as a Swift value (`String`, `Double`, `Bool`, nested arrays and objects as
+    /// ``JSONValue``), every relationship's linkage as identifiers (and the resolved target of
+    /// to-one relationships). Returns the number of values read.
+    ///
+    /// - Complexity: O(size of the graph's values).
+    public static func readAll(_ graph: Graph) -> Int {
+        var touched = 0
+        for resource in graph.resources {
+            touched &+= resource.type.utf8.count &+ (resource.id?.utf8.count ?? 0)
+            for (name, value) in resource.attributes.members {
+                touched &+= name.utf8.count
+                switch value.kind {
+                case .string: touched &+= value.string?.utf8.count ?? 0
+                case .number: if value.number?.doubleValue != nil { touched &+= 1 }
+                case .bool: if value.bool == true { touched &+= 1 }
+                case .null: touched &+= 1
+                case .array, .object:
+                    if case .null = value.jsonValue {} else { touched &+= 1 }
+                }
+            }
+            for relationship in resource.relationships {
+                touched &+= relationship.name.utf8.count
+                for identifier in relationship.identifiers { touched &+= identifier.type.utf8.count &+ (identifier.id?.utf8.count ?? 0) }
+                if relationship.kind == .toOne, relationship.resource != nil { touched &+= 1 }
+            }
+        }
+        return touched
+    }
+
+    /// Decodes every resource of a generated document (``DocumentGenerator``) into typed
+    /// models with this library's decoder: the same values Foundation's typed peer produces.
+    /// Returns the number of resources decoded.
+    ///
+    /// - Throws: `DecodingError` when the graph is not from a generated document.
+    public static func decodeAll(_ graph: Graph) throws -> Int {
+        try DecodingPeers.decodeAll(graph)
+    }
+
+    /// Normalizing to NDJSON (`jsonapi normalize --format ndjson`), written to `/dev/null`
+    /// through a file-descriptor ``ByteWriter``. Returns the resources written.
+    public static func ndjson(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {
+        try normalize(.ndjson, bytes, chunkSize: chunkSize, options: options)
+    }
+
+    /// Normalizing to one flat JSON object (`jsonapi normalize`, the default format), written
+    /// to `/dev/null`. Returns the resources read.
+    public static func flatJSON(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {
+        try normalize(.json, bytes, chunkSize: chunkSize, options: options)
+    }
+
+    /// Writing a graph back as one JSON:API compound document (``Graph/writeDocument(to:primary:options:)``:
+    /// primary data and every other resource in `included`), to `/dev/null`. Returns the
+    /// bytes written.
+    public static func encode(_ graph: Graph) throws(JSONAPIError) -> Int {
+        let out = ByteWriter(fd: devNull)
+        try graph.writeDocument(to: out)
+        try out.flush()
+        return out.bytesWritten
+    }
+
+    /// Checking every rule (`jsonapi validate`) with ``DocumentValidator``. Returns the
+    /// number of findings (0 for a valid document).
+    public static func validate(_ bytes: [UInt8], chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {
+        try DocumentValidator(options: options).validate(.bytes(bytes, name: "input"), chunkSize: chunkSize).count
+    }
+
+    private static func normalize(_ format: OutputFormat, _ bytes: UnsafeRawBufferPointer, chunkSize: Int, options: DocumentOptions) throws(JSONAPIError) -> Int {
+        let out = ByteWriter(fd: devNull)
+        let normalizer = Normalizer(format: format, out: out, document: options)
+        try normalizer.beginInput(named: "input")
+        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try normalizer.feed(chunk) }
+        try normalizer.finish()
+        return normalizer.resourcesRead
+    }
+
+    @inline(__always)
+    private static func forEachChunk(
+        _ bytes: UnsafeRawBufferPointer, _ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
+    ) throws(JSONAPIError) {
+        let size = max(1, chunkSize)
+        var i = 0
+        while i < bytes.count {
+            let end = min(i + size, bytes.count)
+            try body(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+            i = end
+        }
+    }
+
+    /// `/dev/null`, opened once for writing: NDJSON and flat JSON are written there, so the
+    /// passes pay for the `write` calls a real run makes, but not for a disk.
+    private static let devNull: Int32 = open("/dev/null", O_WRONLY)
+}

@@ -1,0 +1,87 @@
+/// Typed decoding with this library (``Resource/decode(_:options:)``, ``Graph/decode(_:options:)``),
+/// into models that hold the same values as Foundation's typed peer (``GeneratedDocument``):
+/// each resource's type and id, every attribute, each relationship's identifiers, and the
+/// resource's `links` and `meta`. The models are flat, as this library's decoder reads them
+/// (attributes and relationships by name); numbers become `Double` the nearest way, as
+/// Foundation does; dates stay strings on both sides.
+enum DecodingPeers {
+    static var options: DecodingOptions {
+        var o = DecodingOptions()
+        o.floatingPoint = .nearest
+        return o
+    }
+
+    /// Decodes every resource of a generated document; returns how many.
+    static func decodeAll(_ graph: Graph) throws -> Int {
+        let o = options
+        let articles = try graph.decode([ArticleModel].self, options: o)
+        let people = try graph.decode(PersonModel.self, ofType: "people", options: o)
+        let tags = try graph.decode(TagModel.self, ofType: "tags", options: o)
+        let comments = try graph.decode(CommentModel.self, ofType: "comments", options: o)
+        return articles.count + people.count + tags.count + comments.count
+    }
+}
+
+struct SelfLink: Decodable { var `self`: String }
+
+struct ArticleModel: Decodable {
+    struct Dimensions: Decodable { var width: Int; var height: Double; var ratio: Double }
+    struct Meta: Decodable { var revision: Int }
+
+    var type: String
+    var id: String
+    var title: String
+    var body: String
+    var summary: String
+    var quote: String
+    var views: Int
+    var rating: Double
+    var score: Double
+    var published: Bool
+    var publishedAt: String
+    var deletedAt: String?
+    var tagsList: [String]
+    var dimensions: Dimensions
+    var author: ResourceIdentifier
+    var comments: [ResourceIdentifier]
+    var tags: [ResourceIdentifier]
+    var links: SelfLink
+    var meta: Meta
+
+    enum CodingKeys: String, CodingKey {
+        case type, id, title, body, summary, quote, views, rating, score, published, publishedAt, deletedAt, dimensions
+        case author, comments, tags, links, meta
+        case tagsList = "tags-list"
+    }
+}
+
+struct PersonModel: Decodable {
+    var type: String
+    var id: String
+    var firstName: String
+    var lastName: String
+    var email: String
+    var age: Int
+    var links: SelfLink
+
+    enum CodingKeys: String, CodingKey {
+        case type, id, email, age, links
+        case firstName = "first-name"
+        case lastName = "last-name"
+    }
+}
+
+struct TagModel: Decodable {
+    var type: String
+    var id: String
+    var label: String
+}
+
+struct CommentModel: Decodable {
+    var type: String
+    var id: String
+    var body: String
+    var likes: Int
+    var author: ResourceIdentifier
+    var article: ResourceIdentifier
+}

@@ -1,0 +1,46 @@
+import Foundation
+import JSONAPIStream
+import Testing
+
+/// `jsonapi bench` as a user runs it: every pass runs in its own process and reports
+/// figures (their values depend on the machine; only their presence and sanity are checked).
+@Suite(.serialized)
+struct BenchCommandTests {
+    @Test func everyPassReportsFiguresOnAGeneratedDocument() throws {
+        let passes = BenchmarkPass.standard.map(\.rawValue)
+        let r = try run(["bench", "--resources", "20", "--runs", "1", "--quiet", "--format", "json", "--passes", passes.joined(separator: ",")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try JSONValue(parsing: Array(r.stdout))
+        let input = try #require(report["inputs"]?.arrayValue?.first)
+        #expect(input["bytes"]?.numberValue?.int64Value ?? 0 > 30_000)
+        let results = try #require(input["passes"]?.arrayValue)
+        #expect(results.compactMap { $0["pass"]?.stringValue } == passes)
+        for pass in results {
+            let name = pass["pass"]?.stringValue ?? "?"
+            #expect(pass["error"] == nil, "\(name): \(pass["error"]?.stringValue ?? "")")
+            #expect((pass["megabytesPerSecond"]?.numberValue?.doubleValue ?? 0) > 0, "\(name)")
+            #expect((pass["peakResidentBytes"]?.numberValue?.doubleValue ?? 0) > 1_000_000, "\(name)")
+        }
+        // The floor is its own reference.
+        #expect(results.first?["throughputRatio"]?.numberValue?.doubleValue == 1)
+    }
+
+    @Test func aPassThatCannotReadTheDocumentSaysWhyAndTheOthersStillRun() throws {
+        let r = try run(["bench", "Corpus/documents/spec-compound.json", "--runs", "1", "--quiet", "--format", "json", "--passes", "graph,jsondecoder"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let results = try #require(JSONValue(parsing: Array(r.stdout))["inputs"]?.arrayValue?.first?["passes"]?.arrayValue)
+        #expect(results.map { $0["pass"]?.stringValue } == ["yajl", "graph", "jsondecoder"])
+        #expect(results[1]["error"] == nil)
+        #expect(results[2]["error"]?.stringValue?.contains("keyNotFound") == true)
+    }
+
+    @Test func usageErrors() throws {
+        let unknown = try run(["bench", "--passes", "nope"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("nope"), "\(unknown.stderr)")
+        let missing = try run(["bench", "no-such-file.json", "--runs", "1"])
+        #expect(missing.status == 2, "\(missing.stderr)")
+        let pass = try run(["bench-pass", "--pass", "nope", "Corpus/documents/spec-compound.json"])
+        #expect(pass.status == 2)
+    }
+}
