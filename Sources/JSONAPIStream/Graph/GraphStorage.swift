@@ -166,7 +166,10 @@ final class GraphStorage: @unchecked Sendable {
     func checkInvariants() {
         precondition(keyRow.count == keys.count)
         for (row, r) in resources.enumerated() {
-            precondition(keyRow[Int(r.key)] == Int32(row), "key of row \(row) does not map back")
+            // Resources without id or lid share the empty lid's key; it maps to the first.
+            if r.flags & ResourceRecord.anonymous == 0 {
+                precondition(keyRow[Int(r.key)] == Int32(row), "key of row \(row) does not map back")
+            }
             if r.lidKey != Self.noKey { precondition(keyRow[Int(r.lidKey)] == Int32(row)) }
             precondition(Int(r.relationshipStart + r.relationshipCount) <= relationships.count)
             precondition(Int(r.extraStart + r.extraCount) <= members.count)

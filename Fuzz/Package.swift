@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+// libFuzzer targets for JSONAPIStream. Build and run with `Scripts/fuzz.sh TARGET SECONDS`
+// (from the repository root); see that script for the flags.
+import Foundation
+import PackageDescription
+
+// A path dependency is named after its folder: the repository's checkout folder.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let targets = ["FuzzParse", "FuzzChunks", "FuzzRoundTrip", "FuzzSyntax"]
+
+let package = Package(
+    name: "JSONAPIStreamFuzz",
+    platforms: [.macOS(.v13)],
+    products: targets.map { .executable(name: $0, targets: [$0]) },
+    dependencies: [.package(path: "..")],
+    targets: [
+        // libFuzzer's driver entry point, declared for Swift.
+        .target(name: "CFuzzerDriver"),
+        // The checks: a link to Tests/JSONAPIStreamTests/FuzzRegressionTests.swift, compiled
+        // without its tests, so that fuzz targets and regression tests share one source.
+        .target(
+            name: "FuzzChecks",
+            dependencies: [.product(name: "JSONAPIStream", package: root)],
+            swiftSettings: [.define("FUZZING")]
+        ),
+    ] + targets.map {
+        .executableTarget(
+            name: $0,
+            dependencies: ["FuzzChecks", "CFuzzerDriver"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    }
+)

@@ -1,0 +1,1 @@
+../../../Tests/JSONAPIStreamTests/FuzzRegressionTests.swift
