@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "JSONAPIStream", targets: ["JSONAPIStream"]),
+        .library(name: "JSONAPIClient", targets: ["JSONAPIClient"]),
         .executable(name: "jsonapi", targets: ["jsonapi"]),
     ],
     dependencies: [
@@ -26,10 +27,16 @@ let package = Package(
             name: "JSONAPIStream",
             dependencies: ["CYajl", "CPlatform"]
         ),
+        // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
+        .target(
+            name: "JSONAPIClient",
+            dependencies: ["JSONAPIStream"]
+        ),
         .executableTarget(
             name: "jsonapi",
             dependencies: [
                 "JSONAPIStream",
+                "JSONAPIClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -43,6 +50,11 @@ let package = Package(
         .testTarget(
             name: "jsonapiTests",
             dependencies: ["jsonapi", "JSONAPIStream"]
+        ),
+        // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
+        .testTarget(
+            name: "JSONAPIClientTests",
+            dependencies: ["JSONAPIClient", "JSONAPIStream", "jsonapi"]
         ),
     ]
 )

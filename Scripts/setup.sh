@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine with Swift:
 # yajl (libyajl-dev) and pkg-config from apt, DuckDB's Python package from PyPI (for the
-# loadability check). Does nothing when they are already there.
+# loadability check), and the JSON:API test server's packages from PyPI (Django,
+# djangorestframework-jsonapi, in TestServer/.venv, for the client's end-to-end tests).
+# Does nothing when they are already there.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
@@ -15,4 +17,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ "${1:-}" = "--with-duckdb" ]; then
     python3 -c "import duckdb" 2>/dev/null || python3 -m pip install -q duckdb >&2
+fi
+if [ "${1:-}" = "--with-duckdb" ] || [ "${1:-}" = "--with-test-server" ]; then
+    # Idempotent; the tests install it too on first use, and fail (never skip) without it.
+    "$(dirname "$0")/test-server.sh" install \
+        || echo "setup: the test server's packages could not be installed; the client's end-to-end tests will fail" >&2
 fi

@@ -11,7 +11,7 @@ struct JSONAPICommand: ParsableCommand {
             JSON:API rule), 2 usage or I/O error.
             """,
         version: JSONAPIVersion.current,
-        subcommands: [Normalize.self, Denormalize.self, Validate.self, Stats.self, Generate.self, Bench.self, BenchPass.self]
+        subcommands: [Normalize.self, Fetch.self, Denormalize.self, Validate.self, Stats.self, Generate.self, Bench.self, BenchPass.self]
     )
 
     /// Runs the command; usage errors exit with 2 (not ArgumentParser's 64).

@@ -90,6 +90,11 @@ final class DocumentBuilder: JSONEventReceiver {
     @exclusivity(unchecked) private var attributeNames: [NameWords] = []
     @exclusivity(unchecked) private var relationshipNames: [NameWords] = []
     @exclusivity(unchecked) private(set) var documentCount = 0
+    /// Whether each document's top-level `links` and `meta` are copied into ``lastDocument``
+    /// as it closes (off by default: it costs a copy per document).
+    @exclusivity(unchecked) var recordsTopLevel = false
+    /// The top-level members of the last document that closed (with ``recordsTopLevel``).
+    @exclusivity(unchecked) private(set) var lastDocument: DocumentTopLevel?
     @exclusivity(unchecked) private var documentHasErrors = false
     @exclusivity(unchecked) private var documentHasExtensionMember = false
     @exclusivity(unchecked) private var relationshipHasExtensionMember = false
@@ -595,6 +600,12 @@ final class DocumentBuilder: JSONEventReceiver {
             try sink.document(document, from: self)
         } catch {
             return failWith(error)
+        }
+        if recordsTopLevel {
+            lastDocument = DocumentTopLevel(
+                index: documentCount,
+                linksJSON: document.links.isNone ? nil : store.array(document.links.range),
+                metaJSON: document.meta.isNone ? nil : store.array(document.meta.range))
         }
         documentCount += 1
         // The document is complete: its top-level values are no longer needed here.

@@ -40,6 +40,30 @@ public final class GraphParser {
         try reader.begin(sourceName: name)
     }
 
+    /// Ends the current input: a document left open is an error. Not needed before
+    /// ``finish()`` or ``beginInput(named:)``, which end it too.
+    public func endInput() throws(JSONAPIError) {
+        guard !finished else { throw JSONAPIError.misuse("endInput after finish") }
+        try reader.end()
+    }
+
+    /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
+    /// it closes (off by default). Set it before the first ``feed(_:)``.
+    public var recordsTopLevel: Bool {
+        get { reader.builder.recordsTopLevel }
+        set { reader.builder.recordsTopLevel = newValue }
+    }
+
+    /// The top-level `links` and `meta` of the last document read, with ``recordsTopLevel``;
+    /// final once ``endInput()`` returns.
+    public var lastDocument: DocumentTopLevel? { reader.builder.lastDocument }
+
+    /// Resources read so far.
+    public var resourcesRead: Int { reader.resourcesBuilt }
+
+    /// Bytes read so far.
+    public var bytesRead: Int { reader.bytesRead }
+
     /// Parses the next piece of the current input.
     public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         guard !finished else { throw JSONAPIError.misuse("feed after finish") }

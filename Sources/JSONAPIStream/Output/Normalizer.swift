@@ -66,6 +66,17 @@ public final class Normalizer {
     /// Bytes read so far.
     public var bytesRead: Int { reader.bytesRead }
 
+    /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
+    /// it closes (off by default). Set it before the first ``feed(_:)``.
+    public var recordsTopLevel: Bool {
+        get { reader.builder.recordsTopLevel }
+        set { reader.builder.recordsTopLevel = newValue }
+    }
+
+    /// The top-level `links` and `meta` of the last document read, with ``recordsTopLevel``;
+    /// final once ``endInput()`` returns.
+    public var lastDocument: DocumentTopLevel? { reader.builder.lastDocument }
+
     /// Reads one input as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
         streaming?.sourceName = source.name

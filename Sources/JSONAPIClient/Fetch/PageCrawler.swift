@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import JSONAPIStream
+
+/// Reads a paginated collection: each page's body streams into the consumer, in page order,
+/// and the page's `links.next` (read from the consumer once the page's document is
+/// complete) names the one after it.
+///
+/// With ``PageFollowing/concurrency`` above 1 and predictable page URLs (see
+/// ``PagePredictor``), that many pages are requested at once: the page whose turn it is
+/// streams straight into the consumer, the ones after it wait in a ``PageBuffer``. Each
+/// page's `links.next` is checked against the prediction; a mismatch cancels the pages
+/// fetched ahead and the crawl goes on one page at a time.
+final class PageCrawler: Sendable {
+    private let transport: Transport
+    private let following: PageFollowing
+    private let consumer: ConsumerBox
+    private let makeRequest: @Sendable (URL) -> URLRequest
+    private let counter = RequestCounter()
+    private let ahead = AheadPages()
+
+    init(transport: Transport, following: PageFollowing, consumer: ConsumerBox, makeRequest: @escaping @Sendable (URL) -> URLRequest) {
+        self.transport = transport
+        self.following = following
+        self.consumer = consumer
+        self.makeRequest = makeRequest
+    }
+
+    /// Reads the page at `first` and, as ``PageFollowing`` says, the pages after it.
+    ///
+    /// - Throws: ``JSONAPIClientError``, or `CancellationError`.
+    func run(from first: URL) async throws -> FetchReport {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let ahead = ahead
+        defer { ahead.cancelAll() }
+        return try await withTaskCancellationHandler {
+            try await crawl(from: first, start: start)
+        } onCancel: {
+            ahead.cancelAll()
+        }
+    }
+
+    private func crawl(from first: URL, start: UInt64) async throws -> FetchReport {
+        let consumer = consumer
+        var url: URL? = first
+        var index = 0
+        var notModified = 0
+        var seen: Set<String> = []
+        var predicting = following.concurrency > 1
+        var predictor: (PagePredictor, base: Int)?
+        var lastDocument: DocumentTopLevel?
+        var truncated = false
+        while let current = url {
+            try Task.checkCancellation()
+            guard index < following.maxPages else {
+                truncated = true
+                break
+            }
+            guard seen.insert(current.absoluteString).inserted else {
+                throw JSONAPIClientError.pagination("links.next of page \(index) leads back to \(current.absoluteString), a page already read")
+            }
+            let slot: PageSlot
+            let response: Transport.Response
+            let early = ahead.take(index)
+            if let page = early, sameRequest(page.url, current) {
+                slot = page.slot
+                try await transport.consume(current) { () throws(JSONAPIError) in try slot.attach(consumer) }
+                response = try await withTaskCancellationHandler {
+                    try await page.task.value
+                } onCancel: {
+                    page.task.cancel()
+                }
+            } else {
+                early?.task.cancel()
+                if ahead.cancelAll() > 0 || early != nil {
+                    // The server's links differ from the prediction: no more guessing.
+                    predicting = false
+                    predictor = nil
+                }
+                slot = PageSlot(name: current.absoluteString, consumer: consumer)
+                response = try await transport.send(makeRequest(current), slot: slot, conditional: true, counter: counter)
+            }
+            if response.notModified { notModified += 1 }
+            guard let top = try await transport.consume(current, { () throws(JSONAPIError) in try slot.finish() }) else {
+                throw JSONAPIClientError.notJSONAPI(HTTPFailure(
+                    status: response.status, method: "GET", url: current, contentType: response.headers["content-type"],
+                    excerpt: "(no body)", attempts: response.attempts))
+            }
+            lastDocument = top
+            index += 1
+            let next = top?.link("next").flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
+            if predicting, let next {
+                if predictor == nil {
+                    let last = top?.link("last").flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
+                    predictor = PagePredictor(current: current, next: next, last: last).map { ($0, index) }
+                }
+                if let (p, base) = predictor, !Task.isCancelled { schedule(p, base: base, from: index) }
+            }
+            url = next
+        }
+        let resources = try await transport.onQueue { consumer.consumer.resourcesRead }
+        let bytes = try await transport.onQueue { consumer.bytes }
+        return FetchReport(
+            pages: index, resources: resources, bytes: bytes, requests: counter.value,
+            notModified: notModified, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+            lastDocument: lastDocument, truncated: truncated)
+    }
+
+    /// Requests pages `head ..< head + concurrency` not yet requested, as far as the
+    /// predictor (and ``PageFollowing/maxPages``) reach.
+    private func schedule(_ predictor: PagePredictor, base: Int, from head: Int) {
+        let end = min(following.maxPages, head + following.concurrency)
+        guard head < end else { return }
+        for index in head..<end where !ahead.contains(index) {
+            guard let url = predictor.url(after: index - base) else { return }
+            let slot = PageSlot(name: url.absoluteString)
+            let request = makeRequest(url)
+            let transport = transport
+            let counter = counter
+            let task = Task { try await transport.send(request, slot: slot, conditional: true, counter: counter) }
+            ahead.keep(index, AheadPage(url: url, slot: slot, task: task))
+        }
+    }
+}
+
+/// A page requested before its turn.
+struct AheadPage: Sendable {
+    var url: URL
+    var slot: PageSlot
+    var task: Task<Transport.Response, Error>
+}
+
+/// The pages requested ahead, by page index; safe to cancel from any thread.
+final class AheadPages: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pages: [Int: AheadPage] = [:]
+
+    func keep(_ index: Int, _ page: AheadPage) { lock.withLock { pages[index] = page } }
+
+    func take(_ index: Int) -> AheadPage? { lock.withLock { pages.removeValue(forKey: index) } }
+
+    func contains(_ index: Int) -> Bool { lock.withLock { pages[index] != nil } }
+
+    /// Cancels every page requested ahead; returns how many there were.
+    @discardableResult
+    func cancelAll() -> Int {
+        let all = lock.withLock { () -> [AheadPage] in
+            defer { pages.removeAll() }
+            return Array(pages.values)
+        }
+        for p in all { p.task.cancel() }
+        return all.count
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// One HTTP response as the client saw it, handed to
+/// ``JSONAPIClient/Configuration/observeResponse`` before its body is read (every attempt,
+/// retries and `304 Not Modified` included).
+public struct ResponseEvent: Sendable {
+    public var method: String
+    public var url: URL
+    public var status: Int
+    /// Header names in lower case.
+    public var headers: [String: String]
+    /// 1 for the first request, 2 for the first retry, …
+    public var attempt: Int
+    /// Seconds from sending the request to the response's head.
+    public var seconds: Double
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}

@@ -1,0 +1,172 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import JSONAPIStream
+
+/// Sends requests through one `URLSession` and streams their bodies: retries with backoff,
+/// `Retry-After`, conditional requests, cancellation, and the mapping of failures to
+/// ``JSONAPIClientError``.
+final class Transport: Sendable {
+    let configuration: JSONAPIClient.Configuration
+    private let session: URLSession
+    private let delegate: SessionDelegate
+    /// The delegate queue: serial; every exchange and consumer is used on it.
+    let queue: OperationQueue
+
+    init(configuration: JSONAPIClient.Configuration) {
+        self.configuration = configuration
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "JSONAPIClient.session"
+        self.queue = queue
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        let c = URLSessionConfiguration.ephemeral
+        c.urlCache = nil
+        c.requestCachePolicy = .reloadIgnoringLocalCacheData
+        c.httpMaximumConnectionsPerHost = max(configuration.maxConnectionsPerHost, 1)
+        c.timeoutIntervalForRequest = configuration.timeout
+        c.timeoutIntervalForResource = configuration.resourceTimeout
+        session = URLSession(configuration: c, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    /// Runs `body` (a consumer's work on the body of `url`) on the delegate queue.
+    func consume<T: Sendable>(_ url: URL, _ body: @escaping @Sendable () throws(JSONAPIError) -> T) async throws(JSONAPIClientError) -> T {
+        do { return try await onQueue(body) } catch { throw JSONAPIClientError.consuming(error, url: url) }
+    }
+
+    /// Runs `body` on the delegate queue and returns its result.
+    func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(JSONAPIError) -> T) async throws(JSONAPIError) -> T {
+        let result: Result<T, JSONAPIError> = await withCheckedContinuation { c in
+            queue.addOperation {
+                do throws(JSONAPIError) { c.resume(returning: .success(try body())) } catch { c.resume(returning: .failure(error)) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// What a request came back with.
+    struct Response: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var notModified: Bool
+        var attempts: Int
+    }
+
+    /// Sends `request` until it succeeds, fails for good, or runs out of attempts; a
+    /// success's body has gone to `slot`.
+    ///
+    /// - Throws: ``JSONAPIClientError``, or `CancellationError` when the task is cancelled.
+    func send(_ request: URLRequest, slot: PageSlot?, conditional: Bool, counter: RequestCounter? = nil) async throws -> Response {
+        let method = request.httpMethod ?? "GET"
+        let url = request.url ?? URL(fileURLWithPath: "/")
+        let policy = configuration.retry
+        let cacheKey = conditional && method == "GET" && configuration.cache != nil ? url.absoluteString : nil
+        var useCache = cacheKey != nil
+        var attempt = 0
+        while true {
+            attempt += 1
+            try Task.checkCancellation()
+            var r = request
+            r.timeoutInterval = configuration.timeout
+            for (name, value) in configuration.headers where r.value(forHTTPHeaderField: name) == nil {
+                r.setValue(value, forHTTPHeaderField: name)
+            }
+            if useCache, let cacheKey, let etag = configuration.cache?.etag(for: cacheKey) {
+                r.setValue(etag, forHTTPHeaderField: "If-None-Match")
+            }
+            if let prepare = configuration.prepareRequest { try await prepare(&r) }
+            counter?.increment()
+            let exchange = Exchange(
+                request: r, attempt: attempt, slot: slot, cache: configuration.cache, cacheKey: useCache ? cacheKey : nil,
+                acceptsPlainJSON: configuration.acceptsPlainJSON, maxErrorBytes: configuration.maxErrorBodyBytes,
+                observe: configuration.observeResponse)
+            let result = await run(exchange)
+            let fed = slot == nil ? false : await fedConsumer(slot)
+            let status = result.status ?? 0
+            let failure: JSONAPIClientError
+            var wait: Double?
+            switch result.outcome {
+            case .success(let notModified):
+                return Response(status: status, headers: result.headers, notModified: notModified, attempts: attempt)
+            case .cancelled:
+                throw CancellationError()
+            case .staleCache:
+                useCache = false
+                continue
+            case .invalidDocument(let error):
+                throw JSONAPIClientError.consuming(error, url: url)
+            case .notJSONAPI(let excerpt):
+                throw JSONAPIClientError.notJSONAPI(HTTPFailure(
+                    status: status, method: method, url: url, contentType: result.contentType,
+                    excerpt: String(decoding: excerpt, as: UTF8.self), attempts: attempt))
+            case .httpError(let body):
+                failure = Self.httpFailure(status: status, method: method, url: url, body: body, contentType: result.contentType, attempts: attempt)
+                guard policy.retries(status: status, method: method) else { throw failure }
+                if let value = result.headers["retry-after"], let seconds = RetryAfter.seconds(value) {
+                    guard seconds <= policy.maxRetryAfter else { throw failure }
+                    wait = seconds
+                }
+            case .transport(let error):
+                failure = error.code == .timedOut
+                    ? .timedOut(url: url, seconds: configuration.timeout, attempts: attempt)
+                    : .transport(url: url, message: Self.describe(error), attempts: attempt)
+                guard policy.retriesTransport(method: method) else { throw failure }
+            }
+            guard attempt < policy.maxAttempts, !fed else { throw failure }
+            let delay = wait ?? policy.backoff(afterAttempt: attempt)
+            if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
+        }
+    }
+
+    private func fedConsumer(_ slot: PageSlot?) async -> Bool {
+        guard let slot else { return false }
+        return (try? await onQueue { slot.fedConsumer }) ?? true
+    }
+
+    /// Runs one exchange; cancelling the calling task cancels the URLSession task.
+    private func run(_ exchange: Exchange) async -> Exchange.Result {
+        let session = session
+        let delegate = delegate
+        let queue = queue
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Exchange.Result, Never>) in
+                queue.addOperation { exchange.start(in: session, registry: delegate, continuation: c) }
+            }
+        } onCancel: {
+            queue.addOperation { exchange.cancel() }
+        }
+    }
+
+    static func httpFailure(status: Int, method: String, url: URL, body: [UInt8], contentType: String?, attempts: Int) -> JSONAPIClientError {
+        let media = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        if media == "application/vnd.api+json" || media == "application/json", let errors = ErrorObject.parseDocument(body) {
+            return .server(ServerError(status: status, method: method, url: url, errors: errors, attempts: attempts))
+        }
+        return .http(HTTPFailure(
+            status: status, method: method, url: url, contentType: contentType,
+            excerpt: String(decoding: body.prefix(512), as: UTF8.self), attempts: attempts))
+    }
+
+    static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .cannotConnectToHost: "connection refused"
+        case .networkConnectionLost: "the connection was lost"
+        case .cannotFindHost, .dnsLookupFailed: "unknown host"
+        case .notConnectedToInternet: "no network"
+        case .badServerResponse: "not an HTTP response"
+        default: error.localizedDescription
+        }
+    }
+}
+
+/// Counts requests sent (for reports), from any task.
+final class RequestCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func increment() { lock.withLock { n += 1 } }
+    var value: Int { lock.withLock { n } }
+}

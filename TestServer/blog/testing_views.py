@@ -1,0 +1,75 @@
+"""Endpoints for the client's failure tests: slow, failing-then-succeeding, wrong content
+types, truncated bodies. Not part of any real API."""
+import json
+import threading
+import time
+from email.utils import formatdate
+
+from django.http import HttpResponse
+
+JSON_API = "application/vnd.api+json"
+
+_lock = threading.Lock()
+_attempts = {}
+
+
+def _document(meta, status=200):
+    body = json.dumps({"data": [], "meta": meta, "links": {"self": None}})
+    return HttpResponse(body, status=status, content_type=JSON_API)
+
+
+def slow(request):
+    """Sleeps `seconds` (at most 60) before answering."""
+    seconds = min(float(request.GET.get("seconds", "5")), 60.0)
+    time.sleep(seconds)
+    return _document({"slept": seconds})
+
+
+def flaky(request):
+    """Fails `failures` times per `key` with `status` (503 by default) and a Retry-After of
+    `retry_after` seconds (as an HTTP-date with `date=1`; none with `retry_after=none`),
+    then answers with the number of attempts in meta."""
+    key = request.GET.get("key", "default")
+    failures = int(request.GET.get("failures", "2"))
+    status = int(request.GET.get("status", "503"))
+    retry_after = request.GET.get("retry_after", "1")
+    with _lock:
+        _attempts[key] = _attempts.get(key, 0) + 1
+        attempt = _attempts[key]
+    if attempt <= failures:
+        errors = {"errors": [{"status": str(status), "code": "try_later", "title": "Try again later",
+                              "detail": f"attempt {attempt} of {failures} planned failures"}]}
+        response = HttpResponse(json.dumps(errors), status=status, content_type=JSON_API)
+        if retry_after != "none":
+            if request.GET.get("date") == "1":
+                response["Retry-After"] = formatdate(time.time() + float(retry_after), usegmt=True)
+            else:
+                response["Retry-After"] = retry_after
+        return response
+    return _document({"attempts": attempt})
+
+
+def attempts(request):
+    """How many times `key` was asked for."""
+    with _lock:
+        n = _attempts.get(request.GET.get("key", "default"), 0)
+    return _document({"attempts": n})
+
+
+def html(request):
+    """A 200 with an HTML page, as a misconfigured proxy or login page would answer."""
+    return HttpResponse("<!doctype html><html><body><h1>Sign in</h1></body></html>", content_type="text/html")
+
+
+def plain_json(request):
+    """A JSON:API document served as application/json."""
+    return HttpResponse(json.dumps({"data": [], "meta": {"plain": True}}), content_type="application/json")
+
+
+def truncated(request):
+    """A JSON:API content type with a body cut off in the middle of a document."""
+    return HttpResponse('{"data":[{"type":"articles","id":"1","attributes":{"title":"cut', content_type=JSON_API)
+
+
+def health(request):
+    return _document({"ok": True})

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+/// The `jsonapi` binary built next to the test bundle.
+let jsonapiBinary: URL = {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = dir.appendingPathComponent("jsonapi")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        dir = dir.deletingLastPathComponent()
+    }
+    return TestServer.repositoryRoot.appendingPathComponent(".build/debug/jsonapi")
+}()
+
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var lines: [Substring] { stdout.split(separator: "\n") }
+}
+
+/// Runs `jsonapi` with `arguments` and waits for it (output through files, so a long run
+/// cannot fill a pipe).
+func jsonapi(_ arguments: [String]) throws -> CommandResult {
+    let p = Process()
+    p.executableURL = jsonapiBinary
+    p.arguments = arguments
+    p.currentDirectoryURL = TestServer.repositoryRoot
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fetch-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out")
+    let err = dir.appendingPathComponent("err")
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+    p.standardOutput = try FileHandle(forWritingTo: out)
+    p.standardError = try FileHandle(forWritingTo: err)
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    return CommandResult(
+        status: p.terminationStatus,
+        stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+}
+
+/// The `id` of an NDJSON resource line, as a number.
+func lineID(_ line: Substring) -> Int? {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+    return (object["id"] as? String).flatMap { Int($0) }
+}
+
+extension EndToEnd {
+    @Suite struct FetchCommand {
+        @Test func everyPageToNDJSON() throws {
+            let base = try TestServer.url.absoluteString
+            let concurrent = try jsonapi(["fetch", "\(base)/articles", "--page-size", "250", "--all-pages", "--format", "ndjson", "--resources-only"])
+            #expect(concurrent.status == 0, "\(concurrent.stderr)")
+            let ids = concurrent.lines.compactMap(lineID)
+            #expect(ids.count == concurrent.lines.count)
+            #expect(ids.count >= 2500)
+            #expect(isStrictlyIncreasing(ids))
+            #expect(concurrent.lines.allSatisfy { $0.contains(#""type":"articles""#) && $0.contains(#""primary":true"#) })
+            let sequential = try jsonapi(["fetch", "\(base)/articles", "--page-size", "250", "--all-pages", "--concurrency", "1", "--format", "ndjson", "--resources-only"])
+            #expect(sequential.status == 0)
+            #expect(sequential.stdout == concurrent.stdout, "the output depends on --concurrency")
+        }
+
+        @Test func queryOptions() throws {
+            let base = try TestServer.url.absoluteString
+            let r = try jsonapi([
+                "fetch", "\(base)/articles", "--include", "author", "--fields", "articles=title,rating,published_at,author",
+                "--fields", "authors=name", "--filter", "rating=5", "--sort", "-published_at", "--page-size", "10", "--format", "ndjson",
+            ])
+            #expect(r.status == 0, "\(r.stderr)")
+            let objects = r.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            let articles = objects.filter { $0["type"] as? String == "articles" }
+            let authors = objects.filter { $0["type"] as? String == "authors" }
+            #expect(articles.count == 10)
+            #expect(!authors.isEmpty)
+            let attributes = articles.compactMap { $0["attributes"] as? [String: Any] }
+            #expect(attributes.allSatisfy { $0["rating"] as? Int == 5 })
+            #expect(attributes.allSatisfy { Set($0.keys) == ["title", "rating", "published_at"] })
+            let dates = attributes.compactMap { $0["published_at"] as? String }
+            #expect(dates == dates.sorted(by: >))
+            #expect(authors.compactMap { ($0["attributes"] as? [String: Any]).map { Set($0.keys) } }.allSatisfy { $0 == ["name"] })
+            #expect(objects.last?["document"] != nil)
+        }
+
+        @Test func maxPagesAndProgress() throws {
+            let base = try TestServer.url.absoluteString
+            let r = try jsonapi(["fetch", "\(base)/comments", "--pagination", "offset", "--page-size", "7", "--max-pages", "3", "--format", "ndjson", "--progress"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.lines.filter { $0.hasPrefix(#"{"document":"#) }.count == 3)
+            #expect(r.lines.count == 3 * 7 + 3)
+            #expect(r.stderr.contains("stopped after 3 pages"))
+            #expect(r.stderr.contains("pages,") || r.stderr.contains("page,"))
+        }
+
+        @Test func flatJSONAndEdgesToAFile() throws {
+            let base = try TestServer.url.absoluteString
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fetch-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let file = dir.appendingPathComponent("articles.json")
+            let r = try jsonapi(["fetch", "\(base)/articles/5", "--include", "tags,author", "-H", "Authorization: Bearer x", "-o", file.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.isEmpty)
+            let flat = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            let data = try #require(flat["data"] as? [String: Any])
+            #expect(data["id"] as? String == "5")
+            let resources = try #require(flat["resources"] as? [String: Any])
+            #expect(resources["authors"] != nil)
+            let edges = try jsonapi(["fetch", "\(base)/articles/5", "--format", "edges"])
+            #expect(edges.status == 0)
+            #expect(edges.lines.contains { $0.contains(#""relationship":"author""#) })
+        }
+
+        @Test func failuresAndExitCodes() throws {
+            let base = try TestServer.url.absoluteString
+            let missing = try jsonapi(["fetch", "\(base)/articles/999999"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.contains("HTTP 404 from GET"))
+            #expect(missing.stderr.contains("not_found"))
+            #expect(missing.stdout.isEmpty)
+
+            let html = try jsonapi(["fetch", "\(base)/test/html"])
+            #expect(html.status == 2)
+            #expect(html.stderr.contains("text/html"))
+            #expect(html.stderr.contains("not a JSON:API document"))
+
+            let truncated = try jsonapi(["fetch", "\(base)/test/truncated", "--format", "ndjson"])
+            #expect(truncated.status == 1)
+            #expect(truncated.stderr.contains("[J09]"))
+
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fetch-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let file = dir.appendingPathComponent("out.ndjson")
+            let failed = try jsonapi(["fetch", "\(base)/test/flaky?key=\(uniqueName("cli"))&failures=5&retry_after=0", "--attempts", "2", "-o", file.path])
+            #expect(failed.status == 2)
+            #expect(failed.stderr.contains("HTTP 503"))
+            #expect(failed.stderr.contains("after 2 attempts"))
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "a temporary file was left")
+
+            let timeout = try jsonapi(["fetch", "\(base)/test/slow?seconds=10", "--timeout", "1", "--attempts", "1"])
+            #expect(timeout.status == 2)
+            #expect(timeout.stderr.contains("timed out"))
+        }
+
+        @Test func usageErrors() throws {
+            for arguments in [
+                ["fetch", "not a url"], ["fetch", "ftp://h/x"], ["fetch", "http://127.0.0.1:1/x", "--fields", "title"],
+                ["fetch", "http://127.0.0.1:1/x", "-H", "NoColon"], ["fetch", "http://127.0.0.1:1/x", "--concurrency", "0"],
+                ["fetch", "http://127.0.0.1:1/x", "--hash"],
+            ] {
+                let r = try jsonapi(arguments)
+                #expect(r.status == 2, "\(arguments): \(r.stderr)")
+                #expect(!r.stderr.isEmpty)
+            }
+            let refused = try jsonapi(["fetch", "http://127.0.0.1:\(try closedPort())/articles", "--attempts", "1"])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("cannot reach"))
+        }
+    }
+}
