@@ -47,6 +47,8 @@ final class JSONStreamParser: SourcePositions {
     @exclusivity(unchecked) private var feedingStart: UnsafeRawPointer? = nil
     @exclusivity(unchecked) private var feedingCount = 0
     @exclusivity(unchecked) private var completing = false
+    /// While completing: the absolute offset of the input's last token.
+    private var completingTokenStart = 0
 
     private var error: JSONAPIError?
     private var isFinished = false
@@ -118,6 +120,8 @@ final class JSONStreamParser: SourcePositions {
         pending.withBytes { tail.append($0) }
         let tailBase = pendingBase
         try feedWholeTokens(upTo: received)
+        // The only token yajl can report while completing is a number that ends the input.
+        completingTokenStart = tail.withBytes { b in tailBase + tokenStart(endingAt: b.count, in: b) }
         completing = true
         recorder?.completing = true
         recorder?.inputEnd = received
@@ -459,7 +463,8 @@ final class JSONStreamParser: SourcePositions {
 
     /// The location of the first byte of the token yajl is reporting (during a callback).
     func currentTokenLocation() -> SourcePosition {
-        guard let start = feedingStart, !completing else { return location(of: received) }
+        if completing { return location(of: completingTokenStart) }
+        guard let start = feedingStart else { return location(of: received) }
         let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
         return location(of: feedingBase + tokenStart(endingAt: yajl.bytesConsumed, in: buffer))
     }

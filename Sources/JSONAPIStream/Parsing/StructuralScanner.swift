@@ -78,14 +78,7 @@ struct StructuralScanner {
                     if c >= 0x80 {
                         try startUTF8(c, at: base &+ i &- 1)
                         // Finish the sequence byte by byte (it may run past this word).
-                        while utf8Remaining > 0 && i < n {
-                            let d = p.load(fromByteOffset: i, as: UInt8.self)
-                            guard d >= utf8Low && d <= utf8High else { throw Suspect(offset: base &+ i) }
-                            utf8Low = 0x80
-                            utf8High = 0xBF
-                            utf8Remaining &-= 1
-                            i &+= 1
-                        }
+                        try continueUTF8(p, &i, n, base: base)
                         if i > end { break }
                         continue
                     }
@@ -97,8 +90,13 @@ struct StructuralScanner {
                             if i == n { escaped = true; break }
                             let next = p.load(fromByteOffset: i, as: UInt8.self)
                             i &+= 1
-                            if next >= 0x80 { try startUTF8(next, at: base &+ i &- 1) }
-                            else if next == 0x0A { newlines.append(base &+ i &- 1) }
+                            if next >= 0x80 {
+                                // An escaped non-ASCII byte (an error yajl reports): its
+                                // sequence is still checked whole, so that a quote after it
+                                // is never taken for its continuation (or it for a quote).
+                                try startUTF8(next, at: base &+ i &- 1)
+                                try continueUTF8(p, &i, n, base: base)
+                            } else if next == 0x0A { newlines.append(base &+ i &- 1) }
                             if i > end { break }
                         }
                     } else if c == 0x0A {
@@ -125,14 +123,7 @@ struct StructuralScanner {
             i &+= 1
             if c >= 0x80 {
                 try startUTF8(c, at: base &+ i &- 1)
-                while utf8Remaining > 0 && i < n {
-                    let d = p.load(fromByteOffset: i, as: UInt8.self)
-                    guard d >= utf8Low && d <= utf8High else { throw Suspect(offset: base &+ i) }
-                    utf8Low = 0x80
-                    utf8High = 0xBF
-                    utf8Remaining &-= 1
-                    i &+= 1
-                }
+                try continueUTF8(p, &i, n, base: base)
             } else if c == 0x22 {
                 inString.toggle()
                 if inString { stringStart = base &+ i &- 1 }
@@ -141,14 +132,30 @@ struct StructuralScanner {
                     if i == n { escaped = true; break }
                     let next = p.load(fromByteOffset: i, as: UInt8.self)
                     i &+= 1
-                    if next >= 0x80 { try startUTF8(next, at: base &+ i &- 1) }
-                    else if next == 0x0A { newlines.append(base &+ i &- 1) }
+                    if next >= 0x80 {
+                        try startUTF8(next, at: base &+ i &- 1)
+                        try continueUTF8(p, &i, n, base: base)
+                    } else if next == 0x0A { newlines.append(base &+ i &- 1) }
                 }
             } else if c == 0x0A {
                 newlines.append(base &+ i &- 1)
             } else if c == 0x0B || c == 0x0C {
                 throw Suspect(offset: base &+ i &- 1)
             }
+        }
+    }
+
+    /// Checks the continuation bytes of the UTF-8 sequence in progress that are in
+    /// `p[i..<n]`, advancing `i`; a sequence that runs past `n` is finished by the next read.
+    @inline(__always)
+    private mutating func continueUTF8(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, base: Int) throws(Suspect) {
+        while utf8Remaining > 0 && i < n {
+            let d = p.load(fromByteOffset: i, as: UInt8.self)
+            guard d >= utf8Low && d <= utf8High else { throw Suspect(offset: base &+ i) }
+            utf8Low = 0x80
+            utf8High = 0xBF
+            utf8Remaining &-= 1
+            i &+= 1
         }
     }
 
