@@ -345,16 +345,18 @@ final class JSONStreamParser: SourcePositions {
             var scanner = LexicalScanner(limits: options.limits)
             let (start, token) = offendingToken(message: message, consumed: consumed, in: buffer)
             // A grammar error names a token that lexed fine; anything else yajl reports is a
-            // lexical problem (including a lone `/`, which yajl takes for a comment, and
-            // trailing garbage that is not even a token), and yajl's offset for those is
-            // loose: the lexical scanner finds the first one and says exactly where.
+            // lexical problem (including a lone `/`, which yajl takes for a comment), and
+            // yajl's offset for those is loose: the lexical scanner finds the first one and
+            // says exactly where.
             let grammar = message.contains("after key and value") || message.contains("after array element")
                 || message.contains("invalid object key") || message.contains("separated by a colon")
                 || message.contains("unallowed token")
             do {
                 try scanner.scan(buffer, base: base)
             } catch {
-                if error.tokenStart <= base + start || !grammar {
+                if error.tokenStart <= base + start
+                    || !(grammar || trailingGarbageLexedWhole(message, consumed: consumed, failure: error, in: buffer, base: base))
+                {
                     throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
                 }
             }
@@ -370,6 +372,19 @@ final class JSONStreamParser: SourcePositions {
             }
             throw failed(.syntax(diagnostic(.J00, text, at: base + start)))
         }
+    }
+
+    /// Whether yajl's "trailing garbage" names a whole token after the value that lexed fine
+    /// (`"a":f\0` is the colon), so that a lexical failure after that token comes second.
+    /// yajl leaves its offset after such a token; after a lexical failure it leaves it inside
+    /// the bad token, or (for a `/`, which it takes for a comment) before it.
+    private func trailingGarbageLexedWhole(
+        _ message: String, consumed: Int, failure: LexicalScanner.Failure, in buffer: UnsafeRawBufferPointer, base: Int
+    ) -> Bool {
+        guard message.contains("trailing garbage"), consumed > 0, consumed <= buffer.count else { return false }
+        if consumed < buffer.count && buffer[consumed] == UInt8(ascii: "/") { return false }
+        let (_, end, _) = tokenSpan(containing: consumed - 1, in: buffer)
+        return failure.tokenStart >= base + end
     }
 
     static func truncationMessage(depth open: Int) -> String {
