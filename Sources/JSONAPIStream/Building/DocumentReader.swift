@@ -32,6 +32,9 @@ final class DocumentReader {
     private func decide(firstRead: Int) {
         guard !decided else { return }
         decided = true
+        // One JSON text (syntax checks, `JSONValue(parsing:)`): one thread, which knows the
+        // nesting depth that placing trailing content needs.
+        guard options.parse.multipleDocuments else { return }
         switch options.parse.concurrency {
         case .sequential: return
         case .automatic: if firstRead < (1 << 20) { return }

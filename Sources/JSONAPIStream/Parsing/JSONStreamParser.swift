@@ -47,6 +47,12 @@ final class JSONStreamParser: SourcePositions {
     @exclusivity(unchecked) private var feedingStart: UnsafeRawPointer? = nil
     @exclusivity(unchecked) private var feedingCount = 0
     @exclusivity(unchecked) private var completing = false
+    /// Nesting depth when the buffer inside `yajl_parse` was handed over, and whether any
+    /// token had been handed over before it (sequential mode; for trailing garbage).
+    private var feedDepth = 0
+    private var valueStartedBeforeFeed = false
+    /// The last byte handed to yajl that is not white space (`nil` before the first).
+    private var lastSignificantByteFed: UInt8? = nil
     /// While completing: the absolute offset of the input's last token.
     private var completingTokenStart = 0
 
@@ -265,8 +271,13 @@ final class JSONStreamParser: SourcePositions {
         feedingBase = base
         feedingStart = UnsafeRawPointer(piece.baseAddress!)
         feedingCount = piece.count
+        if let receiver {
+            feedDepth = receiver.depth
+            valueStartedBeforeFeed = lastSignificantByteFed != nil
+        }
         let status = yajl.parse(piece)
         feedingStart = nil
+        if status == .ok, let c = significantByte(before: piece.count, in: piece) { lastSignificantByteFed = c }
         return status
     }
 
@@ -343,20 +354,22 @@ final class JSONStreamParser: SourcePositions {
             // A lexical problem yajl met (a bad escape, a control character, a bad number)
             // is named by the lexical scanner, if it comes before the token yajl stopped on.
             var scanner = LexicalScanner(limits: options.limits)
-            let (start, token) = offendingToken(message: message, consumed: consumed, in: buffer)
+            var (start, token) = offendingToken(message: message, consumed: consumed, in: buffer)
+            var grammar = message.contains("after key and value") || message.contains("after array element")
+                || message.contains("invalid object key") || message.contains("separated by a colon")
+                || message.contains("unallowed token")
+            if message.contains("trailing garbage"), receiver != nil, let (s, _, t) = firstTokenAfterValue(in: buffer) {
+                // Grammar unless the garbage itself (or something before it) is lexically bad.
+                (start, token, grammar) = (s, t, true)
+            }
             // A grammar error names a token that lexed fine; anything else yajl reports is a
             // lexical problem (including a lone `/`, which yajl takes for a comment), and
             // yajl's offset for those is loose: the lexical scanner finds the first one and
             // says exactly where.
-            let grammar = message.contains("after key and value") || message.contains("after array element")
-                || message.contains("invalid object key") || message.contains("separated by a colon")
-                || message.contains("unallowed token")
             do {
                 try scanner.scan(buffer, base: base)
             } catch {
-                if error.tokenStart <= base + start
-                    || !(grammar || trailingGarbageLexedWhole(message, consumed: consumed, failure: error, in: buffer, base: base))
-                {
+                if error.tokenStart <= base + start || !grammar {
                     throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
                 }
             }
@@ -374,17 +387,28 @@ final class JSONStreamParser: SourcePositions {
         }
     }
 
-    /// Whether yajl's "trailing garbage" names a whole token after the value that lexed fine
-    /// (`"a":f\0` is the colon), so that a lexical failure after that token comes second.
-    /// yajl leaves its offset after such a token; after a lexical failure it leaves it inside
-    /// the bad token, or (for a `/`, which it takes for a comment) before it.
-    private func trailingGarbageLexedWhole(
-        _ message: String, consumed: Int, failure: LexicalScanner.Failure, in buffer: UnsafeRawBufferPointer, base: Int
-    ) -> Bool {
-        guard message.contains("trailing garbage"), consumed > 0, consumed <= buffer.count else { return false }
-        if consumed < buffer.count && buffer[consumed] == UInt8(ascii: "/") { return false }
-        let (_, end, _) = tokenSpan(containing: consumed - 1, in: buffer)
-        return failure.tokenStart >= base + end
+    /// The first token after the (single) top-level value in `buffer`, found by reading its
+    /// tokens from the nesting depth it was fed at: what yajl calls trailing garbage. yajl's
+    /// own offset cannot say (it is after that token when it lexed, inside it or before it
+    /// when it did not).
+    private func firstTokenAfterValue(in buffer: UnsafeRawBufferPointer) -> (Int, Int, String)? {
+        var depth = feedDepth
+        var done = feedDepth == 0 && valueStartedBeforeFeed
+        var i = 0
+        while let t = Self.token(from: i, in: buffer) {
+            if done { return describeToken((t.start, t.end), in: buffer) }
+            let c = buffer[t.start]
+            if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                depth += 1
+            } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                depth -= 1
+                done = depth <= 0
+            } else if c != UInt8(ascii: ":") && c != UInt8(ascii: ",") {
+                done = depth == 0
+            }
+            i = t.end
+        }
+        return nil
     }
 
     static func truncationMessage(depth open: Int) -> String {
@@ -505,10 +529,26 @@ final class JSONStreamParser: SourcePositions {
         if consumed <= 0 { return tokenContaining(0, in: buffer) }
         let (start, end, token) = tokenSpan(containing: consumed - 1, in: buffer)
         let isEmptyString = end - start == 2 && buffer[start] == 0x22
-        if end == consumed && !isEmptyString && end < buffer.count {
+        // `""` that ends at the offset is the offending token, unless it is the member value
+        // itself (right after the colon) and the offending token follows it (`"a":""1`).
+        if end == consumed && (!isEmptyString || significantByte(before: start, in: buffer) == UInt8(ascii: ":"))
+            && end < buffer.count
+        {
             return tokenContaining(end, in: buffer)
         }
         return (start, token)
+    }
+
+    /// The last byte before `offset` in `buffer` that is not white space, or before the
+    /// buffer, the last such byte handed to yajl earlier.
+    private func significantByte(before offset: Int, in buffer: UnsafeRawBufferPointer) -> UInt8? {
+        var i = offset
+        while i > 0 {
+            let c = buffer[i - 1]
+            if c != 0x20 && c != 0x09 && c != 0x0A && c != 0x0D { return c }
+            i -= 1
+        }
+        return lastSignificantByteFed
     }
 
     private func tokenContaining(_ target: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
@@ -521,8 +561,20 @@ final class JSONStreamParser: SourcePositions {
     /// sometimes the token's end and sometimes inside it, so only a forward reading is sure.
     private func tokenSpan(containing target: Int, in buffer: UnsafeRawBufferPointer) -> (Int, Int, String) {
         var i = 0
-        let n = buffer.count
         var last = (0, 0)
+        while let token = Self.token(from: i, in: buffer) {
+            last = token
+            i = token.end
+            if target < i { break }
+        }
+        return describeToken(last, in: buffer)
+    }
+
+    /// The first token of `buffer` at or after `i` (which must be a token boundary): its
+    /// start and end; `nil` when only white space is left.
+    private static func token(from i: Int, in buffer: UnsafeRawBufferPointer) -> (start: Int, end: Int)? {
+        var i = i
+        let n = buffer.count
         while i < n {
             let c = buffer[i]
             if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { i += 1; continue }
@@ -541,10 +593,13 @@ final class JSONStreamParser: SourcePositions {
                 }
                 if i == start { i += 1 }
             }
-            last = (start, i)
-            if target < i { break }
+            return (start, i)
         }
-        let (s, e) = last
+        return nil
+    }
+
+    private func describeToken(_ span: (Int, Int), in buffer: UnsafeRawBufferPointer) -> (Int, Int, String) {
+        let (s, e) = span
         guard e > s else { return (0, 0, "end of input") }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self) + (e - s > 40 ? "…" : "")
         let c = buffer[s]

@@ -53,7 +53,8 @@ public enum ParseConcurrency: String, Sendable, Hashable, CaseIterable {
 
 /// How the JSON layer reads an input.
 public struct ParseOptions: Sendable, Hashable {
-    /// One thread or two; results are the same either way.
+    /// One thread or two; results are the same either way. Parsing a single JSON text
+    /// (``multipleDocuments`` off) always uses one.
     public var concurrency = ParseConcurrency.automatic
     public var limits: Limits = .default
     public var byteOrderMark: ByteOrderMarkPolicy = .reject
