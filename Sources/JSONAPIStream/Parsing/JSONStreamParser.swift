@@ -305,7 +305,8 @@ final class JSONStreamParser: SourcePositions {
             throw failed(.syntax(diagnostic(.J02, "invalid byte", at: suspect)))
         }
         try feedTokensBeforeFailure(at: f.tokenStart)
-        throw failed(.syntax(diagnostic(f.rule, f.message, at: f.offset)))
+        // yajl has had the tokens before the bad one: its pointer is that of the next value.
+        throw failed(.syntax(diagnostic(f.rule, f.message, at: f.offset, request: .nextValue)))
     }
 
     /// Hands yajl the whole tokens before a lexical failure whose token starts at absolute
