@@ -371,7 +371,10 @@ final class JSONStreamParser: SourcePositions {
                 try scanner.scan(buffer, base: base)
             } catch {
                 if error.tokenStart <= base + start || !grammar {
-                    throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset)))
+                    // yajl stopped at the bad token (or just after the part of it that it
+                    // took for a value): the pointer is that of the value it would have been.
+                    let request: PointerRequest = error.yajlTakesPrefix ? .current : .nextValue
+                    throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset, request: request)))
                 }
             }
             let text: String

@@ -46,6 +46,9 @@ struct LexicalScanner {
         /// Absolute offset of the first byte of the token that holds it (`offset` when the
         /// byte is outside any token). Everything before it is whole tokens.
         var tokenStart: Int
+        /// yajl reads the start of the bad token as a value of its own (`0` of `012`) and
+        /// fails on what follows.
+        var yajlTakesPrefix = false
     }
 
     private(set) var mode: Mode = .between
@@ -289,7 +292,7 @@ struct LexicalScanner {
                         else if isDigit {
                             throw Failure(
                                 rule: .J00, message: "a number must not have leading zeros",
-                                offset: tokenStart, tokenStart: tokenStart)
+                                offset: tokenStart, tokenStart: tokenStart, yajlTakesPrefix: true)
                         } else { try endNumber(at: base &+ i); break }
                     case .integer:
                         if isDigit { break }
