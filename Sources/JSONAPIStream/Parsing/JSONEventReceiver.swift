@@ -155,7 +155,7 @@ class JSONEventReceiver {
 
     final func receiveString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         noteValue()
-        if escaped, !checkEscapes() { return false }
+        if escaped, !checkEscapes(key: false) { return false }
         if value.count > maxStringBytes {
             return fail(.J06, "string longer than \(maxStringBytes) bytes", at: .currentToken)
         }
@@ -173,14 +173,15 @@ class JSONEventReceiver {
     /// A string with escapes: yajl unescaped it, but turns unpaired surrogates into other
     /// characters (`J03`); the source token is read again to refuse them.
     @inline(never)
-    private final func checkEscapes() -> Bool {
+    private final func checkEscapes(key: Bool) -> Bool {
         guard let (token, offset) = parser?.currentStringToken() else { return true }
         var scanner = LexicalScanner(limits: limits)
         do throws(LexicalScanner.Failure) {
             try scanner.scan(token, base: offset)
             return true
         } catch {
-            return fail(error.rule, error.message, at: .at(parser!.location(of: error.offset)))
+            // A bad member name is in its object; a bad string value is that value.
+            return fail(error.rule, error.message, at: .at(parser!.location(of: error.offset)), pointer: key ? containerPointer() : currentPointer())
         }
     }
 
@@ -204,7 +205,7 @@ class JSONEventReceiver {
         if n > maxKeyBytes {
             return fail(.J06, "member name longer than \(maxKeyBytes) bytes", at: .currentToken)
         }
-        if escaped, !checkEscapes() { return false }
+        if escaped, !checkEscapes(key: true) { return false }
         let level = levels.topPointer
         let h = (prefix ^ UInt64(truncatingIfNeeded: n)) &* 0x9E37_79B9_7F4A_7C15
         let bit: UInt64 = 1 &<< (h &>> 58)

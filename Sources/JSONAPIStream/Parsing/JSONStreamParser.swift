@@ -305,8 +305,9 @@ final class JSONStreamParser: SourcePositions {
             throw failed(.syntax(diagnostic(.J02, "invalid byte", at: suspect)))
         }
         try feedTokensBeforeFailure(at: f.tokenStart)
-        // yajl has had the tokens before the bad one: its pointer is that of the next value.
-        throw failed(.syntax(diagnostic(f.rule, f.message, at: f.offset, request: .nextValue)))
+        // yajl has had the tokens before the bad one: it is the next value (or a member name,
+        // whose pointer is then its object's).
+        throw failed(.syntax(diagnostic(f.rule, f.message, at: f.offset, request: f.offset < f.tokenStart ? .current : .nextValue)))
     }
 
     /// Hands yajl the whole tokens before a lexical failure whose token starts at absolute
@@ -371,9 +372,9 @@ final class JSONStreamParser: SourcePositions {
                 try scanner.scan(buffer, base: base)
             } catch {
                 if error.tokenStart <= base + start || !grammar {
-                    // yajl stopped at the bad token (or just after the part of it that it
-                    // took for a value): the pointer is that of the value it would have been.
-                    let request: PointerRequest = error.yajlTakesPrefix ? .current : .nextValue
+                    // yajl stopped at the bad token, or after taking its start for a value of its
+                    // own (`0` of `012`): the pointer is that of the value it is, or would be.
+                    let request: PointerRequest = error.offset < base + start ? .current : .nextValue
                     throw failed(.syntax(diagnostic(error.rule, error.message, at: error.offset, request: request)))
                 }
             }
@@ -421,7 +422,9 @@ final class JSONStreamParser: SourcePositions {
 
     private func receiverError() -> JSONAPIError {
         if let recorder, let f = recorder.failure {
-            return .syntax(diagnostic(f.rule, f.message, at: f.offset))
+            // The building side has not had the bad string: it is the next value (or, for a
+            // member name, in the innermost object), as the sequential receiver reports it.
+            return .syntax(diagnostic(f.rule, f.message, at: f.offset, request: f.inKey ? .container : .nextValue))
         }
         guard let receiver else { return .syntax(diagnostic(.J00, "parse cancelled", at: received)) }
         if let thrown = receiver.thrown { return thrown }
@@ -589,17 +592,38 @@ final class JSONStreamParser: SourcePositions {
                 i = min(i + 1, n)
             } else if byteClass[Int(c)] == ByteClass.structural {
                 i += 1
+            } else if c == UInt8(ascii: "-") || c &- 0x30 < 10 {
+                i = numberEnd(from: i, in: buffer)
             } else {
-                while i < n {
-                    let d = buffer[i]
-                    guard (d | 0x20) &- 0x61 < 26 || d &- 0x30 < 10 || d == 0x2D || d == 0x2B || d == 0x2E else { break }
-                    i += 1
+                // yajl reads `true`, `false` and `null` exactly, whatever follows (`falsenull`
+                // is `false` then `null`); other letters are one bad word.
+                for literal in ["true", "false", "null"] where buffer[start...].starts(with: literal.utf8) {
+                    return (start, start + literal.utf8.count)
                 }
+                while i < n && (buffer[i] | 0x20) &- 0x61 < 26 { i += 1 }
                 if i == start { i += 1 }
             }
             return (start, i)
         }
         return nil
+    }
+
+    /// Where the number token starting at `i` ends, as yajl's lexer reads one: `-`, then `0`
+    /// or digits, then `.` and digits, then `e`, a sign and digits; it stops at the first
+    /// byte that cannot continue (so `012` is `0` then `12`, and `1true` is `1` then `true`).
+    private static func numberEnd(from start: Int, in buffer: UnsafeRawBufferPointer) -> Int {
+        let n = buffer.count
+        var i = start
+        func digits() { while i < n && buffer[i] &- 0x30 < 10 { i += 1 } }
+        if i < n && buffer[i] == UInt8(ascii: "-") { i += 1 }
+        if i < n && buffer[i] == UInt8(ascii: "0") { i += 1 } else { digits() }
+        if i < n && buffer[i] == UInt8(ascii: ".") { i += 1; digits() }
+        if i < n && buffer[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < n && (buffer[i] == UInt8(ascii: "+") || buffer[i] == UInt8(ascii: "-")) { i += 1 }
+            digits()
+        }
+        return max(i, start + 1)
     }
 
     private func describeToken(_ span: (Int, Int), in buffer: UnsafeRawBufferPointer) -> (Int, Int, String) {
@@ -654,7 +678,11 @@ final class JSONStreamParser: SourcePositions {
             p = pointer
             pointerRequest = .given
         } else if let receiver {
-            p = request == .nextValue ? receiver.nextValuePointer() : receiver.currentPointer()
+            switch request {
+            case .nextValue: p = receiver.nextValuePointer()
+            case .container: p = receiver.containerPointer()
+            default: p = receiver.currentPointer()
+            }
             pointerRequest = .given
         } else {
             p = ""

@@ -44,11 +44,9 @@ struct LexicalScanner {
         /// Absolute offset of the offending byte.
         var offset: Int
         /// Absolute offset of the first byte of the token that holds it (`offset` when the
-        /// byte is outside any token). Everything before it is whole tokens.
+        /// byte is outside any token). Everything before it is whole tokens as yajl reads
+        /// them: for a leading zero that is the `0` too, so this is then after `offset`.
         var tokenStart: Int
-        /// yajl reads the start of the bad token as a value of its own (`0` of `012`) and
-        /// fails on what follows.
-        var yajlTakesPrefix = false
     }
 
     private(set) var mode: Mode = .between
@@ -290,9 +288,11 @@ struct LexicalScanner {
                         if c == UInt8(ascii: ".") { numberState = .dot }
                         else if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent }
                         else if isDigit {
+                            // Reported at the number; yajl reads its `0` (or `-0`) as a whole
+                            // number and stumbles on the next digit.
                             throw Failure(
                                 rule: .J00, message: "a number must not have leading zeros",
-                                offset: tokenStart, tokenStart: tokenStart, yajlTakesPrefix: true)
+                                offset: tokenStart, tokenStart: base &+ i)
                         } else { try endNumber(at: base &+ i); break }
                     case .integer:
                         if isDigit { break }

@@ -56,6 +56,8 @@ enum PointerRequest: Sendable {
     case current
     /// The value that comes next (a token still arriving).
     case nextValue
+    /// The innermost open container (a lexical error: the token never became a value).
+    case container
     /// The input ended inside containers: the message names how many.
     case truncation
     /// Already known.

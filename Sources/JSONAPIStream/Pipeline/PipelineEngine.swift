@@ -215,6 +215,7 @@ final class PipelineEngine: @unchecked Sendable {
             case .given: break
             case .current: d.pointer = builder.currentPointer()
             case .nextValue: d.pointer = builder.nextValuePointer()
+            case .container: d.pointer = builder.containerPointer()
             case .truncation:
                 d.pointer = builder.currentPointer()
                 d.message = JSONStreamParser.truncationMessage(depth: builder.depth)

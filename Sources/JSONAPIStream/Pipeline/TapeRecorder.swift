@@ -27,7 +27,7 @@ final class TapeRecorder {
     unowned(unsafe) var engine: PipelineEngine? = nil
     let blockLimit = 512 * 1024
     /// A failure found here (an unpaired surrogate); the stream parser throws it.
-    var failure: (rule: Rule, message: String, offset: Int)?
+    var failure: (rule: Rule, message: String, offset: Int, inKey: Bool)?
 
     init(block: TapeBlock, limits: Limits) {
         self.block = block
@@ -77,26 +77,26 @@ final class TapeRecorder {
 
     func recordString(_ value: UnsafeRawBufferPointer) -> Bool {
         if isFromSource(value) { return withBytes(.string, value, start: nil) }
-        guard let start = checkEscapes() else { return false }
+        guard let start = checkEscapes(key: false) else { return false }
         return withBytes(.escapedString, value, start: Int64(start))
     }
 
     func recordKey(_ name: UnsafeRawBufferPointer) -> Bool {
         if isFromSource(name) { return withBytes(.key, name, start: nil) }
-        guard let start = checkEscapes() else { return false }
+        guard let start = checkEscapes(key: true) else { return false }
         return withBytes(.escapedKey, name, start: Int64(start))
     }
 
     /// Checks the escapes of the string token being reported; returns its start offset.
     @inline(never)
-    private func checkEscapes() -> Int? {
+    private func checkEscapes(key: Bool) -> Int? {
         guard let (token, offset) = parser?.currentStringToken() else { return Int(end()) }
         var scanner = LexicalScanner(limits: limits)
         do throws(LexicalScanner.Failure) {
             try scanner.scan(token, base: offset)
             return offset
         } catch {
-            failure = (error.rule, error.message, error.offset)
+            failure = (error.rule, error.message, error.offset, key)
             return nil
         }
     }
