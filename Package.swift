@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "JSONAPIStream", targets: ["JSONAPIStream"]),
         .library(name: "JSONAPIClient", targets: ["JSONAPIClient"]),
         .executable(name: "jsonapi", targets: ["jsonapi"]),
+        .executable(name: "jsonapi-fetch", targets: ["jsonapi-fetch"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -32,11 +33,30 @@ let package = Package(
             name: "JSONAPIClient",
             dependencies: ["JSONAPIStream"]
         ),
+        // What the command-line programs share: option groups, output files, diagnostics.
+        .target(
+            name: "JSONAPICommandSupport",
+            dependencies: [
+                "JSONAPIStream",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The `jsonapi` command. No networking: `jsonapi fetch` runs `jsonapi-fetch`.
         .executableTarget(
             name: "jsonapi",
             dependencies: [
                 "JSONAPIStream",
+                "JSONAPICommandSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `jsonapi fetch`, a program of its own so that only it links FoundationNetworking.
+        .executableTarget(
+            name: "jsonapi-fetch",
+            dependencies: [
+                "JSONAPIStream",
                 "JSONAPIClient",
+                "JSONAPICommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -54,7 +74,7 @@ let package = Package(
         // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
         .testTarget(
             name: "JSONAPIClientTests",
-            dependencies: ["JSONAPIClient", "JSONAPIStream", "jsonapi"]
+            dependencies: ["JSONAPIClient", "JSONAPIStream", "jsonapi", "jsonapi-fetch"]
         ),
     ]
 )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONAPICommandSupport
 
 @main
 struct JSONAPICommand: ParsableCommand {
@@ -14,20 +15,5 @@ struct JSONAPICommand: ParsableCommand {
         subcommands: [Normalize.self, Fetch.self, Denormalize.self, Validate.self, Stats.self, Generate.self, Bench.self, BenchPass.self]
     )
 
-    /// Runs the command; usage errors exit with 2 (not ArgumentParser's 64).
-    static func main() {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
-        } catch {
-            let exitCode = Self.exitCode(for: error)
-            if exitCode == .success {
-                Self.exit(withError: error)
-            }
-            Terminal.standardError(Self.fullMessage(for: error))
-            Foundation.exit(2)
-        }
-    }
+    static func main() { runAsTool() }
 }

@@ -163,5 +163,29 @@ extension EndToEnd {
             #expect(refused.status == 2)
             #expect(refused.stderr.contains("cannot reach"))
         }
+
+        /// `jsonapi fetch` runs `jsonapi-fetch` with its arguments, help included; `jsonapi`
+        /// itself does not load the networking libraries.
+        @Test func forwardsToTheFetchProgram() throws {
+            let help = try jsonapi(["fetch", "--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("USAGE: jsonapi fetch [<options>] <url>"))
+            #expect(help.stdout.contains("--all-pages"))
+            let missing = try jsonapi(["fetch"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.contains("Missing expected argument '<url>'"))
+            #if os(Linux)
+            let ldd = Process()
+            ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+            ldd.arguments = [jsonapiBinary.path]
+            let pipe = Pipe()
+            ldd.standardOutput = pipe
+            try ldd.run()
+            let libraries = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            ldd.waitUntilExit()
+            #expect(libraries.contains("libyajl"), "\(libraries)")
+            #expect(!libraries.contains("FoundationNetworking") && !libraries.contains("libcurl"), "\(libraries)")
+            #endif
+        }
     }
 }

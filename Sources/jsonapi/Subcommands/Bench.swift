@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONAPICommandSupport
 import JSONAPIStream
 
 /// `jsonapi bench`: every pass over the same bytes, each in its own child process, as a

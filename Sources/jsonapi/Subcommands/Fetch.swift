@@ -1,276 +1,47 @@
 import ArgumentParser
 import Foundation
-import JSONAPIClient
-import JSONAPIStream
+import JSONAPICommandSupport
 
-/// `jsonapi fetch URL`: a JSON:API endpoint, one page or all of them, streamed into the
-/// same writers as `normalize`.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `jsonapi fetch …` runs `jsonapi-fetch …`, the program installed next to this one.
+///
+/// Fetching links FoundationNetworking (libcurl with its TLS, Kerberos and LDAP libraries),
+/// which costs every process that loads it about 8 MB of resident memory and start-up time.
+/// Keeping it in a program of its own keeps `normalize` (32 MB for any input size) and the
+/// other commands free of it.
 struct Fetch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines.",
-        discussion: """
-            Each response body streams into the normalizer as it arrives; with --all-pages, \
-            links.next is followed and the pages merge in order. Up to --concurrency pages \
-            are requested at once when their addresses can be predicted (page[number] or \
-            page[offset] and a links.last); cursor pages are read one by one. 429 and 5xx \
-            answers are retried (honouring Retry-After). Exit status: 0 success, 1 an \
-            invalid document, 2 usage, HTTP or network errors (a JSON:API error document is \
-            printed one error object per line).
-            """)
+        discussion: "Runs jsonapi-fetch, installed next to jsonapi; `jsonapi fetch --help` lists its options.",
+        helpNames: [])
 
-    @Argument(help: "The endpoint (a collection or one resource).")
-    var url: String
-
-    @Option(name: .customLong("include"), help: "Relationship paths to include (comma-separated, repeatable).")
-    var include: [String] = []
-
-    @Option(name: .customLong("fields"), help: "A sparse fieldset: TYPE=FIELD,FIELD (repeatable).")
-    var fields: [String] = []
-
-    @Option(name: .customLong("filter"), help: "A filter: KEY=VALUE, written filter[KEY]=VALUE; KEY may be FIELD, FIELD.OP or FIELD[OP]; commas separate values (repeatable).")
-    var filters: [String] = []
-
-    @Option(name: .customLong("sort"), parsing: .unconditionalSingleValue, help: "Sort fields, -FIELD descending (comma-separated, repeatable).")
-    var sort: [String] = []
-
-    @Option(name: .customLong("page-size"), help: "Resources per page (page[size], or page[limit] with --pagination offset).")
-    var pageSize: Int?
-
-    @Option(help: "The server's page parameters: number (page[number], page[size]), offset (page[offset], page[limit]) or cursor (page[cursor], page[size]).")
-    var pagination: PageStrategy = .number
-
-    @Option(name: .customLong("param"), help: "Another query parameter: NAME=VALUE (repeatable).")
-    var parameters: [String] = []
-
-    @Flag(name: .customLong("all-pages"), help: "Follow links.next to the last page.")
-    var allPages = false
-
-    @Option(name: .customLong("max-pages"), help: "Stop after N pages (implies --all-pages).")
-    var maxPages: Int?
-
-    @Option(help: "Requests in flight at most.")
-    var concurrency = 4
-
-    @Option(help: "json, ndjson or edges.")
-    var format: OutputFormat = .json
-
-    @Option(name: .customShort("H"), help: "A request header: 'Name: value' (repeatable).")
-    var headers: [String] = []
-
-    @Option(help: "Seconds without a byte before a request fails.")
-    var timeout: Double = 60
-
-    @Option(help: "Requests per page at most, retries included.")
-    var attempts = 4
-
-    @Flag(name: .customLong("accept-json"), help: "Also read application/json responses as JSON:API documents.")
-    var acceptJSON = false
-
-    @OptionGroup var parsing: ParsingOptions
-    @OptionGroup var reporting: ReportingOptions
-
-    @Option(help: "Rewrite attribute, relationship and meta names: as-is, camel, snake or kebab.")
-    var keys: KeyFormat = .asIs
-
-    @Flag(help: "Add a stable content hash to each NDJSON resource line.")
-    var hash = false
-
-    @Flag(name: .customLong("resources-only"), help: "NDJSON: write no document lines.")
-    var resourcesOnly = false
-
-    @Option(name: .customLong("on-duplicate"), help: "The same resource twice: last (merge, later wins), first, or error.")
-    var onDuplicate: DuplicatePolicy = .last
-
-    @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")
-    var output: String?
-
-    func validate() throws {
-        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https", u.host != nil else {
-            throw ValidationError("'\(url)' is not an http or https URL")
-        }
-        if hash && format != .ndjson { throw ValidationError("--hash applies to --format ndjson") }
-        if resourcesOnly && format != .ndjson { throw ValidationError("--resources-only applies to --format ndjson") }
-        if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
-        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
-        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-        guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        _ = try query()
-        _ = try headerFields()
-    }
-
-    /// The query the options describe.
-    func query() throws -> JSONAPIQuery {
-        var q = JSONAPIQuery().including(include.flatMap(Self.list))
-        for f in fields {
-            guard let (type, names) = Self.pair(f, "=") else { throw ValidationError("--fields takes TYPE=FIELD,FIELD, not '\(f)'") }
-            q.setFields(type, Self.list(names))
-        }
-        for f in filters {
-            guard let (key, value) = Self.pair(f, "=") else { throw ValidationError("--filter takes KEY=VALUE, not '\(f)'") }
-            q = q.filter(Self.filter(key, values: Self.list(value)))
-        }
-        q.sort = sort.flatMap(Self.list)
-        if let pageSize { q.page = .first(pagination, size: pageSize) }
-        for p in parameters {
-            guard let (name, value) = Self.pair(p, "=") else { throw ValidationError("--param takes NAME=VALUE, not '\(p)'") }
-            q = q.parameter(name, value)
-        }
-        return q
-    }
-
-    func headerFields() throws -> [String: String] {
-        var out: [String: String] = [:]
-        for h in headers {
-            guard let (name, value) = Self.pair(h, ":"), !name.contains(" ") else {
-                throw ValidationError("-H takes 'Name: value', not '\(h)'")
-            }
-            out[name] = value.trimmingCharacters(in: .whitespaces)
-        }
-        return out
-    }
+    @Argument(parsing: .captureForPassthrough, help: "The endpoint and the options of jsonapi-fetch.")
+    var arguments: [String] = []
 
     func run() throws {
-        let warnings = WarningPrinter(quiet: reporting.quiet)
-        let file: OutputFile
-        do { file = try OutputFile(path: output) } catch { throw report(error) }
-        var options = OutputOptions()
-        options.keys = keys
-        options.hash = hash
-        options.resourcesOnly = resourcesOnly
-        let normalizer = Normalizer(
-            format: format, out: file.writer, output: options,
-            document: parsing.documentOptions(), duplicates: onDuplicate)
-        normalizer.onDiagnostic = { warnings.print($0) }
+        let program = try Self.fetchProgram()
+        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) }
+        argv.append(nil)
+        execv(program, argv)
+        // Only reached when the program could not be started.
+        Terminal.standardError("jsonapi: error: cannot run \(program): \(String(cString: strerror(errno)))")
+        throw ExitCode(2)
+    }
 
-        var configuration = JSONAPIClient.Configuration()
-        configuration.headers = try headerFields()
-        configuration.timeout = timeout
-        configuration.retry.maxAttempts = attempts
-        configuration.acceptsPlainJSON = acceptJSON
-        configuration.cache = nil
-        configuration.maxConnectionsPerHost = concurrency
-        guard let endpoint = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
-        let client = JSONAPIClient(baseURL: endpoint, configuration: configuration)
-        let first = try query().applied(to: endpoint)
-        let following = allPages || maxPages != nil
-            ? PageFollowing.all(maxPages: maxPages ?? .max, concurrency: concurrency)
-            : PageFollowing.first
-        let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
-        let bound = Unchecked(normalizer)
-
-        let outcome = Self.wait {
-            try await client.fetch(first, pages: following, into: bound.value) { progress.update($0) }
+    /// `jsonapi-fetch` in the folder of the running `jsonapi` (its real path, links followed).
+    static func fetchProgram() throws -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let candidate = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("jsonapi-fetch").path
+        guard FileManager.default.isExecutableFile(atPath: candidate) else {
+            Terminal.standardError("jsonapi: error: jsonapi fetch needs the jsonapi-fetch program next to \(me) (swift build --product jsonapi-fetch)")
+            throw ExitCode(2)
         }
-        progress.finish()
-        do {
-            let fetched = try outcome.get()
-            try normalizer.finish()
-            try file.commit()
-            warnings.summary()
-            if fetched.truncated && maxPages != nil && !reporting.quiet {
-                Terminal.standardError("jsonapi: warning: stopped after \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") (--max-pages); links.next leads on")
-            }
-        } catch {
-            file.abandon()
-            warnings.summary()
-            let written = file.isStandardOutput && format != .json ? normalizer.recordsWritten : nil
-            throw Self.reportFailure(error, recordsWritten: written)
-        }
-    }
-
-    /// Prints a failure and returns its exit code: 1 for an invalid document, 2 for the rest.
-    static func reportFailure(_ error: Error, recordsWritten: Int?) -> ExitCode {
-        let suffix = recordsWritten.map { "; \($0) record\($0 == 1 ? " was" : "s were") written before the error" } ?? ""
-        switch error {
-        case let e as JSONAPIError:
-            return report(e, recordsWritten: recordsWritten)
-        case JSONAPIClientError.invalidDocument(let url, let e), JSONAPIClientError.consumer(let url, let e):
-            return report(e.withSourceIfMissing(url.absoluteString), recordsWritten: recordsWritten)
-        case JSONAPIClientError.server(let e):
-            Terminal.standardError("jsonapi: error: HTTP \(e.status) from \(e.method) \(e.url.absoluteString)\(e.attempts > 1 ? " after \(e.attempts) attempts" : "")\(suffix)")
-            for object in e.errors { Terminal.standardError("jsonapi: error: \(object)") }
-            return ExitCode(2)
-        default:
-            Terminal.standardError("jsonapi: error: \(error)\(suffix)")
-            return ExitCode(2)
-        }
-    }
-
-    /// Runs `operation` on the concurrency runtime and blocks this thread until it ends.
-    static func wait<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) -> Result<T, Error> {
-        let box = Unchecked<Result<T, Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.value = .success(try await operation()) } catch { box.value = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return box.value ?? .failure(CancellationError())
-    }
-
-    // MARK: Option parsing
-
-    static func list(_ text: String) -> [String] {
-        text.split(separator: ",", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-
-    static func pair(_ text: String, _ separator: Character) -> (String, String)? {
-        guard let i = text.firstIndex(of: separator), i != text.startIndex else { return nil }
-        return (String(text[..<i]), String(text[text.index(after: i)...]))
-    }
-
-    /// `FIELD[OP]` becomes field and operator; `FIELD` and `FIELD.OP` stay one name.
-    static func filter(_ key: String, values: [String]) -> Filter {
-        if key.hasSuffix("]"), let open = key.firstIndex(of: "["), open != key.startIndex {
-            let op = key[key.index(after: open)..<key.index(before: key.endIndex)]
-            if !op.isEmpty && !op.contains("[") { return Filter(String(key[..<open]), op: String(op), values) }
-        }
-        return Filter(key, values)
-    }
-}
-
-/// A value used by one side at a time (the normalizer: by the fetch while it runs, by this
-/// thread after it has ended).
-final class Unchecked<T>: @unchecked Sendable {
-    var value: T
-    init(_ value: T) { self.value = value }
-}
-
-extension PageStrategy: ExpressibleByArgument {}
-
-/// The fetch's progress line on standard error: pages, resources, megabytes and MB/s. On a
-/// terminal after about a second, or always with `--progress`; never with `--quiet`.
-final class FetchProgressLine: @unchecked Sendable {
-    private let enabled: Bool
-    private let forced: Bool
-    private let lock = NSLock()
-    private var lastDraw: Double = -1
-    private var drawn = false
-
-    init(forced: Bool, quiet: Bool) {
-        self.forced = forced
-        enabled = !quiet && (forced || Terminal.standardErrorIsTerminal)
-    }
-
-    func update(_ p: FetchProgress) {
-        guard enabled, forced || p.seconds > 1 else { return }
-        lock.withLock {
-            guard !drawn || p.seconds - lastDraw > 0.2 else { return }
-            lastDraw = p.seconds
-            drawn = true
-            let line = String(
-                format: "%d page%@, %d resources, %.1f MB, %.1f MB/s",
-                p.pages, p.pages == 1 ? "" : "s", p.resources, Double(p.bytes) / 1e6, p.megabytesPerSecond)
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
-        }
-    }
-
-    /// Clears the line.
-    func finish() {
-        lock.withLock {
-            guard enabled, drawn else { return }
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-        }
+        return candidate
     }
 }

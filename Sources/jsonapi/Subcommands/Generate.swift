@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSONAPICommandSupport
 import JSONAPIStream
 
 struct Generate: ParsableCommand {

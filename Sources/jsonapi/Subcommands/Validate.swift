@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONAPICommandSupport
 import JSONAPIStream
 
 struct Validate: ParsableCommand {

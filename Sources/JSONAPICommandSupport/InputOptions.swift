@@ -2,53 +2,57 @@ import ArgumentParser
 import JSONAPIStream
 
 /// Files to read and how to read them (every command that reads input).
-struct InputOptions: ParsableArguments {
+package struct InputOptions: ParsableArguments {
+    package init() {}
+
     @Argument(help: "Input files; standard input when none or '-'.")
-    var files: [String] = []
+    package var files: [String] = []
 
     @Option(name: .customLong("chunk-size"), help: "Read size in bytes (any value gives the same output).")
-    var chunkSize: Int = 1 << 20
+    package var chunkSize: Int = 1 << 20
 
-    func validate() throws {
+    package func validate() throws {
         guard chunkSize >= 1 else { throw ValidationError("--chunk-size must be at least 1") }
     }
 
-    var sources: [InputSource] {
+    package var sources: [InputSource] {
         files.isEmpty ? [.standardInput] : files.map(InputSource.init(path:))
     }
 }
 
 /// How documents are checked and what limits apply.
-struct ParsingOptions: ParsableArguments {
+package struct ParsingOptions: ParsableArguments {
+    package init() {}
+
     @Flag(help: "Treat every JSON:API rule violation (and a duplicate within one document) as an error.")
-    var strict = false
+    package var strict = false
 
     @Option(help: "The kind of document: response, create, update or relationship-update (request rules C01-C03).")
-    var context: DocumentContext = .response
+    package var context: DocumentContext = .response
 
     @Option(name: .customLong("extension"), help: "Namespace of an applied JSON:API extension (repeatable).")
-    var extensions: [String] = []
+    package var extensions: [String] = []
 
     @Option(help: "What to do with a UTF-8 byte order mark: reject or strip.")
-    var bom: ByteOrderMarkPolicy = .reject
+    package var bom: ByteOrderMarkPolicy = .reject
 
     @Option(name: .customLong("duplicate-members"), help: "Repeated member names: reject, or allow-in-values (inside attributes and meta).")
-    var duplicateMembers: DuplicateMemberPolicy = .reject
+    package var duplicateMembers: DuplicateMemberPolicy = .reject
 
     @Option(name: .customLong("max-depth"), help: "Deepest nesting of objects and arrays.")
-    var maxDepth = Limits.default.maxDepth
+    package var maxDepth = Limits.default.maxDepth
     @Option(name: .customLong("max-key-bytes"), help: "Longest member name in bytes.")
-    var maxKeyBytes = Limits.default.maxKeyBytes
+    package var maxKeyBytes = Limits.default.maxKeyBytes
     @Option(name: .customLong("max-string-bytes"), help: "Longest string in bytes.")
-    var maxStringBytes = Limits.default.maxStringBytes
+    package var maxStringBytes = Limits.default.maxStringBytes
     @Option(name: .customLong("max-number-length"), help: "Longest number in characters.")
-    var maxNumberLength = Limits.default.maxNumberLength
+    package var maxNumberLength = Limits.default.maxNumberLength
     @Option(name: .customLong("max-input-bytes"), help: "Largest input in bytes (no limit by default).")
-    var maxInputBytes: Int?
+    package var maxInputBytes: Int?
     @Option(name: .customLong("max-resources"), help: "Most resources kept in memory (json format, stats).")
-    var maxResources: Int?
+    package var maxResources: Int?
 
-    func documentOptions(validation: ValidationMode? = nil) -> DocumentOptions {
+    package func documentOptions(validation: ValidationMode? = nil) -> DocumentOptions {
         var o = DocumentOptions()
         o.validation = validation ?? (strict ? .strict : .lenient)
         o.context = context
@@ -66,12 +70,14 @@ struct ParsingOptions: ParsableArguments {
 }
 
 /// Diagnostics and progress on standard error.
-struct ReportingOptions: ParsableArguments {
+package struct ReportingOptions: ParsableArguments {
+    package init() {}
+
     @Flag(name: .shortAndLong, help: "No warnings and no progress line (errors are still printed).")
-    var quiet = false
+    package var quiet = false
 
     @Flag(help: "Show the progress line even when standard error is not a terminal.")
-    var progress = false
+    package var progress = false
 }
 
 extension ByteOrderMarkPolicy: ExpressibleByArgument {}

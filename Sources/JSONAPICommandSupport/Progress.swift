@@ -3,20 +3,20 @@ import Foundation
 /// A progress line on standard error (never standard output): bytes read, percentage when
 /// the total is known, MB/s and resources. Shown on a terminal once a run passes about a
 /// second, or always with `--progress`; never with `--quiet`.
-final class ProgressLine {
+package final class ProgressLine {
     private let enabled: Bool
     private let forced: Bool
     private let start = DispatchTime.now().uptimeNanoseconds
     private var lastDraw: UInt64 = 0
     private var drawn = false
-    var totalBytes: Int?
+    package var totalBytes: Int?
 
-    init(forced: Bool, quiet: Bool) {
+    package init(forced: Bool, quiet: Bool) {
         self.forced = forced
         enabled = !quiet && (forced || isatty(2) != 0)
     }
 
-    func update(bytes: Int, resources: Int) {
+    package func update(bytes: Int, resources: Int) {
         guard enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let elapsed = now - start
@@ -34,7 +34,7 @@ final class ProgressLine {
     }
 
     /// Clears the line.
-    func finish() {
+    package func finish() {
         guard enabled, drawn else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }

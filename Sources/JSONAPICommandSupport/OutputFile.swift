@@ -3,13 +3,13 @@ import JSONAPIStream
 
 /// Where output goes: standard output, or a file written through a temporary file that is
 /// renamed into place only on success (a failed run leaves no half-written file).
-final class OutputFile {
-    let writer: ByteWriter
+package final class OutputFile {
+    package let writer: ByteWriter
     private let path: String?
     private let temporaryPath: String?
     private let fd: Int32
 
-    init(path: String?) throws(JSONAPIError) {
+    package init(path: String?) throws(JSONAPIError) {
         self.path = path
         guard let path, path != "-" else {
             fd = 1
@@ -41,10 +41,10 @@ final class OutputFile {
 
     /// Whether output goes straight to its destination (standard output, a device), so
     /// what was written before a failure stays written.
-    var isStandardOutput: Bool { temporaryPath == nil }
+    package var isStandardOutput: Bool { temporaryPath == nil }
 
     /// Flushes and moves the temporary file into place.
-    func commit() throws(JSONAPIError) {
+    package func commit() throws(JSONAPIError) {
         try writer.flush()
         guard let temporaryPath, let path else {
             if fd > 2 { close(fd) }
@@ -63,7 +63,7 @@ final class OutputFile {
     }
 
     /// Removes the temporary file (after a failure).
-    func abandon() {
+    package func abandon() {
         guard let temporaryPath else {
             try? writer.flush()
             return
