@@ -329,9 +329,11 @@ struct LexicalScanner {
                         // Finished: the next byte must not continue a word.
                         let cls = classes[Int(c)]
                         if cls == ByteClass.literal || cls == ByteClass.word || cls == ByteClass.digit {
+                            // yajl reads the whole literal as a value (`false` of `falsee`)
+                            // and stumbles on what follows.
                             throw Failure(
                                 rule: .J00, message: "invalid literal (expected true, false or null)",
-                                offset: tokenStart, tokenStart: tokenStart)
+                                offset: tokenStart, tokenStart: base &+ i)
                         }
                         mode = .between
                         break
