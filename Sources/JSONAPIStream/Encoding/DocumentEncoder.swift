@@ -89,9 +89,13 @@ struct DocumentEncoder {
                 shape = primaryRows.isEmpty && s.documents.allSatisfy({ $0.shape == .absent }) ? .absent : .many
             }
         }
-        // A resource listed twice (two documents of a dump) is written once.
-        var seen = Set<Int>()
-        primaryRows = primaryRows.filter { seen.insert($0).inserted }
+        // A resource listed twice (two documents of a dump) is written once. One flag per
+        // row, not a hash set: every row is looked at once below.
+        var seen = [Bool](repeating: false, count: s.resources.count)
+        primaryRows = primaryRows.filter { row in
+            defer { seen[row] = true }
+            return !seen[row]
+        }
         let newPrimary = overlay?.newResources.filter(\.primary).map(\.text) ?? []
         let newIncluded = overlay?.newResources.filter { !$0.primary }.map(\.text) ?? []
         if !newPrimary.isEmpty { shape = .many }
@@ -155,14 +159,14 @@ struct DocumentEncoder {
     // MARK: - Included resources
 
     /// Rows for `included`: by include paths, or every non-primary row.
-    private func includedRows(primary: [Int], seen: Set<Int>) -> [Int] {
+    /// - Parameter seen: one flag per row, set for the rows already written.
+    private func includedRows(primary: [Int], seen: [Bool]) -> [Int] {
         let s = storage
         var taken = seen
         var rows: [Int] = []
         guard let paths = options.include else {
-            for row in 0..<s.resources.count where !taken.contains(row) {
+            for row in 0..<s.resources.count where !taken[row] {
                 rows.append(row)
-                taken.insert(row)
             }
             return rows
         }
@@ -177,7 +181,10 @@ struct DocumentEncoder {
                 var next: [Int] = []
                 for row in level {
                     for target in relatedRows(row, symbol) {
-                        if taken.insert(target).inserted { rows.append(target) }
+                        if !taken[target] {
+                            taken[target] = true
+                            rows.append(target)
+                        }
                         next.append(target)
                     }
                 }
