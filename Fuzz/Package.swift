@@ -24,10 +24,12 @@ let package = Package(
             dependencies: [.product(name: "JSONAPIStream", package: root)],
             swiftSettings: [.define("FUZZING")]
         ),
+        // One input through a target's checks (shared by the four targets).
+        .target(name: "FuzzHarness", dependencies: ["FuzzChecks"]),
     ] + targets.map {
         .executableTarget(
             name: $0,
-            dependencies: ["FuzzChecks", "CFuzzerDriver"],
+            dependencies: ["FuzzChecks", "FuzzHarness", "CFuzzerDriver"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         )
     }
