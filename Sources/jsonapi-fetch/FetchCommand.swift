@@ -59,8 +59,6 @@ struct Fetch: ParsableCommand {
     @Option(help: "Requests in flight at most.")
     var concurrency = 4
 
-    @Option(help: "json, ndjson or edges.")
-    var format: OutputFormat = .json
 
     @Option(name: .customShort("H"), help: "A request header: 'Name: value' (repeatable).")
     var headers: [String] = []
@@ -77,27 +75,12 @@ struct Fetch: ParsableCommand {
     @OptionGroup var parsing: ParsingOptions
     @OptionGroup var reporting: ReportingOptions
 
-    @Option(help: "Rewrite attribute, relationship and meta names: as-is, camel, snake or kebab.")
-    var keys: KeyFormat = .asIs
-
-    @Flag(help: "Add a stable content hash to each NDJSON resource line.")
-    var hash = false
-
-    @Flag(name: .customLong("resources-only"), help: "NDJSON: write no document lines.")
-    var resourcesOnly = false
-
-    @Option(name: .customLong("on-duplicate"), help: "The same resource twice: last (merge, later wins), first, or error.")
-    var onDuplicate: DuplicatePolicy = .last
-
-    @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")
-    var output: String?
+    @OptionGroup var out: NormalizeOutputOptions
 
     func validate() throws {
         guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https", u.host != nil else {
             throw ValidationError("'\(url)' is not an http or https URL")
         }
-        if hash && format != .ndjson { throw ValidationError("--hash applies to --format ndjson") }
-        if resourcesOnly && format != .ndjson { throw ValidationError("--resources-only applies to --format ndjson") }
         if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -143,14 +126,8 @@ struct Fetch: ParsableCommand {
     func run() throws {
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let file: OutputFile
-        do { file = try OutputFile(path: output) } catch { throw report(error) }
-        var options = OutputOptions()
-        options.keys = keys
-        options.hash = hash
-        options.resourcesOnly = resourcesOnly
-        let normalizer = Normalizer(
-            format: format, out: file.writer, output: options,
-            document: parsing.documentOptions(), duplicates: onDuplicate)
+        do { file = try OutputFile(path: out.output) } catch { throw report(error) }
+        let normalizer = out.normalizer(writingTo: file, document: parsing.documentOptions())
         normalizer.onDiagnostic = { warnings.print($0) }
 
         var configuration = JSONAPIClient.Configuration()
@@ -184,8 +161,7 @@ struct Fetch: ParsableCommand {
         } catch {
             file.abandon()
             warnings.summary()
-            let written = file.isStandardOutput && format != .json ? normalizer.recordsWritten : nil
-            throw Self.reportFailure(error, recordsWritten: written)
+            throw Self.reportFailure(error, recordsWritten: out.recordsWritten(by: normalizer, to: file))
         }
     }
 

@@ -15,40 +15,13 @@ struct Normalize: ParsableCommand {
     @OptionGroup var parsing: ParsingOptions
     @OptionGroup var reporting: ReportingOptions
 
-    @Option(help: "json, ndjson or edges.")
-    var format: OutputFormat = .json
-
-    @Option(help: "Rewrite attribute, relationship and meta names: as-is, camel, snake or kebab.")
-    var keys: KeyFormat = .asIs
-
-    @Flag(help: "Add a stable content hash (SHA-256 of the canonical form) to each NDJSON resource line.")
-    var hash = false
-
-    @Flag(name: .customLong("resources-only"), help: "NDJSON: write no document lines.")
-    var resourcesOnly = false
-
-    @Option(name: .customLong("on-duplicate"), help: "The same resource twice: last (merge, later wins), first, or error.")
-    var onDuplicate: DuplicatePolicy = .last
-
-    @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")
-    var output: String?
-
-    func validate() throws {
-        if hash && format != .ndjson { throw ValidationError("--hash applies to --format ndjson") }
-        if resourcesOnly && format != .ndjson { throw ValidationError("--resources-only applies to --format ndjson") }
-    }
+    @OptionGroup var out: NormalizeOutputOptions
 
     func run() throws {
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let file: OutputFile
-        do { file = try OutputFile(path: output) } catch { throw report(error) }
-        var options = OutputOptions()
-        options.keys = keys
-        options.hash = hash
-        options.resourcesOnly = resourcesOnly
-        let normalizer = Normalizer(
-            format: format, out: file.writer, output: options,
-            document: parsing.documentOptions(), duplicates: onDuplicate)
+        do { file = try OutputFile(path: out.output) } catch { throw report(error) }
+        let normalizer = out.normalizer(writingTo: file, document: parsing.documentOptions())
         normalizer.onDiagnostic = { warnings.print($0) }
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {
@@ -70,8 +43,7 @@ struct Normalize: ParsableCommand {
             progress.finish()
             file.abandon()
             warnings.summary()
-            let written = file.isStandardOutput && format != .json ? normalizer.recordsWritten : nil
-            throw report(error.withSourceIfMissing(input.sources.first?.name ?? "-"), recordsWritten: written)
+            throw report(error.withSourceIfMissing(input.sources.first?.name ?? "-"), recordsWritten: out.recordsWritten(by: normalizer, to: file))
         }
     }
 }

@@ -1,0 +1,45 @@
+import ArgumentParser
+import JSONAPIStream
+
+/// What `normalize` and `fetch` write, and where: the output format and its options.
+package struct NormalizeOutputOptions: ParsableArguments {
+    package init() {}
+
+    @Option(help: "json, ndjson or edges.")
+    package var format: OutputFormat = .json
+
+    @Option(help: "Rewrite attribute, relationship and meta names: as-is, camel, snake or kebab.")
+    package var keys: KeyFormat = .asIs
+
+    @Flag(help: "Add a stable content hash (SHA-256 of the canonical form) to each NDJSON resource line.")
+    package var hash = false
+
+    @Flag(name: .customLong("resources-only"), help: "NDJSON: write no document lines.")
+    package var resourcesOnly = false
+
+    @Option(name: .customLong("on-duplicate"), help: "The same resource twice: last (merge, later wins), first, or error.")
+    package var onDuplicate: DuplicatePolicy = .last
+
+    @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")
+    package var output: String?
+
+    package func validate() throws {
+        if hash && format != .ndjson { throw ValidationError("--hash applies to --format ndjson") }
+        if resourcesOnly && format != .ndjson { throw ValidationError("--resources-only applies to --format ndjson") }
+    }
+
+    /// A normalizer writing to `file` as these options say.
+    package func normalizer(writingTo file: OutputFile, document: DocumentOptions) -> Normalizer {
+        var options = OutputOptions()
+        options.keys = keys
+        options.hash = hash
+        options.resourcesOnly = resourcesOnly
+        return Normalizer(format: format, out: file.writer, output: options, document: document, duplicates: onDuplicate)
+    }
+
+    /// Records written to standard output before a failure (`nil` when that count means
+    /// nothing: a file, which is removed, or the flat object, which is written at the end).
+    package func recordsWritten(by normalizer: Normalizer, to file: OutputFile) -> Int? {
+        file.isStandardOutput && format != .json ? normalizer.recordsWritten : nil
+    }
+}
