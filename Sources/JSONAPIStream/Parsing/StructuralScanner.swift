@@ -1,4 +1,7 @@
-/// The fast pre-pass over every input byte, eight bytes at a time.
+internal import CPlatform
+
+/// The fast pre-pass over every input byte: 32 bytes at a time with vector instructions
+/// (`jsonapi_skip_plain` in CPlatform) over runs of plain bytes, eight at a time elsewhere.
 ///
 /// It finds what yajl cannot be trusted with or cannot tell us, and nothing else:
 /// - bytes yajl wrongly accepts: form feed and vertical tab (`J01`) and ill-formed UTF-8
@@ -63,7 +66,21 @@ struct StructuralScanner {
         }
         let ones: UInt64 = 0x0101_0101_0101_0101
         let lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        // Where the vector skip is tried next: after it stops at a block with a byte that
+        // needs a closer look, that block goes word by word first.
+        var vectorAt = i
         while i &+ 8 <= n {
+            if i >= vectorAt && n &- i >= 32 {
+                var inside: UInt8 = inString ? 1 : 0
+                var openQuote = -1
+                let skipped = jsonapi_skip_plain(
+                    (p + i).assumingMemoryBound(to: UInt8.self), n &- i, &inside, &openQuote)
+                inString = inside != 0
+                if openQuote >= 0 { stringStart = base &+ i &+ openQuote }
+                i &+= skipped
+                vectorAt = i &+ 32
+                if i &+ 8 > n { break }
+            }
             let w = (p + i).loadUnaligned(as: UInt64.self)
             // Any byte below 0x0E (line feed, tab, CR, form feed, vertical tab, NUL...), any
             // backslash or any non-ASCII byte takes the byte-by-byte path for this word.

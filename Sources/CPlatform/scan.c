@@ -1,0 +1,53 @@
+// The vector part of StructuralScanner: skips runs of "plain" input 32 bytes at a time.
+#include "cplatform.h"
+#include <stdint.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+// Bit i of each mask is set when byte i of the 32 bytes at p is (special) a byte below 0x0E,
+// a backslash or a byte of 0x80 or more; (quotes) a quotation mark.
+static inline void masks32(const unsigned char *p, uint32_t *special, uint32_t *quotes) {
+#if defined(__SSE2__)
+    const __m128i lim = _mm_set1_epi8(0x0E), bs = _mm_set1_epi8(0x5C), q = _mm_set1_epi8(0x22);
+    __m128i a = _mm_loadu_si128((const __m128i *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
+    // Signed compare: bytes of 0x80 and more are negative, so they are "below 0x0E" too.
+    __m128i sa = _mm_or_si128(_mm_cmplt_epi8(a, lim), _mm_cmpeq_epi8(a, bs));
+    __m128i sb = _mm_or_si128(_mm_cmplt_epi8(b, lim), _mm_cmpeq_epi8(b, bs));
+    *special = (uint32_t)_mm_movemask_epi8(sa) | ((uint32_t)_mm_movemask_epi8(sb) << 16);
+    *quotes = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, q))
+        | ((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, q)) << 16);
+#else
+    uint32_t s = 0, qm = 0;
+    for (int i = 0; i < 32; i++) {
+        unsigned char c = p[i];
+        if (c < 0x0E || c == 0x5C || c >= 0x80) s |= (uint32_t)1 << i;
+        if (c == 0x22) qm |= (uint32_t)1 << i;
+    }
+    *special = s;
+    *quotes = qm;
+#endif
+}
+
+size_t jsonapi_skip_plain(const unsigned char *p, size_t n, unsigned char *in_string,
+                          size_t *open_quote) {
+    size_t i = 0;
+    unsigned char inside = *in_string;
+    while (i + 32 <= n) {
+        uint32_t special, quotes;
+        masks32(p + i, &special, &quotes);
+        if (special != 0) break;
+        if (quotes != 0) {
+            inside ^= (unsigned char)(__builtin_popcount(quotes) & 1);
+            // Ending inside a string: the block's last quote opened it.
+            if (inside) *open_quote = i + 31 - (size_t)__builtin_clz(quotes);
+        }
+        i += 32;
+    }
+    *in_string = inside;
+    return i;
+}
