@@ -157,7 +157,7 @@ final class DocumentBuilder: JSONEventReceiver {
         case .relationships:
             relationship = RelationshipDraft()
             relationship.name = lastKeyInScratch
-            relationshipExtras.removeAll(keepingCapacity: true)
+            relationshipExtras.clearKeepingCapacity()
             relationshipHasExtensionMember = false
             frames.append(.relationship)
             return true
@@ -575,7 +575,7 @@ final class DocumentBuilder: JSONEventReceiver {
         document = DocumentDraft()
         document.index = documentCount
         document.position = currentLocation()
-        documentExtras.removeAll(keepingCapacity: true)
+        documentExtras.clearKeepingCapacity()
         documentErrorsAfterData = false
         documentHasErrors = false
         documentHasExtensionMember = false
@@ -626,14 +626,14 @@ final class DocumentBuilder: JSONEventReceiver {
         resource.storeMark = store.count
         resource.position = currentLocation()
         scratch.removeAll()
-        relationshipDrafts.removeAll(keepingCapacity: true)
-        identifierDrafts.removeAll(keepingCapacity: true)
-        memberSpans.removeAll(keepingCapacity: true)
-        resourceExtras.removeAll(keepingCapacity: true)
+        relationshipDrafts.clearKeepingCapacity()
+        identifierDrafts.clearKeepingCapacity()
+        memberSpans.clearKeepingCapacity()
+        resourceExtras.clearKeepingCapacity()
         relationshipsAfterAttributes = false
         if validation != .off {
-            attributeNames.removeAll(keepingCapacity: true)
-            relationshipNames.removeAll(keepingCapacity: true)
+            attributeNames.clearKeepingCapacity()
+            relationshipNames.clearKeepingCapacity()
         }
         return true
     }
@@ -679,7 +679,7 @@ final class DocumentBuilder: JSONEventReceiver {
         let s = Int32(memberSpans.count)
         if !pending.isEmpty {
             memberSpans.append(contentsOf: pending)
-            pending.removeAll(keepingCapacity: true)
+            pending.clearKeepingCapacity()
         }
         return s..<Int32(memberSpans.count)
     }
@@ -703,7 +703,7 @@ final class DocumentBuilder: JSONEventReceiver {
 
     private func startIdentifier() -> Bool {
         identifier = IdentifierDraft()
-        identifierExtras.removeAll(keepingCapacity: true)
+        identifierExtras.clearKeepingCapacity()
         frames.append(.identifier)
         return true
     }
@@ -893,10 +893,23 @@ final class DocumentBuilder: JSONEventReceiver {
 
     /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
     private func checkFieldNamespace() -> Bool {
-        for r in relationshipDrafts {
-            let bytes = scratch.bytes(in: r.name.range)
-            relationshipNames.append(NameWords(bytes, prefix: JSONEventReceiver.prefix(bytes), longName: r.name))
+        for i in 0..<relationshipDrafts.count {
+            let name = relationshipDrafts[i].name
+            let bytes = scratch.bytes(in: name.range)
+            relationshipNames.append(NameWords(bytes, prefix: JSONEventReceiver.prefix(bytes), longName: name))
         }
+        // The usual case, no clash, without copying the lists (no reference counting).
+        let clash = attributeNames.withUnsafeBufferPointer { attributes in
+            relationshipNames.withUnsafeBufferPointer { relationships in
+                for a in attributes {
+                    if a.isTypeOrID { return true }
+                    for r in relationships where r.equals(a, scratch) { return true }
+                }
+                for r in relationships where r.isTypeOrID { return true }
+                return false
+            }
+        }
+        if !clash { return true }
         for a in attributeNames {
             if a.isTypeOrID {
                 let name = a.text(scratch)

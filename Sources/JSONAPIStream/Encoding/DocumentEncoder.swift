@@ -217,7 +217,7 @@ struct DocumentEncoder {
         let s = storage
         parts.fill(row: row, of: s)
         let record = s.resources[row]
-        parts.pointer = record.pointer
+        parts.place = record.place
         var attributes = parts.attributes
         var relationships = parts.relationships
         var hadRelationships = record.flags & GraphStorage.ResourceRecord.hasRelationships != 0
@@ -302,7 +302,7 @@ struct DocumentEncoder {
     private func writeTopLevel(comma: () -> Void, _ writer: ResourceWriter, _ parts: ResourceParts) throws(JSONAPIError) {
         let s = storage
         let all = s.values.bytes(in: 0..<s.values.count)
-        parts.pointer = ""
+        parts.place = .document
         let named: [(StaticString, KeyPath<GraphStorage.DocumentRecord, ValueSpan>)] = [("meta", \.meta), ("links", \.links), ("jsonapi", \.jsonapi)]
         for (name, path) in named {
             let spans = s.documents.map { $0[keyPath: path] }.filter { !$0.isNone }

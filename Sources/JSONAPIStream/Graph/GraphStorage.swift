@@ -51,6 +51,11 @@ final class GraphStorage: @unchecked Sendable {
             return arrayIndex >= 0 ? "\(base)/\(arrayIndex)" : base
         }
 
+        /// The same place, for writers (the text is made only when needed).
+        var place: ResourceParts.Place {
+            .resource(primary: !(flags & Self.included != 0 && flags & Self.primary == 0), index: arrayIndex)
+        }
+
         static let hasID: UInt8 = 1
         static let primary: UInt8 = 2
         static let included: UInt8 = 4

@@ -49,6 +49,9 @@ public final class ByteWriter {
     func write(_ b: UnsafeRawBufferPointer) { buffer.append(b) }
     @inline(__always)
     func write(byte: UInt8) { buffer.append(byte) }
+    /// Disfavoured, so that string literals take the `StaticString` path (no bridging, no
+    /// reference counting).
+    @_disfavoredOverload
     public func write(_ s: String) {
         var s = s
         s.withUTF8 { buffer.append(UnsafeRawBufferPointer($0)) }

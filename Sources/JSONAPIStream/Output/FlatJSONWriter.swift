@@ -39,7 +39,7 @@ struct FlatJSONWriter {
             for (k, row) in s.rowsByType[t].enumerated() {
                 if k > 0 { out.write(byte: UInt8(ascii: ",")) }
                 parts.fill(row: Int(row), of: s)
-                parts.pointer = s.resources[Int(row)].pointer
+                parts.place = s.resources[Int(row)].place
                 // A resource with neither id nor lid (a create payload's) is keyed by "";
                 // a second one of the same type has no key of its own.
                 if parts.id == nil && parts.lid == nil {
@@ -127,7 +127,7 @@ struct FlatJSONWriter {
     private func writeTopLevel(_ writer: ResourceWriter, _ parts: ResourceParts) throws(JSONAPIError) {
         let s = graph.storage
         let all = s.values.bytes(in: 0..<s.values.count)
-        parts.pointer = ""
+        parts.place = .document
         for (name, path) in [("meta", \GraphStorage.DocumentRecord.meta), ("links", \.links), ("jsonapi", \.jsonapi)] {
             let spans = s.documents.map { $0[keyPath: path] }.filter { !$0.isNone }
             guard !spans.isEmpty else { continue }

@@ -33,7 +33,25 @@ final class ResourceParts {
     @exclusivity(unchecked) var resourceExtras: Range<Int> = 0..<0
     /// Where the resource is, for diagnostics.
     @exclusivity(unchecked) var position = SourcePosition.start
-    @exclusivity(unchecked) var pointer = ""
+    @exclusivity(unchecked) var place = Place.document
+
+    /// Where the parts are in their document. The pointer text is only made when a
+    /// diagnostic needs it (making it for every resource cost a string per line).
+    enum Place {
+        case document
+        /// In `data` (or `included`), at `index` (-1: the single primary resource).
+        case resource(primary: Bool, index: Int32)
+    }
+
+    /// `""`, `/data`, `/data/3` or `/included/7`.
+    var pointer: String {
+        switch place {
+        case .document: return ""
+        case .resource(let primary, let index):
+            let base = primary ? "/data" : "/included"
+            return index >= 0 ? "\(base)/\(index)" : base
+        }
+    }
 
     init() {
         relationships.reserveCapacity(16)
@@ -59,9 +77,9 @@ final class ResourceParts {
         links = v(r.links)
         meta = v(r.meta)
         position = r.position
-        relationships.removeAll(keepingCapacity: true)
-        identifiers.removeAll(keepingCapacity: true)
-        extras.removeAll(keepingCapacity: true)
+        relationships.clearKeepingCapacity()
+        identifiers.clearKeepingCapacity()
+        extras.clearKeepingCapacity()
         for span in b.memberSpans { extras.append(v(span)!) }
         resourceExtras = Int(r.extras.lowerBound)..<Int(r.extras.upperBound)
         for i in r.relationships {
@@ -99,9 +117,9 @@ final class ResourceParts {
         links = v(r.links)
         meta = v(r.meta)
         position = r.position
-        relationships.removeAll(keepingCapacity: true)
-        identifiers.removeAll(keepingCapacity: true)
-        extras.removeAll(keepingCapacity: true)
+        relationships.clearKeepingCapacity()
+        identifiers.clearKeepingCapacity()
+        extras.clearKeepingCapacity()
         func addExtras(_ start: UInt32, _ count: UInt32) -> Range<Int> {
             let s = extras.count
             for k in Int(start)..<Int(start + count) { extras.append(v(g.members[k])!) }

@@ -16,9 +16,9 @@ public struct OutputOptions: Sendable, Hashable {
 final class ResourceWriter {
     let out: ByteWriter
     let options: OutputOptions
-    private var name: [UInt8] = []
-    private var seenNames: [[UInt8]] = []
-    private var canonical = ByteArena(capacity: 1024)
+    @exclusivity(unchecked) private var name: [UInt8] = []
+    @exclusivity(unchecked) private var seenNames: [[UInt8]] = []
+    @exclusivity(unchecked) private var canonical = ByteArena(capacity: 1024)
 
     init(out: ByteWriter, options: OutputOptions) {
         self.out = out
@@ -37,7 +37,7 @@ final class ResourceWriter {
         let identityEnd = out.mark
         out.write(p.isPrimary ? #","primary":true"# : #","primary":false"#)
         let contentStart = out.mark
-        try writeBody(p, reserved: ["primary", "hash", "document"])
+        try writeBody(p, reserved: Self.lineMembers)
         if options.hash {
             let digest = hash(line: lineStart, identityEnd: identityEnd, content: contentStart)
             out.write(#","hash":""#)
@@ -46,6 +46,9 @@ final class ResourceWriter {
         }
         out.write("}\n")
     }
+
+    /// The members an NDJSON resource line adds, which a resource's own members may not use.
+    static let lineMembers = ["primary", "hash", "document"]
 
     /// The members after the identity: attributes, relationships, links, meta, unknown ones.
     func writeBody(_ p: ResourceParts, reserved: [String]) throws(JSONAPIError) {
@@ -56,8 +59,9 @@ final class ResourceWriter {
             out.write("{}")
         }
         out.write(#","relationships":{"#)
-        seenNames.removeAll(keepingCapacity: true)
-        for (i, rel) in p.relationships.enumerated() {
+        seenNames.clearKeepingCapacity()
+        for i in 0..<p.relationships.count {
+            let rel = p.relationships[i]
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
             try formattedName(rel.name, what: "relationship", at: p, pointer: "/relationships")
             out.write(byte: UInt8(ascii: ":"))
@@ -141,7 +145,7 @@ final class ResourceWriter {
 
     /// One line per linkage entry: `{"from":{…},"relationship":…,"to":{…},"position":N}`.
     func writeEdges(_ p: ResourceParts) throws(JSONAPIError) {
-        seenNames.removeAll(keepingCapacity: true)
+        seenNames.clearKeepingCapacity()
         for rel in p.relationships where rel.kind == .toOne || rel.kind == .toMany {
             for (position, k) in rel.targets.enumerated() {
                 let t = p.identifiers[k]
@@ -220,6 +224,12 @@ final class ResourceWriter {
 
     /// Writes a relationship name, formatted, refusing two that become equal.
     private func formattedName(_ raw: UnsafeRawBufferPointer, what: String, at p: ResourceParts, pointer: String) throws(JSONAPIError) {
+        // Names as they are: distinct in the input (duplicates are refused there), so nothing
+        // to compare.
+        if options.keys == .asIs {
+            writeQuoted(raw)
+            return
+        }
         if options.keys.apply(raw, into: &name) {
             if seenNames.contains(name) {
                 throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: name, as: UTF8.self))) with --keys \(options.keys.rawValue)", p, pointer)

@@ -10,10 +10,10 @@ import Darwin
 /// writer holds a document's primary linkage (which grows with the number of primary
 /// resources) without letting memory grow with the input.
 final class SpillBuffer {
-    private var memory = ByteArena(capacity: 4096)
+    @exclusivity(unchecked) private var memory = ByteArena(capacity: 4096)
     private let limit: Int
-    private var file: UnsafeMutablePointer<FILE>?
-    private(set) var count = 0
+    @exclusivity(unchecked) private var file: UnsafeMutablePointer<FILE>?
+    @exclusivity(unchecked) private(set) var count = 0
 
     init(memoryLimit: Int = 1 << 20) { limit = memoryLimit }
 

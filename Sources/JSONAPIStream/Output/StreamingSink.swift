@@ -20,6 +20,8 @@ final class StreamingSink: DocumentSink {
     let options: OutputOptions
     let out: ByteWriter
     private let writer: ResourceWriter
+    /// Writes a primary resource's identifier for the document line (into memory, reused).
+    private let identifierWriter: ResourceWriter
     private let parts = ResourceParts()
     private let primary = SpillBuffer()
     private var primaryCount = 0
@@ -41,6 +43,7 @@ final class StreamingSink: DocumentSink {
         self.format = format
         self.options = options
         self.writer = ResourceWriter(out: out, options: options)
+        self.identifierWriter = ResourceWriter(out: ByteWriter(), options: options)
         self.duplicates = duplicates
         self.strict = strict
         tracksKeys = duplicates != .last
@@ -49,7 +52,7 @@ final class StreamingSink: DocumentSink {
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         if tracksKeys, try !firstOccurrence(r, b) { return }
         parts.fill(r, from: b)
-        parts.pointer = r.pointer
+        parts.place = .resource(primary: r.isPrimary, index: r.arrayIndex)
         let mark = out.mark
         do {
             if format == .edges {
@@ -64,13 +67,11 @@ final class StreamingSink: DocumentSink {
         }
         resourcesWritten += 1
         if r.isPrimary && format == .ndjson && !options.resourcesOnly {
-            scratch.removeAll()
-            if primaryCount > 0 { scratch.append(UInt8(ascii: ",")) }
-            let o = ByteWriter()
-            let w = ResourceWriter(out: o, options: options)
-            w.writeResourceIdentifier(parts)
-            o.buffer.withBytes { scratch.append($0) }
-            try scratch.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
+            let o = identifierWriter.out
+            o.buffer.removeAll()
+            if primaryCount > 0 { o.write(byte: UInt8(ascii: ",")) }
+            identifierWriter.writeResourceIdentifier(parts)
+            try o.buffer.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
             primaryCount += 1
         }
     }
@@ -114,7 +115,7 @@ final class StreamingSink: DocumentSink {
         let store = b.store.bytes(in: 0..<b.store.count)
         func v(_ span: ValueSpan) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: store[span.range]) }
         parts.position = d.position
-        parts.pointer = ""
+        parts.place = .document
         out.write(#"{"document":{"data":"#)
         switch d.primaryShape {
         case .absent, .null: out.write("null")

@@ -449,6 +449,14 @@ final class JSONStreamParser: SourcePositions {
     // MARK: - Byte order mark (J10)
 
     private func settlePrologue(with chunk: UnsafeRawBufferPointer, atEnd: Bool) throws(JSONAPIError) {
+        if prologue.isEmpty && chunk.count >= 3 {
+            // The usual first read: settled from the read itself, without copying it.
+            let isBOM = chunk[0] == 0xEF && chunk[1] == 0xBB && chunk[2] == 0xBF
+            prologueSettled = true
+            guard isBOM else { return try process(chunk) }
+            try acceptByteOrderMark()
+            return try process(UnsafeRawBufferPointer(rebasing: chunk[3...]))
+        }
         prologue.append(contentsOf: chunk)
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let n = min(prologue.count, 3)
@@ -458,19 +466,25 @@ final class JSONStreamParser: SourcePositions {
         var rest = prologue
         prologue = []
         if couldBeBOM && rest.count >= 3 {
-            switch options.byteOrderMark {
-            case .reject:
-                throw failed(.syntax(diagnostic(.J10, "the input starts with a UTF-8 byte order mark (JSON text MUST NOT; use the strip policy to accept it)", at: 0)))
-            case .strip:
-                notices.append(Diagnostic(severity: .warning, rule: .N02, message: "a UTF-8 byte order mark was skipped", location: .start, pointer: ""))
-                rest.removeFirst(3)
-                received = 3
-                pendingBase = 3
-                baseLineStart = 0
-            }
+            try acceptByteOrderMark()
+            rest.removeFirst(3)
         }
         if !rest.isEmpty {
             try withContiguousBytes(of: rest) { (b) throws(JSONAPIError) in try process(b) }
+        }
+    }
+
+    /// The input starts with a byte order mark: refused, or skipped (its three bytes still
+    /// count in offsets).
+    private func acceptByteOrderMark() throws(JSONAPIError) {
+        switch options.byteOrderMark {
+        case .reject:
+            throw failed(.syntax(diagnostic(.J10, "the input starts with a UTF-8 byte order mark (JSON text MUST NOT; use the strip policy to accept it)", at: 0)))
+        case .strip:
+            notices.append(Diagnostic(severity: .warning, rule: .N02, message: "a UTF-8 byte order mark was skipped", location: .start, pointer: ""))
+            received = 3
+            pendingBase = 3
+            baseLineStart = 0
         }
     }
 

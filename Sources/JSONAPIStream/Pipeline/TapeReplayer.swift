@@ -6,15 +6,15 @@ final class TapeReplayer: SourcePositions {
     var sourceName: String?
 
     // Line feeds of the bytes the current events come from; older ones are summarised.
-    private var newlines: [Int] = []
-    private var baseLine = 1
-    private var baseLineStart = 0
+    @exclusivity(unchecked) private var newlines: [Int] = []
+    @exclusivity(unchecked) private var baseLine = 1
+    @exclusivity(unchecked) private var baseLineStart = 0
 
     // The event being replayed, for `currentTokenLocation`.
-    private var currentKind = TapeKind.null
-    private var currentEnd = 0
-    private var currentLength = 0
-    private var currentStart = 0
+    @exclusivity(unchecked) private var currentKind = TapeKind.null
+    @exclusivity(unchecked) private var currentEnd = 0
+    @exclusivity(unchecked) private var currentLength = 0
+    @exclusivity(unchecked) private var currentStart = 0
 
     init(receiver: JSONEventReceiver) {
         self.receiver = receiver

@@ -48,6 +48,7 @@ struct ByteArena: ~Copyable {
         append(other.bytes(in: range))
     }
 
+    @inline(__always)
     mutating func append(_ string: StaticString) {
         append(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
     }

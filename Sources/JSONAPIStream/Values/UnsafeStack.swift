@@ -73,3 +73,13 @@ struct UnsafeStack<Element: BitwiseCopyable>: ~Copyable {
         capacity = c
     }
 }
+
+extension Array {
+    /// Empties the array and keeps its storage. Unlike `removeAll(keepingCapacity: true)`,
+    /// an array that is already empty costs nothing (no uniqueness check, no new buffer):
+    /// the hot paths clear per-resource lists that are usually empty.
+    @inline(__always)
+    mutating func clearKeepingCapacity() {
+        if !isEmpty { removeAll(keepingCapacity: true) }
+    }
+}
