@@ -27,7 +27,15 @@ enum TapeKind: UInt8 {
 
 /// A block of tape, reused through a ``TapePool``.
 final class TapeBlock: @unchecked Sendable {
-    @exclusivity(unchecked) var bytes = ByteArena(capacity: 512 * 1024)
+    /// Bytes of events after which a block is handed over. Small enough that the blocks in
+    /// flight stay in the cores' caches (the parsing core writes them, the building core reads
+    /// them), large enough that handing over (a lock and a wake-up) is rare.
+    static let handOverBytes = 128 * 1024
+    /// What each block's arena holds without growing: the event that crosses
+    /// ``handOverBytes`` (up to 64 KiB, unless a string is longer) fits.
+    static let capacity = handOverBytes + 64 * 1024
+
+    @exclusivity(unchecked) var bytes = ByteArena(capacity: TapeBlock.capacity)
 
     /// When the producer stopped after this block: its failure (the consumer surfaces it
     /// after every earlier event), or normal end of an input.

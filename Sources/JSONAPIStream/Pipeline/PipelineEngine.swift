@@ -5,7 +5,7 @@ import Foundation
 /// into the ``DocumentBuilder`` and its sink (``TapeReplayer``).
 ///
 /// ```
-/// caller:   feed ─> pre-scan ─> yajl ─> tape blocks ──┐   (a pool of 4 blocks: memory
+/// caller:   feed ─> pre-scan ─> yajl ─> tape blocks ──┐   (a pool of 8 blocks: memory
 /// builder thread:                                    └─> replay ─> builder ─> sink   is bounded)
 /// ```
 ///
@@ -17,7 +17,7 @@ final class PipelineEngine: @unchecked Sendable {
     let options: DocumentOptions
     let builder: DocumentBuilder
     private let replayer: TapeReplayer
-    private let pool = TapePool(blocks: 4)
+    private let pool = TapePool(blocks: 8)
     private let recorder: TapeRecorder
     private var stream: JSONStreamParser?
     private var thread: Thread?
@@ -38,7 +38,7 @@ final class PipelineEngine: @unchecked Sendable {
     }
 
     /// Tape bytes after which a block is handed over.
-    private let blockThreshold = 256 * 1024
+    private let blockThreshold = TapeBlock.handOverBytes / 2
 
     init(options: DocumentOptions, builder: DocumentBuilder) {
         self.options = options

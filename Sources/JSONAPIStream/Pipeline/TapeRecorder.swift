@@ -9,7 +9,7 @@ final class TapeRecorder {
     /// outlives the recorder.
     @exclusivity(unchecked) unowned(unsafe) var block: TapeBlock
     /// The events being recorded (owned here, so appending touches no other object).
-    @exclusivity(unchecked) var tape = ByteArena(capacity: 512 * 1024)
+    @exclusivity(unchecked) var tape = ByteArena(capacity: TapeBlock.capacity)
     /// Absolute offset of the buffer inside `yajl_parse`.
     @exclusivity(unchecked) var feedingBase = 0
     @exclusivity(unchecked) var sourceStart = UnsafeRawPointer(bitPattern: 1)!
@@ -25,7 +25,7 @@ final class TapeRecorder {
     /// `yajl_parse` call, so memory stays bounded whatever the read size. Returns false when
     /// the building side has stopped (yajl is then cancelled).
     unowned(unsafe) var engine: PipelineEngine? = nil
-    let blockLimit = 512 * 1024
+    let blockLimit = TapeBlock.handOverBytes
     /// A failure found here (an unpaired surrogate); the stream parser throws it.
     var failure: (rule: Rule, message: String, offset: Int, inKey: Bool)?
 
@@ -47,13 +47,24 @@ final class TapeRecorder {
         return true
     }
 
+    /// The end of a token whose text lies in the source buffer, from where that text ends
+    /// (`closing` is 1 for a string's closing quote, 0 for a number): what yajl's byte count
+    /// says, without asking it.
     @inline(__always)
-    private func withBytes(_ kind: TapeKind, _ value: UnsafeRawBufferPointer, start: Int64?) -> Bool {
+    private func end(after value: UnsafeRawBufferPointer, closing: Int) -> Int64 {
+        let e = Int64(feedingBase &+ (value.baseAddress.unsafelyUnwrapped + value.count - sourceStart) &+ closing)
+        assert(e == end(), "token end from its text differs from yajl's byte count")
+        return e
+    }
+
+    @inline(__always)
+    private func withBytes(_ kind: TapeKind, _ value: UnsafeRawBufferPointer, start: Int64?, end tokenEnd: Int64? = nil) -> Bool {
         let n = value.count
         let extra = start == nil ? 0 : 8
+        let e = tokenEnd ?? end()
         let p = tape.reserveTail(13 &+ n &+ extra)
         p.storeBytes(of: kind.rawValue, as: UInt8.self)
-        p.storeBytes(of: end(), toByteOffset: 1, as: Int64.self)
+        p.storeBytes(of: e, toByteOffset: 1, as: Int64.self)
         p.storeBytes(of: UInt32(truncatingIfNeeded: n), toByteOffset: 9, as: UInt32.self)
         if n > 0 { copyBytes(to: p + 13, from: value.baseAddress.unsafelyUnwrapped, count: n) }
         if let start { p.storeBytes(of: start, toByteOffset: 13 &+ n, as: Int64.self) }
@@ -67,22 +78,31 @@ final class TapeRecorder {
         return b >= sourceStart && b < sourceEnd || (p.count == 0 && b == sourceEnd)
     }
 
-    func recordStartObject() -> Bool { simple(.startObject) }
-    func recordEndObject() -> Bool { simple(.endObject) }
-    func recordStartArray() -> Bool { simple(.startArray) }
-    func recordEndArray() -> Bool { simple(.endArray) }
-    func recordNull() -> Bool { simple(.null) }
-    func recordBool(_ v: Bool) -> Bool { simple(v ? .trueValue : .falseValue) }
-    func recordNumber(_ text: UnsafeRawBufferPointer) -> Bool { withBytes(.number, text, start: nil) }
+    // Inlined into yajl's callbacks (their only callers): one call per event, not two.
+    @inline(__always) func recordStartObject() -> Bool { simple(.startObject) }
+    @inline(__always) func recordEndObject() -> Bool { simple(.endObject) }
+    @inline(__always) func recordStartArray() -> Bool { simple(.startArray) }
+    @inline(__always) func recordEndArray() -> Bool { simple(.endArray) }
+    @inline(__always) func recordNull() -> Bool { simple(.null) }
+    @inline(__always) func recordBool(_ v: Bool) -> Bool { simple(v ? .trueValue : .falseValue) }
 
+    @inline(__always)
+    func recordNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        // While completing, a number at the end of the input may be in yajl's own buffer.
+        if !completing && isFromSource(text) { return withBytes(.number, text, start: nil, end: end(after: text, closing: 0)) }
+        return withBytes(.number, text, start: nil)
+    }
+
+    @inline(__always)
     func recordString(_ value: UnsafeRawBufferPointer) -> Bool {
-        if isFromSource(value) { return withBytes(.string, value, start: nil) }
+        if isFromSource(value) { return withBytes(.string, value, start: nil, end: end(after: value, closing: 1)) }
         guard let start = checkEscapes(key: false) else { return false }
         return withBytes(.escapedString, value, start: Int64(start))
     }
 
+    @inline(__always)
     func recordKey(_ name: UnsafeRawBufferPointer) -> Bool {
-        if isFromSource(name) { return withBytes(.key, name, start: nil) }
+        if isFromSource(name) { return withBytes(.key, name, start: nil, end: end(after: name, closing: 1)) }
         guard let start = checkEscapes(key: true) else { return false }
         return withBytes(.escapedKey, name, start: Int64(start))
     }
