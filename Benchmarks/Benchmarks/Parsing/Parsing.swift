@@ -104,6 +104,16 @@ let benchmarks: @Sendable () -> Void = {
             return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
         }
 
+        // One attribute of every resource of a graph that setup built (BenchmarkPasses.readOne):
+        // compare with decodeOnly_ (issue: reading one attribute of every resource costs a
+        // small fraction of decoding them all).
+        Benchmark("readOneOnly_\(size.label)", configuration: configuration) { benchmark, graph in
+            timed(benchmark, bytes: graph.inputBytes) { BenchmarkPasses.readOne(graph) }
+        } setup: {
+            let input = try BenchmarkPass.generatedDocument(resources: size.resources)
+            return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
+        }
+
         // Typed decoding alone: every resource of a graph that setup built, into models that
         // hold what Foundation's typed peer holds (BenchmarkPasses.decodeAll).
         Benchmark("decodeOnly_\(size.label)", configuration: configuration) { benchmark, graph in

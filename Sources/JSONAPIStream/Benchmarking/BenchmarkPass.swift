@@ -18,6 +18,9 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     case graph
     /// Building a ``Graph`` and reading every value of it (``BenchmarkPasses/readAll(_:)``).
     case graphRead = "graph-read"
+    /// Building a ``Graph`` and reading one attribute of every resource
+    /// (``BenchmarkPasses/readOne(_:)``); generated documents only.
+    case graphReadOne = "graph-read-one"
     /// Building a ``Graph`` and decoding every resource into `Decodable` models with this
     /// library's decoder: the same values Foundation's typed peer produces. Written for
     /// ``DocumentGenerator``'s documents; fails on other documents.
@@ -48,6 +51,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .syntax: "JSON layer only"
         case .graph: "graph"
         case .graphRead: "graph + read all values"
+        case .graphReadOne: "graph + read one attribute each"
         case .decode: "graph + typed decoding"
         case .encode: "graph + JSON:API document out"
         case .ndjson: "NDJSON to /dev/null"
@@ -91,6 +95,9 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .graphRead:
             let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
             return BenchmarkPasses.readAll(graph)
+        case .graphReadOne:
+            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
+            return BenchmarkPasses.readOne(graph)
         case .decode:
             let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
             return try DecodingPeers.decodeAll(graph)

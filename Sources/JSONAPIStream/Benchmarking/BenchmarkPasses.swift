@@ -93,6 +93,20 @@ public enum BenchmarkPasses {
         return touched
     }
 
+    /// Reads one attribute of every resource of a generated document (``DocumentGenerator``),
+    /// as app code that shows a list would: the articles' `title`, the people's `email`, the
+    /// tags' `label`, the comments' `likes`, each as a Swift value. Returns the values read.
+    /// Compare with ``decodeAll(_:)`` on the same graph: the lazy store should make this a
+    /// small fraction of decoding everything.
+    public static func readOne(_ graph: Graph) -> Int {
+        var touched = 0
+        for (type, name) in [("articles", "title"), ("people", "email"), ("tags", "label")] {
+            for r in graph.resources(ofType: type) { touched &+= r.attributes[name]?.string?.utf8.count ?? 0 }
+        }
+        for r in graph.resources(ofType: "comments") { touched &+= r.attributes["likes"]?.number?.intValue ?? 0 }
+        return touched
+    }
+
     /// Decodes every resource of a generated document (``DocumentGenerator``) into typed
     /// models with this library's decoder: the same values Foundation's typed peer produces.
     /// Returns the number of resources decoded.

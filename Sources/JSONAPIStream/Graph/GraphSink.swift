@@ -34,6 +34,7 @@ final class GraphSink: DocumentSink {
         self.maxResources = options.parse.limits.maxResources
         self.validation = options.validation
         storage.rowsByType.reserveCapacity(16)
+        storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues
     }
 
     // MARK: - Resources

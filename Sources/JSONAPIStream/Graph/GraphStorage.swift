@@ -124,6 +124,10 @@ final class GraphStorage: @unchecked Sendable {
     @exclusivity(unchecked) var inputBytes = 0
     /// Resources that appeared again and were merged.
     @exclusivity(unchecked) var duplicateCount = 0
+    /// Whether a stored object may hold the same member name twice (only when the parse kept
+    /// them, ``DuplicateMemberPolicy/allowInValues``). When false, a member lookup stops at
+    /// the first match instead of reading the whole object for a later one.
+    @exclusivity(unchecked) var namesMayRepeat = true
 
     init() {}
 

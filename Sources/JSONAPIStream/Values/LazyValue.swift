@@ -98,9 +98,11 @@ public struct LazyValue: Sendable, CustomStringConvertible {
             return key.withUTF8 { raw -> LazyValue? in
                 let all = s.values.bytes(in: 0..<s.values.count)
                 var found: Range<Int>? = nil
+                let untilLast = s.namesMayRepeat
                 StoredJSON.forEachMember(all, span.range) { name, value in
-                    if StoredJSON.nameEquals(all, name, UnsafeRawBufferPointer(raw)) { found = value }
-                    return true  // the last one wins when names repeat
+                    guard StoredJSON.nameEquals(all, name, UnsafeRawBufferPointer(raw)) else { return true }
+                    found = value
+                    return untilLast  // the last one wins when names repeat
                 }
                 return found.map { LazyValue(storage: s, span: ValueSpan(start: $0.lowerBound, count: $0.count)) }
             }
