@@ -65,7 +65,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
 
     /// The passes `jsonapi bench` runs by default, in table order.
     public static var standard: [BenchmarkPass] {
-        [.bareYajl, .syntax, .graph, .graphRead, .decode, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization, .jsonDecoder, .jsonDecoderGeneric]
+        [.bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization, .jsonDecoder, .jsonDecoderGeneric]
     }
 
     /// Runs the pass once over `input` and returns a number derived from its result (resources
