@@ -89,9 +89,28 @@ struct ResourceDraft {
     /// Where the value store stood when this resource began.
     var storeMark = 0
 
+    var place: ResourcePlace { .resource(primary: isPrimary, index: arrayIndex) }
+
     /// `/data`, `/data/3` or `/included/7`.
+    var pointer: String { place.pointer }
+}
+
+/// Where a resource object is in its document, kept as two numbers: the JSON pointer text is
+/// made only when a diagnostic needs it (making it for every resource cost a string each).
+enum ResourcePlace: Hashable, Sendable {
+    /// The document itself (its top-level members).
+    case document
+    /// In `data` (or `included`), at `index`; -1 for the single primary resource.
+    case resource(primary: Bool, index: Int32)
+
+    /// `""`, `/data`, `/data/3` or `/included/7`.
     var pointer: String {
-        (isPrimary ? "/data" : "/included") + (arrayIndex >= 0 ? "/\(arrayIndex)" : "")
+        switch self {
+        case .document: return ""
+        case .resource(let primary, let index):
+            let base = primary ? "/data" : "/included"
+            return index >= 0 ? "\(base)/\(index)" : base
+        }
     }
 }
 

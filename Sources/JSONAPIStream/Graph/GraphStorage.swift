@@ -46,13 +46,9 @@ final class GraphStorage: @unchecked Sendable {
         var arrayIndex: Int32
 
         /// `/data`, `/data/3` or `/included/7`: where its first occurrence was.
-        var pointer: String {
-            let base = flags & Self.included != 0 && flags & Self.primary == 0 ? "/included" : "/data"
-            return arrayIndex >= 0 ? "\(base)/\(arrayIndex)" : base
-        }
+        var pointer: String { place.pointer }
 
-        /// The same place, for writers (the text is made only when needed).
-        var place: ResourceParts.Place {
+        var place: ResourcePlace {
             .resource(primary: !(flags & Self.included != 0 && flags & Self.primary == 0), index: arrayIndex)
         }
 

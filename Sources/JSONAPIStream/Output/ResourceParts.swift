@@ -33,25 +33,9 @@ final class ResourceParts {
     @exclusivity(unchecked) var resourceExtras: Range<Int> = 0..<0
     /// Where the resource is, for diagnostics.
     @exclusivity(unchecked) var position = SourcePosition.start
-    @exclusivity(unchecked) var place = Place.document
-
-    /// Where the parts are in their document. The pointer text is only made when a
-    /// diagnostic needs it (making it for every resource cost a string per line).
-    enum Place {
-        case document
-        /// In `data` (or `included`), at `index` (-1: the single primary resource).
-        case resource(primary: Bool, index: Int32)
-    }
-
-    /// `""`, `/data`, `/data/3` or `/included/7`.
-    var pointer: String {
-        switch place {
-        case .document: return ""
-        case .resource(let primary, let index):
-            let base = primary ? "/data" : "/included"
-            return index >= 0 ? "\(base)/\(index)" : base
-        }
-    }
+    /// Where the parts are in their document, for diagnostics.
+    @exclusivity(unchecked) var place = ResourcePlace.document
+    var pointer: String { place.pointer }
 
     init() {
         relationships.reserveCapacity(16)

@@ -52,7 +52,7 @@ final class StreamingSink: DocumentSink {
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         if tracksKeys, try !firstOccurrence(r, b) { return }
         parts.fill(r, from: b)
-        parts.place = .resource(primary: r.isPrimary, index: r.arrayIndex)
+        parts.place = r.place
         let mark = out.mark
         do {
             if format == .edges {

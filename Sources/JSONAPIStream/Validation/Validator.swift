@@ -14,7 +14,7 @@ final class Validator: DocumentSink {
     private var keys = ByteInterner()
     /// Row per key in this document: -1 when only referenced.
     private var keyRow: [Int32] = []
-    private var rows: [(key: UInt32, included: Bool, position: SourcePosition, pointer: String, asIdentifier: Bool)] = []
+    private var rows: [(key: UInt32, included: Bool, position: SourcePosition, place: ResourcePlace, asIdentifier: Bool)] = []
     private var edges: [(from: Int32, to: UInt32)] = []
     private var primaryCount = 0
     private var primaryProblems: [(Rule, String, SourcePosition, String)] = []
@@ -49,7 +49,7 @@ final class Validator: DocumentSink {
         } else {
             keyRow[Int(key)] = row
         }
-        rows.append((key, !r.isPrimary, r.position, r.pointer, asIdentifier))
+        rows.append((key, !r.isPrimary, r.position, r.place, asIdentifier))
         // "Likewise per (type, lid)": a resource with both keys claims its lid too.
         if !r.id.isNone && !r.lid.isNone {
             let lidKey = internKey(type: b.scratch.bytes(in: r.type.range), id: .none, lid: r.lid, b)
@@ -81,7 +81,7 @@ final class Validator: DocumentSink {
         for e in edges { identified[Int(e.to)] = true }
         for r in rows where !r.included && r.asIdentifier { identified[Int(r.key)] = true }
         for (i, r) in rows.enumerated() where r.included && !identified[Int(r.key)] && keyRow[Int(r.key)] == Int32(i) {
-            try report(.R23, "included resource \(describeKey(r.key)) is not identified by any resource identifier object in the document (full linkage)", r.position, r.pointer)
+            try report(.R23, "included resource \(describeKey(r.key)) is not identified by any resource identifier object in the document (full linkage)", r.position, r.place.pointer)
         }
     }
 
