@@ -21,8 +21,9 @@ static inline void masks32(const unsigned char *p, uint32_t *special, uint32_t *
         | ((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, q)) << 16);
 }
 
-size_t jsonapi_skip_plain(const unsigned char *p, size_t n, unsigned char *in_string,
+size_t jsonapi_skip_plain(const void *bytes, size_t n, unsigned char *in_string,
                           size_t *open_quote) {
+    const unsigned char *p = bytes;
     size_t i = 0;
     unsigned char inside = *in_string;
     while (i + 32 <= n) {
@@ -41,7 +42,7 @@ size_t jsonapi_skip_plain(const unsigned char *p, size_t n, unsigned char *in_st
 }
 #else
 // Without SSE2 nothing is skipped here: the caller's eight-bytes-at-a-time loop does it all.
-size_t jsonapi_skip_plain(const unsigned char *p, size_t n, unsigned char *in_string,
+size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
                           size_t *open_quote) {
     (void)p; (void)n; (void)in_string; (void)open_quote;
     return 0;

@@ -68,6 +68,13 @@ struct NormalizeCommandTests {
         #expect(clash.status == 1)
         #expect(clash.stderr.contains("error: two attribute names become \"firstName\""), "\(clash.stderr)")
         #expect(clash.stderr.contains("[N04]"))
+        // Relationship names too, in either order: one already in camel case, one that becomes it.
+        for rels in [#"{"home-town":{"data":null},"homeTown":{"data":null}}"#, #"{"homeTown":{"data":null},"home_town":{"data":null}}"#] {
+            let r = try run(["normalize", "--format", "ndjson", "--keys", "camel"], stdin: Data(#"{"data":{"type":"a","id":"1","relationships":\#(rels)}}"#.utf8))
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("error: two relationship names become \"homeTown\""), "\(r.stderr)")
+            #expect(r.out.isEmpty)
+        }
     }
 
     @Test func hashIsStableAcrossMemberOrderAndWhitespace() throws {

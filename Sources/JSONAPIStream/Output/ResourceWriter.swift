@@ -230,22 +230,13 @@ final class ResourceWriter {
             writeQuoted(raw)
             return
         }
-        if options.keys.apply(raw, into: &name) {
-            if seenNames.contains(name) {
-                throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: name, as: UTF8.self))) with --keys \(options.keys.rawValue)", p, pointer)
-            }
-            seenNames.append(name)
-            name.withUnsafeBytes { writeQuoted($0) }
-        } else {
-            if options.keys != .asIs {
-                let n = Array(raw)
-                if seenNames.contains(n) {
-                    throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: n, as: UTF8.self))) with --keys \(options.keys.rawValue)", p, pointer)
-                }
-                seenNames.append(n)
-            }
-            writeQuoted(raw)
+        // The name as written (`apply` leaves `name` empty when the name is unchanged).
+        if !options.keys.apply(raw, into: &name) { name.append(contentsOf: raw) }
+        if seenNames.contains(name) {
+            throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: name, as: UTF8.self))) with --keys \(options.keys.rawValue)", p, pointer)
         }
+        seenNames.append(name)
+        name.withUnsafeBytes { writeQuoted($0) }
     }
 
     private func memberName(_ member: UnsafeRawBufferPointer) -> String {

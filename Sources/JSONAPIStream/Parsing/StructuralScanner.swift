@@ -73,8 +73,7 @@ struct StructuralScanner {
             if i >= vectorAt && n &- i >= 32 {
                 var inside: UInt8 = inString ? 1 : 0
                 var openQuote = -1
-                let skipped = jsonapi_skip_plain(
-                    (p + i).assumingMemoryBound(to: UInt8.self), n &- i, &inside, &openQuote)
+                let skipped = jsonapi_skip_plain(p + i, n &- i, &inside, &openQuote)
                 inString = inside != 0
                 if openQuote >= 0 { stringStart = base &+ i &+ openQuote }
                 i &+= skipped

@@ -37,7 +37,9 @@ final class PipelineEngine: @unchecked Sendable {
         return publishedResources
     }
 
-    /// Tape bytes after which a block is handed over.
+    /// Tape bytes after which a block is handed over at the end of a read. (During a read the
+    /// recorder hands blocks over at ``TapeBlock/handOverBytes``.) Lower than that, so that the
+    /// building thread is not kept waiting by a series of small reads.
     private let blockThreshold = TapeBlock.handOverBytes / 2
 
     init(options: DocumentOptions, builder: DocumentBuilder) {
