@@ -16,4 +16,10 @@ void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size);
 size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
                           size_t *open_quote);
 
+/// The length of the longest prefix of `p[0..<n]` whose bytes a URI-reference may hold and
+/// that need no closer look once its first delimiter is behind: A-Z a-z 0-9 and
+/// - . _ ~ : / ? @ ! $ & ' ( ) * + , ; =  (not % # [ ], nor any byte a URI may not hold).
+/// Reads only the bytes `p[0..<n]`.
+size_t jsonapi_uri_plain_prefix(const void *p, size_t n);
+
 #endif

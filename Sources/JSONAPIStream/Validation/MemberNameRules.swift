@@ -1,3 +1,5 @@
+internal import CPlatform
+
 /// The member-name rules of JSON:API 1.1 (`#document-member-names`), R37–R41, on raw
 /// UTF-8 bytes: names compare and are checked byte for byte, never folded (R36).
 enum MemberNameRules {
@@ -89,6 +91,11 @@ enum SyntaxRules {
         var firstDelimiter: UInt8 = 0
         var firstDelimiterIndex = n
         while i < n {
+            if firstDelimiter != 0 {
+                // Past the first delimiter only % # [ ] and bytes outside the set need a look.
+                i &+= jsonapi_uri_plain_prefix(s.baseAddress.unsafelyUnwrapped + i, n &- i)
+                if i == n { break }
+            }
             let c = s[i]
             guard c < 0x80, uriAllowed(c) else { return false }
             if !uriSpecial(c) { i &+= 1; continue }
@@ -142,7 +149,7 @@ enum SyntaxRules {
         c == 0x25 || c == 0x23 || c == 0x5B || c == 0x5D || c == 0x3A || c == 0x2F || c == 0x3F
     }
 
-    private static func checkBrackets(_ s: UnsafeRawBufferPointer) -> Bool {
+    static func checkBrackets(_ s: UnsafeRawBufferPointer) -> Bool {
         let n = s.count
         var i = 0
         // Skip a scheme.

@@ -1,0 +1,74 @@
+import Testing
+@testable import JSONAPIStream
+
+/// `SyntaxRules.isURIReference` skips the plain bytes after a link's first delimiter eight at
+/// a time (CPlatform). It must answer as reading one byte at a time does.
+struct SyntaxRulesTests {
+    /// The byte-by-byte reading: allowed characters, `%` and two hex digits, one `#` at most,
+    /// brackets only as `SyntaxRules.checkBrackets` allows, and a valid scheme before a colon
+    /// that comes before any `/`, `?` or `#`.
+    static func reference(_ bytes: [UInt8]) -> Bool {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%".utf8)
+        func hex(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 102) }
+        var i = 0
+        var hashes = 0
+        var firstDelimiter: Int? = nil
+        while i < bytes.count {
+            let c = bytes[i]
+            guard allowed.contains(c) else { return false }
+            if c == UInt8(ascii: "%") {
+                guard i + 2 < bytes.count, hex(bytes[i + 1]), hex(bytes[i + 2]) else { return false }
+                i += 3
+                continue
+            }
+            if c == UInt8(ascii: "#") { hashes += 1 }
+            if firstDelimiter == nil && ":/?#".utf8.contains(c) { firstDelimiter = i }
+            i += 1
+        }
+        if hashes > 1 { return false }
+        if bytes.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }),
+           !bytes.withUnsafeBytes({ SyntaxRules.checkBrackets($0) }) { return false }
+        if let d = firstDelimiter, bytes[d] == UInt8(ascii: ":") {
+            guard d > 0 else { return false }
+            for (k, c) in bytes[..<d].enumerated() {
+                let alpha = (c | 0x20) >= 97 && (c | 0x20) <= 122
+                if k == 0 && !alpha { return false }
+                if !(alpha || (c >= 48 && c <= 57) || "+-.".utf8.contains(c)) { return false }
+            }
+        }
+        return true
+    }
+
+    static func check(_ s: [UInt8]) -> Bool { s.withUnsafeBytes { SyntaxRules.isURIReference($0) } }
+
+    @Test func knownAnswers() {
+        let good = ["", "https://api.example.com/articles/1/relationships/author", "/articles?page[number]=2",
+                    "https://[::1]:8080/x", "a%2Fb#frag", "mailto:someone@example.com", "../up/one", "?q=a:b",
+                    "https://example.com/a/b/c/d/e/f/g/h/i/j/k%20l#x"]
+        let bad = ["https://example.com/a b", "https://example.com/%zz", "ht tp://x", "1http://x", "a#b#c",
+                   "https://example.com/ä", "https://example.com/path[1]", "https://example.com/abcdefgh%2", ":x",
+                   "https://example.com/abcdefghijklmnop\"q", "https://example.com/abcdefgh\\"]
+        for s in good { #expect(Self.check(Array(s.utf8)), "\(s)") }
+        for s in bad { #expect(!Self.check(Array(s.utf8)), "\(s)") }
+    }
+
+    /// Random strings over an alphabet heavy in delimiters and in what must be looked at.
+    @Test func agreesWithByteByByteReading() {
+        var rng = SplitMix64(seed: 0x5EED_0F_0121)
+        let alphabet = Array("abcXYZ019-._~:/?#[]@!$&'()*+,;=%%%  \"\\<>^`{|}".utf8) + [0x00, 0x7F, 0x80, 0xC3, 0xA4, 0xFF]
+        let prefixes = ["", "https://", "https://api.example.com/", "/a/", "x:", "1:", "?"].map { Array($0.utf8) }
+        var disagreements: [String] = []
+        for _ in 0..<20_000 {
+            var s = prefixes[Int(rng.next() % UInt64(prefixes.count))]
+            let n = Int(rng.next() % 40)
+            for _ in 0..<n {
+                // Mostly plain letters, so that runs of eight and more occur.
+                s.append(rng.next() % 3 == 0 ? alphabet[Int(rng.next() % UInt64(alphabet.count))] : UInt8(ascii: "a") + UInt8(rng.next() % 26))
+            }
+            if Self.check(s) != Self.reference(s) {
+                disagreements.append(String(decoding: s, as: UTF8.self))
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+    }
+}
