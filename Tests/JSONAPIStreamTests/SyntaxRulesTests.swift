@@ -72,3 +72,35 @@ struct SyntaxRulesTests {
         #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
     }
 }
+
+/// The cache of names already found valid: exact (kind, length, bytes), every name kept until
+/// it is full, and bounded.
+struct NameCacheTests {
+    static func with<R>(_ s: String, _ body: (UnsafeRawBufferPointer, UInt64) -> R) -> R {
+        Array(s.utf8).withUnsafeBytes { body($0, JSONEventReceiver.prefix($0)) }
+    }
+
+    @Test func keepsEveryNameUntilFull() {
+        var cache = NameCache()
+        // The generated documents' names, which thrashed the old direct-mapped table, and more.
+        let names = ["articles", "people", "comments", "tags", "title", "body", "summary", "quote", "views",
+                     "rating", "score", "published", "publishedAt", "deletedAt", "tags-list", "dimensions",
+                     "author", "width", "height", "ratio", "name", "twitter", "a", "ab", "exactly16bytes!!"]
+            + (0..<400).map { "name-\($0)" }
+        for n in names { Self.with(n) { cache.insert($0, prefix: $1, kind: 1) } }
+        for n in names { #expect(Self.with(n) { cache.contains($0, prefix: $1, kind: 1) }, "\(n)") }
+        // Another kind, a longer or shorter name, a name sharing 16 bytes of a longer one: no.
+        for n in ["articles", "title"] { #expect(!Self.with(n) { cache.contains($0, prefix: $1, kind: 0) }) }
+        for n in ["article", "articless", "name-4000", "exactly16bytes!!x", ""] {
+            #expect(!Self.with(n) { cache.contains($0, prefix: $1, kind: 1) }, "\(n)")
+        }
+    }
+
+    @Test func stopsTakingNamesWhenFull() {
+        var cache = NameCache()
+        for i in 0..<5_000 { Self.with("n\(i)") { cache.insert($0, prefix: $1, kind: 0) } }
+        let kept = (0..<5_000).filter { i in Self.with("n\(i)") { cache.contains($0, prefix: $1, kind: 0) } }
+        #expect(kept.count == 512)
+        #expect(kept == Array(0..<512))
+    }
+}

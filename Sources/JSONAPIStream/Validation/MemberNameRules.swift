@@ -230,8 +230,12 @@ enum SyntaxRules {
     }
 }
 
-/// A direct-mapped cache of names (up to 16 bytes) found valid, keyed exactly by length,
-/// first eight and last eight bytes. Misses only cost a check.
+/// Names (up to 16 bytes) found valid, keyed exactly by kind, length, first eight and last
+/// eight bytes: an open-addressing set (linear probing) that stops taking names at half its
+/// slots, so a document with endless distinct names costs a check each, never memory.
+///
+/// (It used to be direct-mapped with 256 slots: by the birthday bound, two of a document's
+/// few dozen names usually shared a slot and evicted each other on every resource.)
 struct NameCache {
     private struct Slot {
         var length: Int32 = -1
@@ -239,7 +243,10 @@ struct NameCache {
         var prefix: UInt64 = 0
         var suffix: UInt64 = 0
     }
-    private var slots = [Slot](repeating: Slot(), count: 256)
+    private static let size = 1024
+    private static let maxEntries = size / 2
+    private var slots = [Slot](repeating: Slot(), count: NameCache.size)
+    private var entries = 0
 
     @inline(__always)
     private static func suffix(_ name: UnsafeRawBufferPointer) -> UInt64 {
@@ -249,23 +256,36 @@ struct NameCache {
     @inline(__always)
     private static func slot(_ n: Int, _ prefix: UInt64, _ suffix: UInt64, _ kind: Int32) -> Int {
         let h = (prefix &+ suffix &* 31 &+ UInt64(n) &+ UInt64(kind) &<< 40) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: h &>> 56)
+        return Int(truncatingIfNeeded: h &>> 54)  // 10 bits: `size` slots
+    }
+
+    /// The slot holding the name, or the empty slot where it would go.
+    @inline(__always)
+    private func find(_ n: Int, _ prefix: UInt64, _ suffix: UInt64, _ kind: Int32) -> (Int, found: Bool) {
+        var i = Self.slot(n, prefix, suffix, kind)
+        // Terminates: at most `maxEntries` of the `size` slots are ever filled.
+        while true {
+            let e = slots[i]
+            if e.length < 0 { return (i, false) }
+            if e.length == Int32(truncatingIfNeeded: n) && e.prefix == prefix && e.suffix == suffix && e.kind == kind { return (i, true) }
+            i = (i &+ 1) & (Self.size &- 1)
+        }
     }
 
     @inline(__always)
     func contains(_ name: UnsafeRawBufferPointer, prefix: UInt64, kind: Int32) -> Bool {
         let n = name.count
         guard n > 0 && n <= 16 else { return false }
-        let s = Self.suffix(name)
-        let e = slots[Self.slot(n, prefix, s, kind)]
-        return e.length == Int32(n) && e.prefix == prefix && e.suffix == s && e.kind == kind
+        return find(n, prefix, Self.suffix(name), kind).found
     }
 
-    @inline(__always)
     mutating func insert(_ name: UnsafeRawBufferPointer, prefix: UInt64, kind: Int32) {
         let n = name.count
-        guard n > 0 && n <= 16 else { return }
+        guard n > 0 && n <= 16 && entries < Self.maxEntries else { return }
         let s = Self.suffix(name)
-        slots[Self.slot(n, prefix, s, kind)] = Slot(length: Int32(n), kind: kind, prefix: prefix, suffix: s)
+        let (i, found) = find(n, prefix, s, kind)
+        if found { return }
+        slots[i] = Slot(length: Int32(n), kind: kind, prefix: prefix, suffix: s)
+        entries &+= 1
     }
 }
