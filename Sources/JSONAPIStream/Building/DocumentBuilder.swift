@@ -854,12 +854,19 @@ final class DocumentBuilder: JSONEventReceiver {
         return report(rule, "\(owner) MUST NOT contain the member \(quoted(text)) (it is kept)")
     }
 
+    @inline(__always)
     private func checkTypeName(_ value: UnsafeRawBufferPointer) -> Bool {
-        if nameCache.contains(value, prefix: JSONEventReceiver.prefix(value), kind: 1) { return true }
+        let prefix = JSONEventReceiver.prefix(value)
+        if nameCache.contains(value, prefix: prefix, kind: 1) { return true }
+        return checkNewTypeName(value, prefix: prefix)
+    }
+
+    @inline(never)
+    private func checkNewTypeName(_ value: UnsafeRawBufferPointer, prefix: UInt64) -> Bool {
         if let problem = MemberNameRules.violation(value, extensions: options.extensions, allowAt: false) {
             return report(.R12, "type \(quoted(String(decoding: value, as: UTF8.self))) is not a valid member name: \(problem.message)")
         }
-        nameCache.insert(value, prefix: JSONEventReceiver.prefix(value), kind: 1)
+        nameCache.insert(value, prefix: prefix, kind: 1)
         return true
     }
 
@@ -869,10 +876,16 @@ final class DocumentBuilder: JSONEventReceiver {
 
     /// Checks a member name against R37–R41. `always`: names the spec always covers
     /// (attributes, relationships); others only in strict mode.
-    func checkMemberName(_ name: UnsafeRawBufferPointer, what: String, always: Bool) -> Bool {
+    @inline(__always)
+    func checkMemberName(_ name: UnsafeRawBufferPointer, what: StaticString, always: Bool) -> Bool {
         guard always || validation == .strict || options.strictChecks else { return true }
         // Called for the member name being reported, so `keyPrefix` is its prefix.
         if nameCache.contains(name, prefix: keyPrefix, kind: 0) { return true }
+        return checkNewMemberName(name, what: what)
+    }
+
+    @inline(never)
+    private func checkNewMemberName(_ name: UnsafeRawBufferPointer, what: StaticString) -> Bool {
         if let problem = MemberNameRules.violation(name, extensions: options.extensions, allowAt: true) {
             return report(problem.rule, "\(what) \(quoted(String(decoding: name, as: UTF8.self))): \(problem.message)")
         }
