@@ -4,8 +4,8 @@
 #   TARGET   parse | chunks | roundtrip | syntax   (see Tests/JSONAPIStreamTests/FuzzRegressionTests.swift)
 #   SECONDS  total run time (-max_total_time)
 #
-# Builds Fuzz/ (release, debug info, -sanitize=fuzzer,address) into Fuzz/.build when needed
-# (FUZZ_NO_BUILD=1 skips the build). The working corpus lives outside the repository, in
+# Builds Fuzz/ (release, debug info, -sanitize=fuzzer,address; the C parts with ASan too) into
+# Fuzz/.build when needed (FUZZ_NO_BUILD=1 skips the build). The working corpus lives outside the repository, in
 # $FUZZ_WORK/TARGET (default ${TMPDIR:-/tmp}/jsonapi-fuzz/TARGET), and grows across runs; it is
 # seeded each run from Corpus/ (documents, invalid, valid, requests), the JSONTestSuite cases
 # (../shared/JSONTestSuite/test_parsing or $JSON_TEST_SUITE) and Corpus/fuzz/TARGET. Inputs that
@@ -36,7 +36,7 @@ shift 2
 binary=Fuzz/.build/release/$product
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
     swift build -c release --package-path Fuzz --scratch-path Fuzz/.build \
-        -Xswiftc -sanitize=fuzzer,address -Xswiftc -g --product "$product" 2>&1 | grep -Ev '^\[|Cannot export local symbol' >&2
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -g -Xcc -fsanitize=address --product "$product" 2>&1 | grep -Ev '^\[|Cannot export local symbol' >&2
     [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz.sh: build failed" >&2; exit 2; }
 fi
 [ -x "$binary" ] || { echo "fuzz.sh: $binary is missing" >&2; exit 2; }

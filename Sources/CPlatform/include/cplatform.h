@@ -22,4 +22,48 @@ size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
 /// Reads only the bytes `p[0..<n]`.
 size_t jsonapi_uri_plain_prefix(const void *p, size_t n);
 
+/// yajl's parser (`yajl_handle`), opaque here.
+struct yajl_handle_t;
+
+/// What the tape recorder's yajl callbacks (below) read and write; yajl's context pointer.
+/// The Swift `TapeRecorder` owns the tape's storage and lends it here: `base`, `count` and
+/// `capacity` describe it between the recorder's own Swift accesses.
+typedef struct jsonapi_recorder {
+    unsigned char *base;
+    size_t count;
+    size_t capacity;
+    /// Bytes of events after which the block is handed over (`hand_over`).
+    size_t limit;
+    /// The buffer inside `yajl_parse`, and its first byte's absolute offset.
+    const unsigned char *source_start;
+    const unsigned char *source_end;
+    long long feeding_base;
+    /// Inside `yajl_complete_parse`: every token ends at `input_end`.
+    int completing;
+    long long input_end;
+    struct yajl_handle_t *yajl;
+    /// The Swift recorder, for the calls below. Each returns 0 to stop yajl (cancel).
+    void *owner;
+    /// A string (`is_key` 0) or member name (1) not in the source buffer: yajl unescaped it.
+    int (*escaped)(void *owner, int is_key, const unsigned char *bytes, size_t count);
+    /// Make room for `need` more bytes (updates `base` and `capacity`).
+    int (*reserve)(void *owner, size_t need);
+    /// The block is full: hand it over (updates `base`, `count` and `capacity`).
+    int (*hand_over)(void *owner);
+} jsonapi_recorder;
+
+/// yajl callbacks; `ctx` is a `jsonapi_recorder *`.
+int jsonapi_record_null(void *ctx);
+int jsonapi_record_boolean(void *ctx, int value);
+int jsonapi_record_number(void *ctx, const char *text, size_t count);
+int jsonapi_record_string(void *ctx, const unsigned char *bytes, size_t count);
+int jsonapi_record_start_map(void *ctx);
+int jsonapi_record_key(void *ctx, const unsigned char *bytes, size_t count);
+int jsonapi_record_end_map(void *ctx);
+int jsonapi_record_start_array(void *ctx);
+int jsonapi_record_end_array(void *ctx);
+/// The absolute offset just past the token being reported (yajl's count, or the input's end
+/// while completing).
+long long jsonapi_recorder_token_end(const jsonapi_recorder *r);
+
 #endif

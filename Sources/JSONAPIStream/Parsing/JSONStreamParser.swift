@@ -82,7 +82,7 @@ final class JSONStreamParser: SourcePositions {
         self.yajl = yajl
         if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
         recorder.parser = self
-        recorder.handle = yajl.opaqueHandle
+        recorder.attach(yajl: yajl.opaqueHandle)
     }
 
     deinit {
@@ -129,11 +129,10 @@ final class JSONStreamParser: SourcePositions {
         // The only token yajl can report while completing is a number that ends the input.
         completingTokenStart = tail.withBytes { b in tailBase + tokenStart(endingAt: b.count, in: b) }
         completing = true
-        recorder?.completing = true
-        recorder?.inputEnd = received
+        recorder?.setCompleting(true, inputEnd: received)
         let status = yajl.complete()
         completing = false
-        recorder?.completing = false
+        recorder?.setCompleting(false, inputEnd: 0)
         if status != .ok {
             if receiverFailure == nil {
                 var scanner = LexicalScanner(limits: options.limits)
@@ -258,9 +257,7 @@ final class JSONStreamParser: SourcePositions {
             receiver.sourceStart = UnsafeRawPointer(piece.baseAddress!)
             receiver.sourceEnd = UnsafeRawPointer(piece.baseAddress! + piece.count)
         } else if let recorder {
-            recorder.sourceStart = UnsafeRawPointer(piece.baseAddress!)
-            recorder.sourceEnd = UnsafeRawPointer(piece.baseAddress! + piece.count)
-            recorder.feedingBase = base
+            recorder.beginFeeding(piece, base: base)
             // The line feeds of these bytes, for the positions the building side computes.
             let end = base + piece.count
             let nl = prescan.newlines

@@ -1,11 +1,13 @@
 // The one door to C: the only file that imports CYajl. No yajl type leaves it.
 internal import CYajl
+internal import CPlatform
 
 /// An owner of one `yajl_handle`.
 ///
 /// yajl calls the non-capturing `@convention(c)` trampolines below with the receiver as its
 /// context pointer; each trampoline recovers the receiver without retaining it and makes one
-/// method call. String and key pointers are valid only during that call.
+/// method call. The pipeline's recorder has C callbacks instead (``TapeRecorder``), with its
+/// state as the context. String and key pointers are valid only during that call.
 ///
 /// Options: numbers arrive as text through `yajl_number` (exact; the int and double
 /// callbacks lose data), yajl's own UTF-8 validation is off because ``LexicalScanner``
@@ -29,8 +31,8 @@ final class YajlParser {
     /// A parser that appends events to a tape (the parsing side of the pipeline).
     init(recorder: TapeRecorder, multipleValues: Bool) {
         self.receiver = recorder
-        let ctx = Unmanaged.passUnretained(recorder).toOpaque()
-        handle = yajl_alloc(recorderCallbacks, nil, ctx)!
+        // Invariant: the recorder (and so its state) outlives the handle: `receiver` holds it.
+        handle = yajl_alloc(recorderCallbacks, nil, UnsafeMutableRawPointer(recorder.state))!
         Self.configure(handle, multipleValues: multipleValues)
     }
 
@@ -148,34 +150,23 @@ nonisolated(unsafe) private let eventCallbacks: UnsafeMutablePointer<yajl_callba
     return table
 }()
 
-@inline(__always)
-private func recorder(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<TapeRecorder> {
-    // Invariant: ctx is the recorder passed to yajl_alloc, kept alive by the YajlParser.
-    Unmanaged<TapeRecorder>.fromOpaque(ctx.unsafelyUnwrapped)
-}
-
-/// Callbacks of the parsing side of the pipeline: each event goes to the tape.
+/// Callbacks of the parsing side of the pipeline: each event goes to the tape. They are C
+/// (`CPlatform/recorder.c`); their context is the recorder's state.
 nonisolated(unsafe) private let recorderCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     table.initialize(
         to: yajl_callbacks(
-            yajl_null: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordNull() }) },
-            yajl_boolean: { ctx, value in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordBool(value != 0) }) },
+            yajl_null: jsonapi_record_null,
+            yajl_boolean: jsonapi_record_boolean,
             yajl_integer: nil,
             yajl_double: nil,
-            yajl_number: { ctx, text, length in
-                result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordNumber(UnsafeRawBufferPointer(start: text, count: length)) })
-            },
-            yajl_string: { ctx, bytes, length in
-                result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordString(UnsafeRawBufferPointer(start: bytes, count: length)) })
-            },
-            yajl_start_map: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordStartObject() }) },
-            yajl_map_key: { ctx, bytes, length in
-                result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordKey(UnsafeRawBufferPointer(start: bytes, count: length)) })
-            },
-            yajl_end_map: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordEndObject() }) },
-            yajl_start_array: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordStartArray() }) },
-            yajl_end_array: { ctx in result(recorder(ctx)._withUnsafeGuaranteedRef { $0.recordEndArray() }) }
+            yajl_number: jsonapi_record_number,
+            yajl_string: jsonapi_record_string,
+            yajl_start_map: jsonapi_record_start_map,
+            yajl_map_key: jsonapi_record_key,
+            yajl_end_map: jsonapi_record_end_map,
+            yajl_start_array: jsonapi_record_start_array,
+            yajl_end_array: jsonapi_record_end_array
         ))
     return table
 }()

@@ -76,7 +76,7 @@ final class PipelineEngine: @unchecked Sendable {
         } catch {
             try fail(error, s)
         }
-        if recorder.tape.count >= blockThreshold { try handOver() }
+        if recorder.recordedBytes >= blockThreshold { try handOver() }
     }
 
     /// Ends the current input and waits until the building side has handled all of it.
@@ -106,7 +106,7 @@ final class PipelineEngine: @unchecked Sendable {
         lock.unlock()
         guard !done else { return }
         let b = recorder.block
-        recorder.tape.removeAll()
+        recorder.discardEvents()
         b.terminates = true
         push(b)
         lock.lock()
@@ -147,8 +147,7 @@ final class PipelineEngine: @unchecked Sendable {
         if b === recorder.block {
             // The recorded events move into the block; the block's old (empty) arena is
             // reused for the next events.
-            b.bytes.removeAll()
-            swap(&b.bytes, &recorder.tape)
+            recorder.moveEvents(into: b)
         }
         lock.lock()
         pushed += 1

@@ -2,7 +2,9 @@
 /// builder), and answers its position questions from the line feeds and token offsets the
 /// tape carries.
 final class TapeReplayer: SourcePositions {
-    let receiver: JSONEventReceiver
+    /// The concrete (final) builder, not the base class: its event methods are called
+    /// directly, not through the class's table.
+    let receiver: DocumentBuilder
     var sourceName: String?
 
     // Line feeds of the bytes the current events come from; older ones are summarised.
@@ -16,7 +18,7 @@ final class TapeReplayer: SourcePositions {
     @exclusivity(unchecked) private var currentLength = 0
     @exclusivity(unchecked) private var currentStart = 0
 
-    init(receiver: JSONEventReceiver) {
+    init(receiver: DocumentBuilder) {
         self.receiver = receiver
         receiver.parser = self
         newlines.reserveCapacity(1024)

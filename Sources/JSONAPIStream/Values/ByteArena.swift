@@ -78,6 +78,14 @@ struct ByteArena: ~Copyable {
 
     mutating func removeAll() { count = 0 }
 
+    /// Takes `n` as the count: bytes written into the storage from outside (the tape
+    /// recorder's C callbacks, which append through the base and capacity lent to them).
+    @inline(__always)
+    mutating func adoptCount(_ n: Int) {
+        precondition(n >= 0 && n <= capacity)
+        count = n
+    }
+
     /// Drops the first `n` bytes, moving the rest to the front.
     ///
     /// - Complexity: O(`count - n`).

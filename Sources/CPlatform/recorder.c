@@ -1,0 +1,136 @@
+// The parsing side of the pipeline, in C: yajl's callbacks append events to the tape
+// (the format is EventTape.swift's; TapeReplayer reads it). Only what every event does is
+// here. Escaped strings and names, growing the tape and handing a full block over call back
+// into Swift (TapeRecorder), which owns the tape's storage.
+#include "cplatform.h"
+#include <stdint.h>
+#include <string.h>
+#ifdef DEBUG
+#include <assert.h>
+#endif
+
+// yajl's own declaration (yajl_parse.h: `size_t yajl_get_bytes_consumed(yajl_handle)`, where
+// `yajl_handle` is `struct yajl_handle_t *`); the final link brings libyajl.
+size_t yajl_get_bytes_consumed(struct yajl_handle_t *hand);
+
+// TapeKind's raw values (EventTape.swift).
+enum {
+    kStartObject = 0, kEndObject = 1, kStartArray = 2, kEndArray = 3,
+    kKey = 4, kString = 6, kNumber = 8, kTrue = 9, kFalse = 10, kNull = 11
+};
+
+// The absolute offset just past the token being reported, from yajl's byte count.
+static inline int64_t token_end(const jsonapi_recorder *r) {
+    return r->completing ? r->input_end : r->feeding_base + (int64_t)yajl_get_bytes_consumed(r->yajl);
+}
+
+// A block that reached its limit goes to the building thread (0: it stopped; yajl cancels).
+static inline int after_event(jsonapi_recorder *r) {
+    if (r->count >= r->limit) return r->hand_over(r->owner);
+    return 1;
+}
+
+static inline int record_simple(void *ctx, unsigned char kind) {
+    jsonapi_recorder *r = ctx;
+    int64_t end = token_end(r);
+    if (r->count + 9 > r->capacity && !r->reserve(r->owner, 9)) return 0;
+    unsigned char *p = r->base + r->count;
+    p[0] = kind;
+    memcpy(p + 1, &end, 8);
+    r->count += 9;
+    return after_event(r);
+}
+
+// Sixteen bytes, inline (a call to memcpy costs more than the copy).
+static inline void copy16(unsigned char *dst, const unsigned char *src) {
+#if defined(__has_builtin) && __has_builtin(__builtin_memcpy_inline)
+    __builtin_memcpy_inline(dst, src, 16);
+#else
+    memcpy(dst, src, 16);
+#endif
+}
+
+static inline void write_header(unsigned char *p, unsigned char kind, size_t n, int64_t end) {
+    uint32_t length = (uint32_t)n;
+    p[0] = kind;
+    memcpy(p + 1, &end, 8);
+    memcpy(p + 9, &length, 4);
+}
+
+// Longer texts, texts near the end of the buffer, and a tape that must grow: out of line, so
+// that the common path below calls nothing and saves no registers.
+__attribute__((noinline))
+static int record_bytes_slowly(jsonapi_recorder *r, unsigned char kind, const unsigned char *s,
+                               size_t n, int64_t end) {
+    if (r->count + 13 + n > r->capacity && !r->reserve(r->owner, 13 + n)) return 0;
+    unsigned char *p = r->base + r->count;
+    write_header(p, kind, n, end);
+    if (n > 0) memcpy(p + 13, s, n);
+    r->count += 13 + n;
+    return after_event(r);
+}
+
+// `readable_end`: how far bytes may be read from `s` (the source buffer's end; `s + n` when
+// the text is somewhere else). Texts of up to 16 bytes are copied as 16 bytes at once (the
+// copy's tail is overwritten by the next event).
+static inline int record_bytes(jsonapi_recorder *r, unsigned char kind, const unsigned char *s,
+                               size_t n, int64_t end, const unsigned char *readable_end) {
+    if (n > 16 || (size_t)(readable_end - s) < 16 || r->count + 13 + 16 > r->capacity)
+        return record_bytes_slowly(r, kind, s, n, end);
+    unsigned char *p = r->base + r->count;
+    write_header(p, kind, n, end);
+    // Invariant: [s, s + 16) is readable (checked above) and p + 13 has 16 bytes of room.
+    copy16(p + 13, s);
+    r->count += 13 + n;
+    return after_event(r);
+}
+
+// The end of a token whose text lies in the source buffer, from where that text ends
+// (`closing` is 1 for a string's closing quote, 0 for a number): what yajl's count says,
+// without asking it. Debug builds (the test suite) check that both agree.
+static inline int64_t end_after(const jsonapi_recorder *r, const unsigned char *s, size_t n, int closing) {
+    int64_t end = r->feeding_base + (int64_t)(s + n - r->source_start) + closing;
+#ifdef DEBUG
+    assert(end == token_end(r));
+#endif
+    return end;
+}
+
+// Whether yajl reports the text where it lies in the buffer being parsed (not in its own
+// buffer, where it puts unescaped strings and tokens it had to gather).
+static inline int in_source(const jsonapi_recorder *r, const unsigned char *s, size_t n) {
+    return s != NULL && ((s >= r->source_start && s < r->source_end) || (n == 0 && s == r->source_end));
+}
+
+int jsonapi_record_null(void *ctx) { return record_simple(ctx, kNull); }
+int jsonapi_record_boolean(void *ctx, int value) { return record_simple(ctx, value ? kTrue : kFalse); }
+int jsonapi_record_start_map(void *ctx) { return record_simple(ctx, kStartObject); }
+int jsonapi_record_end_map(void *ctx) { return record_simple(ctx, kEndObject); }
+int jsonapi_record_start_array(void *ctx) { return record_simple(ctx, kStartArray); }
+int jsonapi_record_end_array(void *ctx) { return record_simple(ctx, kEndArray); }
+
+int jsonapi_record_number(void *ctx, const char *text, size_t n) {
+    jsonapi_recorder *r = ctx;
+    const unsigned char *s = (const unsigned char *)text;
+    // While completing, a number at the end of the input may be in yajl's own buffer.
+    if (!r->completing && in_source(r, s, n))
+        return record_bytes(r, kNumber, s, n, end_after(r, s, n, 0), r->source_end);
+    return record_bytes(r, kNumber, s, n, token_end(r), s + n);
+}
+
+// A string in the source ends with its closing quote, one byte after its text.
+int jsonapi_record_string(void *ctx, const unsigned char *s, size_t n) {
+    jsonapi_recorder *r = ctx;
+    if (in_source(r, s, n))
+        return record_bytes(r, kString, s, n, end_after(r, s, n, 1), r->source_end);
+    return r->escaped(r->owner, 0, s, n);
+}
+
+int jsonapi_record_key(void *ctx, const unsigned char *s, size_t n) {
+    jsonapi_recorder *r = ctx;
+    if (in_source(r, s, n))
+        return record_bytes(r, kKey, s, n, end_after(r, s, n, 1), r->source_end);
+    return r->escaped(r->owner, 1, s, n);
+}
+
+long long jsonapi_recorder_token_end(const jsonapi_recorder *r) { return token_end(r); }
