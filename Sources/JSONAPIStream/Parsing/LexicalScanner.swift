@@ -77,10 +77,11 @@ struct LexicalScanner {
     /// Absolute offsets of the line feeds scanned and not yet dropped by the owner.
     var newlines: [Int] = []
 
+    /// Cheap to make (no allocation until a line feed is scanned): the parsers make one for
+    /// each escaped string they check.
     init(limits: Limits) {
         self.maxStringBytes = limits.maxStringBytes
         self.maxNumberLength = limits.maxNumberLength
-        newlines.reserveCapacity(1024)
     }
 
     /// The absolute offset up to which everything scanned so far is whole tokens, given that
