@@ -108,3 +108,59 @@ struct PipelineTests {
         #expect(warnings.last?.source == "b")
     }
 }
+
+/// Strings with escapes are read a second time, from their source bytes, only when a `\u`
+/// escape could hide an unpaired surrogate (or the raw text is over the length limit).
+struct EscapedStringTests {
+    static func fullCheck(_ token: [UInt8]) -> LexicalScanner.Failure? {
+        var scanner = LexicalScanner(limits: Limits())
+        return token.withUnsafeBytes { b -> LexicalScanner.Failure? in
+            do throws(LexicalScanner.Failure) {
+                try scanner.scan(b, base: 0)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// Tokens yajl accepts (valid escapes only), with and without `\u`: the quick answer is
+    /// the full scanner's answer.
+    @Test func quickCheckAgreesWithTheFullScanner() {
+        let pieces = ["a", "\\/", "\\\"", "\\\\", "\\n", "\\u0041", "\\ud800", "\\udc00", "\\ud83d\\ude00", "é", "\\\\u", "u"]
+        var rng = SplitMix64(seed: 42)
+        var failures = 0
+        for _ in 0..<5_000 {
+            var s = "\""
+            for _ in 0..<Int(rng.next() % 6) { s += pieces[Int(rng.next() % UInt64(pieces.count))] }
+            s += "\""
+            let token = Array(s.utf8)
+            let quick = token.withUnsafeBytes { LexicalScanner.checkEscapedString($0, base: 0, limits: Limits()) }
+            let full = Self.fullCheck(token)
+            #expect((quick == nil) == (full == nil), "\(s)")
+            #expect(quick?.rule == full?.rule && quick?.offset == full?.offset, "\(s)")
+            if full != nil { failures += 1 }
+        }
+        #expect(failures > 100)  // unpaired surrogates were drawn, and refused
+    }
+
+    @Test func phpStyleLinksAndUnpairedSurrogates() {
+        let links = #"{"data":{"type":"a","id":"1","attributes":{"q":"say \"hi\" \\u0041"},"links":{"self":"https:\/\/example.com\/a\/1"}}}"#
+        for c in [ParseConcurrency.sequential, .pipelined] {
+            let (out, error, warnings) = PipelineTests.run(Array(links.utf8), format: .ndjson, c, chunk: 0)
+            #expect(error == nil && warnings.isEmpty, "\(c)")
+            #expect(out.contains(#""self":"https://example.com/a/1""#), "\(c): \(out)")
+            #expect(out.contains(#""q":"say \"hi\" \\u0041""#), "\(c): \(out)")
+        }
+        let bad = #"{"data":{"type":"a","id":"1","attributes":{"q":"x\ud800y"}}}"#
+        var errors: [JSONAPIError] = []
+        for c in [ParseConcurrency.sequential, .pipelined] {
+            let (_, error, _) = PipelineTests.run(Array(bad.utf8), format: .ndjson, c, chunk: 0)
+            guard let error, case .syntax(let d) = error else { Issue.record("\(c): no syntax error"); continue }
+            #expect(d.rule == .J03, "\(c): \(d)")
+            #expect(d.pointer == "/data/attributes/q", "\(c): \(d)")
+            errors.append(error)
+        }
+        #expect(errors.count == 2 && errors[0] == errors[1])
+    }
+}

@@ -175,14 +175,9 @@ class JSONEventReceiver {
     @inline(never)
     private final func checkEscapes(key: Bool) -> Bool {
         guard let (token, offset) = parser?.currentStringToken() else { return true }
-        var scanner = LexicalScanner(limits: limits)
-        do throws(LexicalScanner.Failure) {
-            try scanner.scan(token, base: offset)
-            return true
-        } catch {
-            // A bad member name is in its object; a bad string value is that value.
-            return fail(error.rule, error.message, at: .at(parser!.location(of: error.offset)), pointer: key ? containerPointer() : currentPointer())
-        }
+        guard let error = LexicalScanner.checkEscapedString(token, base: offset, limits: limits) else { return true }
+        // A bad member name is in its object; a bad string value is that value.
+        return fail(error.rule, error.message, at: .at(parser!.location(of: error.offset)), pointer: key ? containerPointer() : currentPointer())
     }
 
     final func receiveBool(_ value: Bool) -> Bool {

@@ -84,6 +84,41 @@ struct LexicalScanner {
         self.maxNumberLength = limits.maxNumberLength
     }
 
+    /// What is wrong with a string token (quotes included, first byte at absolute offset
+    /// `base`) that yajl reported unescaped, if anything. yajl has accepted its escapes and the
+    /// pre-scan its bytes; what they let through hides only in `\u` escapes (an unpaired
+    /// surrogate, `J03`), and the length limit is on the raw text. So a token with neither
+    /// (escaped slashes and quotes: `https:\/\/…`, as PHP writes every link) is not read again.
+    static func checkEscapedString(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
+        if token.count &- 2 <= limits.maxStringBytes && !hasUnicodeEscape(token) {
+            assert(fullCheck(token, base: base, limits: limits) == nil, "an escaped string with no \\u escape failed the full check")
+            return nil
+        }
+        return fullCheck(token, base: base, limits: limits)
+    }
+
+    private static func fullCheck(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
+        var scanner = LexicalScanner(limits: limits)
+        do throws(Failure) {
+            try scanner.scan(token, base: base)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Whether a string token holds a `\u` escape.
+    static func hasUnicodeEscape(_ token: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        let n = token.count
+        while i < n {
+            if token[i] != 0x5C { i &+= 1; continue }
+            if i &+ 1 < n && token[i &+ 1] == UInt8(ascii: "u") { return true }
+            i &+= 2
+        }
+        return false
+    }
+
     /// The absolute offset up to which everything scanned so far is whole tokens, given that
     /// the scan has reached absolute offset `end`.
     func boundary(end: Int) -> Int { mode == .between ? end : tokenStart }

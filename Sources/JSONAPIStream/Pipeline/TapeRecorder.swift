@@ -131,14 +131,11 @@ final class TapeRecorder {
     @inline(never)
     private func checkEscapes(key: Bool) -> Int? {
         guard let (token, offset) = parser?.currentStringToken() else { return Int(jsonapi_recorder_token_end(state)) }
-        var scanner = LexicalScanner(limits: limits)
-        do throws(LexicalScanner.Failure) {
-            try scanner.scan(token, base: offset)
-            return offset
-        } catch {
+        if let error = LexicalScanner.checkEscapedString(token, base: offset, limits: limits) {
             failure = (error.rule, error.message, error.offset, key)
             return nil
         }
+        return offset
     }
 
     /// Line feeds of the bytes about to be parsed.
