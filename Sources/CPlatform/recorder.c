@@ -16,7 +16,8 @@ size_t yajl_get_bytes_consumed(struct yajl_handle_t *hand);
 // TapeKind's raw values (EventTape.swift).
 enum {
     kStartObject = 0, kEndObject = 1, kStartArray = 2, kEndArray = 3,
-    kKey = 4, kString = 6, kNumber = 8, kTrue = 9, kFalse = 10, kNull = 11
+    kKey = 4, kEscapedKey = 5, kString = 6, kEscapedString = 7, kNumber = 8,
+    kTrue = 9, kFalse = 10, kNull = 11
 };
 
 // The absolute offset just past the token being reported, from yajl's byte count.
@@ -102,6 +103,61 @@ static inline int in_source(const jsonapi_recorder *r, const unsigned char *s, s
     return s != NULL && ((s >= r->source_start && s < r->source_end) || (n == 0 && s == r->source_end));
 }
 
+// Escaped strings and names. yajl reports them unescaped, from its own buffer; the event also
+// carries where the token starts in the source. yajl has accepted the token's escapes and the
+// pre-scan its bytes, so what needs a second reading (in Swift, LexicalScanner) is a token with
+// a \u escape (an unpaired surrogate, J03) or one longer than the limit; so is anything
+// unusual (completing, a token not ending where yajl's count says). Swift's
+// `LexicalScanner.checkEscapedString` draws the same line.
+
+// The string token ending at `end` (its closing quote at end - 1) starts at the nearest
+// earlier quote that no odd run of backslashes escapes; -1 when there is none.
+static ptrdiff_t opening_quote(const unsigned char *src, size_t end) {
+    size_t i = end - 1;
+    while (i > 0) {
+        i--;
+        if (src[i] != '"') continue;
+        size_t backslashes = 0;
+        while (backslashes < i && src[i - 1 - backslashes] == '\\') backslashes++;
+        if ((backslashes & 1) == 0) return (ptrdiff_t)i;
+    }
+    return -1;
+}
+
+static int has_unicode_escape(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '\\') continue;
+        if (i + 1 < n && p[i + 1] == 'u') return 1;
+        i++;
+    }
+    return 0;
+}
+
+__attribute__((noinline))
+static int record_escaped(jsonapi_recorder *r, int is_key, const unsigned char *s, size_t n) {
+    if (r->completing) return r->escaped(r->owner, is_key, s, n);
+    const unsigned char *src = r->source_start;
+    size_t consumed = yajl_get_bytes_consumed(r->yajl);
+    size_t end = consumed;
+    size_t available = (size_t)(r->source_end - src);
+    if (end > available) end = available;
+    if (end < 2 || src[end - 1] != '"') return r->escaped(r->owner, is_key, s, n);
+    ptrdiff_t first = opening_quote(src, end);
+    if (first < 0) return r->escaped(r->owner, is_key, s, n);
+    size_t length = end - (size_t)first;
+    if (length - 2 > r->max_string_bytes || has_unicode_escape(src + first, length))
+        return r->escaped(r->owner, is_key, s, n);
+    int64_t token_end = r->feeding_base + (int64_t)consumed;
+    int64_t start = r->feeding_base + (int64_t)first;
+    if (r->count + 21 + n > r->capacity && !r->reserve(r->owner, 21 + n)) return 0;
+    unsigned char *p = r->base + r->count;
+    write_header(p, is_key ? kEscapedKey : kEscapedString, n, token_end);
+    if (n > 0) memcpy(p + 13, s, n);
+    memcpy(p + 13 + n, &start, 8);
+    r->count += 21 + n;
+    return after_event(r);
+}
+
 int jsonapi_record_null(void *ctx) { return record_simple(ctx, kNull); }
 int jsonapi_record_boolean(void *ctx, int value) { return record_simple(ctx, value ? kTrue : kFalse); }
 int jsonapi_record_start_map(void *ctx) { return record_simple(ctx, kStartObject); }
@@ -123,14 +179,14 @@ int jsonapi_record_string(void *ctx, const unsigned char *s, size_t n) {
     jsonapi_recorder *r = ctx;
     if (in_source(r, s, n))
         return record_bytes(r, kString, s, n, end_after(r, s, n, 1), r->source_end);
-    return r->escaped(r->owner, 0, s, n);
+    return record_escaped(r, 0, s, n);
 }
 
 int jsonapi_record_key(void *ctx, const unsigned char *s, size_t n) {
     jsonapi_recorder *r = ctx;
     if (in_source(r, s, n))
         return record_bytes(r, kKey, s, n, end_after(r, s, n, 1), r->source_end);
-    return r->escaped(r->owner, 1, s, n);
+    return record_escaped(r, 1, s, n);
 }
 
 long long jsonapi_recorder_token_end(const jsonapi_recorder *r) { return token_end(r); }

@@ -42,9 +42,12 @@ typedef struct jsonapi_recorder {
     int completing;
     long long input_end;
     struct yajl_handle_t *yajl;
+    /// The longest string token, in source bytes between the quotes (`Limits.maxStringBytes`).
+    size_t max_string_bytes;
     /// The Swift recorder, for the calls below. Each returns 0 to stop yajl (cancel).
     void *owner;
-    /// A string (`is_key` 0) or member name (1) not in the source buffer: yajl unescaped it.
+    /// A string (`is_key` 0) or member name (1) not in the source buffer (yajl unescaped
+    /// it) that needs a closer look: a `\u` escape, over the length limit, or unusual.
     int (*escaped)(void *owner, int is_key, const unsigned char *bytes, size_t count);
     /// Make room for `need` more bytes (updates `base` and `capacity`).
     int (*reserve)(void *owner, size_t need);

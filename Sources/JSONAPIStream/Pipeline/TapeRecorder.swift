@@ -6,8 +6,9 @@ internal import CPlatform
 /// The callbacks are C (`CPlatform/recorder.c`): one event is a few stores, and a Swift
 /// callback paid as much again in its thunk, its checks and its register saves. They write
 /// into this recorder's tape through ``state``; what is rare comes back here:
-/// - escaped strings and names: yajl unescapes them and turns unpaired surrogates into other
-///   characters (`J03`), so they are checked here, where the source bytes are;
+/// - escaped strings and names with a `\u` escape: yajl unescapes them and turns unpaired
+///   surrogates into other characters (`J03`), so they are checked here, where the source
+///   bytes are (other escaped strings are recorded in C, with where they start);
 /// - growing the tape (a string longer than a block's spare room);
 /// - handing a full block over.
 final class TapeRecorder {
@@ -35,6 +36,7 @@ final class TapeRecorder {
         state = .allocate(capacity: 1)
         state.initialize(to: jsonapi_recorder())
         state.pointee.limit = TapeBlock.handOverBytes
+        state.pointee.max_string_bytes = limits.maxStringBytes
         state.pointee.escaped = { owner, isKey, bytes, count in
             let r = Unmanaged<TapeRecorder>.fromOpaque(owner.unsafelyUnwrapped).takeUnretainedValue()
             return r.recordEscaped(UnsafeRawBufferPointer(start: bytes, count: count), key: isKey != 0) ? 1 : 0
