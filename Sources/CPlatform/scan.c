@@ -7,18 +7,20 @@
 #endif
 
 #if defined(__SSE2__)
-// Bit i of each mask is set when byte i of the 32 bytes at p is (special) a byte below 0x0E,
-// a backslash or a byte of 0x80 or more; (quotes) a quotation mark.
-static inline void masks32(const unsigned char *p, uint32_t *special, uint32_t *quotes) {
+// Bit i of each mask is set when byte i of the 32 bytes at p is (special) a byte below 0x0E
+// or of 0x80 or more; (quotes) a quotation mark; (backslashes) a backslash.
+static inline void masks32(const unsigned char *p, uint32_t *special, uint32_t *quotes,
+                           uint32_t *backslashes) {
     const __m128i lim = _mm_set1_epi8(0x0E), bs = _mm_set1_epi8(0x5C), q = _mm_set1_epi8(0x22);
     __m128i a = _mm_loadu_si128((const __m128i *)p);
     __m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
     // Signed compare: bytes of 0x80 and more are negative, so they are "below 0x0E" too.
-    __m128i sa = _mm_or_si128(_mm_cmplt_epi8(a, lim), _mm_cmpeq_epi8(a, bs));
-    __m128i sb = _mm_or_si128(_mm_cmplt_epi8(b, lim), _mm_cmpeq_epi8(b, bs));
-    *special = (uint32_t)_mm_movemask_epi8(sa) | ((uint32_t)_mm_movemask_epi8(sb) << 16);
+    *special = (uint32_t)_mm_movemask_epi8(_mm_cmplt_epi8(a, lim))
+        | ((uint32_t)_mm_movemask_epi8(_mm_cmplt_epi8(b, lim)) << 16);
     *quotes = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, q))
         | ((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, q)) << 16);
+    *backslashes = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, bs))
+        | ((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, bs)) << 16);
 }
 
 size_t jsonapi_skip_plain(const void *bytes, size_t n, unsigned char *in_string,
@@ -27,9 +29,14 @@ size_t jsonapi_skip_plain(const void *bytes, size_t n, unsigned char *in_string,
     size_t i = 0;
     unsigned char inside = *in_string;
     while (i + 32 <= n) {
-        uint32_t special, quotes;
-        masks32(p + i, &special, &quotes);
+        uint32_t special, quotes, backslashes;
+        masks32(p + i, &special, &quotes, &backslashes);
         if (special != 0) break;
+        // A backslash matters only when what follows it is a quote or a backslash (escaped
+        // or not, that changes which quotes count), or lies beyond this block. Otherwise it
+        // escapes a plain byte, and the quotes here are all real (escaped slashes in links).
+        if (backslashes != 0 && ((backslashes >> 31) != 0 || ((backslashes << 1) & (quotes | backslashes)) != 0))
+            break;
         if (quotes != 0) {
             inside ^= (unsigned char)(__builtin_popcount(quotes) & 1);
             // Ending inside a string: the block's last quote opened it.

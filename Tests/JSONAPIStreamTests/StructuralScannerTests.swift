@@ -104,8 +104,8 @@ struct StructuralScannerTests {
         return result
     }
 
-    /// Random text: long plain runs (the vector path), quotes, escapes, line feeds, tabs,
-    /// valid and broken UTF-8, and now and then a form feed.
+    /// Random text: long plain runs (the vector path), quotes, escapes, escaped slashes, line
+    /// feeds, tabs, valid and broken UTF-8, and now and then a form feed.
     static func randomInput(_ rng: inout SplitMix64) -> [UInt8] {
         var out: [UInt8] = []
         let pieces = Int(rng.next() % 40) + 1
@@ -122,14 +122,18 @@ struct StructuralScannerTests {
             case 9: out.append(0x0A)
             case 10: out.append(0x09)
             case 11: out += Array("é中😀".utf8)
-            case 12: out += Array(repeating: 0x61, count: 64)
+            case 12:
+                // A long run, or links escaped as PHP writes them (backslashes in plain runs).
+                out += rng.next() % 2 == 0 ? Array(repeating: 0x61, count: 64) : Array(#"https:\/\/api.example.com\/articles\/1\/relationships\/author"#.utf8)
             case 13: if rng.next() % 4 == 0 { out.append([0xC0, 0xED, 0xF5, 0x80][Int(rng.next() % 4)]) }
             case 14: if rng.next() % 8 == 0 { out.append(0x0C) }
             default: out += Array(#"{"type":"articles","id":"1"}"#.utf8)
             }
         }
-        // Quotes inside the plain runs, so the vector path flips parity too.
+        // Quotes and backslashes inside the plain runs, so the vector path flips parity too,
+        // and meets backslashes before quotes, before backslashes and at a block's end.
         for _ in 0..<Int(rng.next() % 6) where !out.isEmpty { out[Int(rng.next() % UInt64(out.count))] = 0x22 }
+        for _ in 0..<Int(rng.next() % 6) where !out.isEmpty { out[Int(rng.next() % UInt64(out.count))] = 0x5C }
         return out
     }
 
@@ -165,5 +169,26 @@ struct StructuralScannerTests {
         // A form feed after a long plain run is still found, at its offset.
         bytes[90] = 0x0C
         #expect(Self.scan(bytes, splits: [33]).suspect == 90)
+    }
+
+    @Test func backslashesInPlainBlocks() {
+        // Escaped slashes: the quotes around them still count.
+        let link = Array(#"{"self":"https:\/\/api.example.com\/articles\/1\/relationships\/author"}"#.utf8)
+        #expect(Self.scan(link, splits: []) == Reference(link))
+        #expect(!Self.scan(link, splits: []).inString)
+        // An escaped quote, and a backslash ending a block before a quote, keep a string open.
+        for at in [10, 30, 31, 32, 33, 63] {
+            var bytes = Array(repeating: UInt8(ascii: "a"), count: 96)
+            bytes[0] = 0x22
+            bytes[at] = 0x5C
+            bytes[at + 1] = 0x22
+            let r = Self.scan(bytes, splits: [])
+            #expect(r == Reference(bytes), "backslash at \(at)")
+            #expect(r.inString && r.stringStart == 0, "backslash at \(at)")
+            // Two backslashes escape each other: the quote after them closes the string.
+            bytes[at - 1] = 0x5C
+            let closed = Self.scan(bytes, splits: [])
+            #expect(closed == Reference(bytes) && !closed.inString, "two backslashes at \(at - 1)")
+        }
     }
 }

@@ -9,10 +9,11 @@
 void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size);
 
 /// Skips the longest prefix of `p[0..<n]` made of whole 32-byte blocks that hold no byte
-/// below 0x0E, no backslash and no byte of 0x80 or more, and returns its length (a multiple
-/// of 32, possibly 0; always 0 without SSE2). Quotes in it flip `*in_string`; when the
-/// prefix ends inside a string opened in it, `*open_quote` is set to that quote's index.
-/// Reads only the bytes `p[0..<n]`.
+/// below 0x0E and no byte of 0x80 or more, and no backslash followed by a quote or a backslash
+/// or ending the block; returns its length (a multiple of 32, possibly 0; always 0 without
+/// SSE2). Quotes in it flip `*in_string` (other backslashes escape plain bytes, which changes
+/// nothing); when the prefix ends inside a string opened in it, `*open_quote` is set to that
+/// quote's index. Reads only the bytes `p[0..<n]`.
 size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
                           size_t *open_quote);
 
