@@ -164,3 +164,26 @@ struct EscapedStringTests {
         #expect(errors.count == 2 && errors[0] == errors[1])
     }
 }
+
+/// In automatic mode the first read decides: a full pipe's 64 KiB (standard input from another
+/// program) builds on a second thread, as a file's 1 MiB reads do; a smaller one stays on one.
+struct AutomaticConcurrencyTests {
+    @Test func aFullPipeReadBuildsOnASecondThread() throws {
+        let out = ByteWriter()
+        try DocumentGenerator(resources: 200, seed: 1).write(to: out)
+        let document = out.bytes
+        #expect(document.count > DocumentReader.pipelinedFirstRead)
+        for (first, pipelined) in [(DocumentReader.pipelinedFirstRead, true), (1 << 20, true), (DocumentReader.pipelinedFirstRead - 1, false), (4096, false)] {
+            let options = DocumentOptions()
+            #expect(options.parse.concurrency == .automatic)
+            let sink = GraphSink(options: options, policy: .last)
+            let reader = DocumentReader(options: options, sink: sink)
+            try reader.begin(sourceName: "stdin")
+            try feedChunked(document, chunk: first) { (b) throws(JSONAPIError) in try reader.feed(b) }
+            #expect(reader.isPipelined == pipelined, "first read \(first)")
+            try reader.end()
+            reader.close()
+            #expect(reader.resourcesBuilt > 200, "first read \(first)")
+        }
+    }
+}

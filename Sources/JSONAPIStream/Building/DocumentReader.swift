@@ -29,6 +29,11 @@ final class DocumentReader {
     /// Ends the building thread, if any (after the last input).
     func close() { engine?.close() }
 
+    /// In automatic mode, the first read from which a second thread builds. 64 KiB is what a
+    /// full pipe gives (standard input from another program, which used to stay on one thread
+    /// at two thirds of the speed); smaller first reads are small documents.
+    static let pipelinedFirstRead = 64 * 1024
+
     private func decide(firstRead: Int) {
         guard !decided else { return }
         decided = true
@@ -37,7 +42,7 @@ final class DocumentReader {
         guard options.parse.multipleDocuments else { return }
         switch options.parse.concurrency {
         case .sequential: return
-        case .automatic: if firstRead < (1 << 20) { return }
+        case .automatic: if firstRead < Self.pipelinedFirstRead { return }
         case .pipelined: break
         }
         engine = PipelineEngine(options: options, builder: builder)

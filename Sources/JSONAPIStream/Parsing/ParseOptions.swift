@@ -42,7 +42,8 @@ public enum DuplicateMemberPolicy: String, Sendable, Hashable, CaseIterable {
 
 /// Whether parsing and building share one thread.
 public enum ParseConcurrency: String, Sendable, Hashable, CaseIterable {
-    /// Two threads when the input arrives in large reads (1 MiB or more at first), else one.
+    /// Two threads when the input arrives in large reads (64 KiB or more at first: a full
+    /// pipe, a file read), else one.
     case automatic
     /// One thread.
     case sequential

@@ -52,7 +52,7 @@ struct Bench: ParsableCommand {
     @Option(name: .customLong("chunk-size"), help: "Chunk size the passes feed.")
     var chunkSize = 1 << 20
 
-    @Option(help: "Threads for the library's passes: automatic (what the other commands do: a second thread builds when reads are 1 MiB or more), sequential or pipelined.")
+    @Option(help: "Threads for the library's passes: automatic (what the other commands do: a second thread builds when the first read is 64 KiB or more), sequential or pipelined.")
     var concurrency: ParseConcurrency = .automatic
 
     @Option(help: "text or json.")
