@@ -44,7 +44,8 @@ enum JSONEscaping {
 
     @inline(never)
     static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
-        let hex = Array("0123456789abcdef".utf8)
+        // A lowercase hexadecimal digit (no table: this runs for every escaped string).
+        @inline(__always) func hex(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 &+ v : 0x57 &+ v }
         var runStart = 0
         for i in 0..<bytes.count {
             let c = bytes[i]
@@ -54,7 +55,7 @@ enum JSONEscaping {
             out.append(0x5C, e)
             if e == UInt8(ascii: "u") {
                 out.append(UInt8(ascii: "0"), UInt8(ascii: "0"))
-                out.append(hex[Int(c >> 4)], hex[Int(c & 15)])
+                out.append(hex(c >> 4), hex(c & 15))
             }
             runStart = i + 1
         }
