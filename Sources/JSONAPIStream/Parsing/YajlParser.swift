@@ -64,14 +64,9 @@ final class YajlParser {
     /// the token being reported. The corresponding C function is `yajl_get_bytes_consumed`.
     var bytesConsumed: Int { yajl_get_bytes_consumed(handle) }
 
-    /// The handle, opaque, for callers that ask ``bytesConsumed(_:)`` on every event without
-    /// touching this object (no reference counting).
+    /// The handle, opaque, for the tape recorder's C callbacks, which ask yajl for its byte
+    /// count themselves.
     var opaqueHandle: OpaquePointer { handle }
-
-    @inline(__always)
-    static func bytesConsumed(_ handle: OpaquePointer) -> Int {
-        yajl_get_bytes_consumed(handle)
-    }
 
     /// yajl's own words for the last error, without its verbose excerpt.
     func errorMessage() -> String {
