@@ -1,7 +1,7 @@
 // The parsing side of the pipeline, in C: yajl's callbacks append events to the tape
-// (the format is EventTape.swift's; TapeReplayer reads it). Only what every event does is
-// here. Escaped strings and names, growing the tape and handing a full block over call back
-// into Swift (TapeRecorder), which owns the tape's storage.
+// (the format is EventTape.swift's; TapeReplayer reads it). What is rare calls back into
+// Swift (TapeRecorder, which owns the tape's storage): an escaped string that needs the full
+// check, growing the tape, handing a full block over.
 #include "cplatform.h"
 #include <stdint.h>
 #include <string.h>
@@ -42,9 +42,15 @@ static inline int record_simple(void *ctx, unsigned char kind) {
     return after_event(r);
 }
 
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_memcpy_inline)
+#define JSONAPI_MEMCPY_INLINE 1
+#endif
+#endif
+
 // Sixteen bytes, inline (a call to memcpy costs more than the copy).
 static inline void copy16(unsigned char *dst, const unsigned char *src) {
-#if defined(__has_builtin) && __has_builtin(__builtin_memcpy_inline)
+#ifdef JSONAPI_MEMCPY_INLINE
     __builtin_memcpy_inline(dst, src, 16);
 #else
     memcpy(dst, src, 16);
