@@ -116,9 +116,8 @@ static inline int in_source(const jsonapi_recorder *r, const unsigned char *s, s
 // unusual (completing, a token not ending where yajl's count says). Swift's
 // `LexicalScanner.checkEscapedString` draws the same line.
 
-// The string token ending at `end` (its closing quote at end - 1) starts at the nearest
-// earlier quote that no odd run of backslashes escapes; -1 when there is none.
-static ptrdiff_t opening_quote(const unsigned char *src, size_t end) {
+ptrdiff_t jsonapi_string_token_start(const void *bytes, size_t end) {
+    const unsigned char *src = bytes;
     size_t i = end - 1;
     while (i > 0) {
         i--;
@@ -130,7 +129,8 @@ static ptrdiff_t opening_quote(const unsigned char *src, size_t end) {
     return -1;
 }
 
-static int has_unicode_escape(const unsigned char *p, size_t n) {
+int jsonapi_has_unicode_escape(const void *bytes, size_t n) {
+    const unsigned char *p = bytes;
     for (size_t i = 0; i < n; i++) {
         if (p[i] != '\\') continue;
         if (i + 1 < n && p[i + 1] == 'u') return 1;
@@ -139,29 +139,33 @@ static int has_unicode_escape(const unsigned char *p, size_t n) {
     return 0;
 }
 
+int jsonapi_record_escaped_event(jsonapi_recorder *r, int is_key, const unsigned char *s, size_t n,
+                                 long long start) {
+    int64_t token_end_offset = token_end(r);
+    if (r->count + 21 + n > r->capacity && !r->reserve(r->owner, 21 + n)) return 0;
+    unsigned char *p = r->base + r->count;
+    int64_t start64 = start;
+    write_header(p, is_key ? kEscapedKey : kEscapedString, n, token_end_offset);
+    if (n > 0) memcpy(p + 13, s, n);
+    memcpy(p + 13 + n, &start64, 8);
+    r->count += 21 + n;
+    return after_event(r);
+}
+
 __attribute__((noinline))
 static int record_escaped(jsonapi_recorder *r, int is_key, const unsigned char *s, size_t n) {
     if (r->completing) return r->escaped(r->owner, is_key, s, n);
     const unsigned char *src = r->source_start;
-    size_t consumed = yajl_get_bytes_consumed(r->yajl);
-    size_t end = consumed;
+    size_t end = yajl_get_bytes_consumed(r->yajl);
     size_t available = (size_t)(r->source_end - src);
     if (end > available) end = available;
     if (end < 2 || src[end - 1] != '"') return r->escaped(r->owner, is_key, s, n);
-    ptrdiff_t first = opening_quote(src, end);
+    ptrdiff_t first = jsonapi_string_token_start(src, end);
     if (first < 0) return r->escaped(r->owner, is_key, s, n);
     size_t length = end - (size_t)first;
-    if (length - 2 > r->max_string_bytes || has_unicode_escape(src + first, length))
+    if (length - 2 > r->max_string_bytes || jsonapi_has_unicode_escape(src + first, length))
         return r->escaped(r->owner, is_key, s, n);
-    int64_t token_end = r->feeding_base + (int64_t)consumed;
-    int64_t start = r->feeding_base + (int64_t)first;
-    if (r->count + 21 + n > r->capacity && !r->reserve(r->owner, 21 + n)) return 0;
-    unsigned char *p = r->base + r->count;
-    write_header(p, is_key ? kEscapedKey : kEscapedString, n, token_end);
-    if (n > 0) memcpy(p + 13, s, n);
-    memcpy(p + 13 + n, &start, 8);
-    r->count += 21 + n;
-    return after_event(r);
+    return jsonapi_record_escaped_event(r, is_key, s, n, r->feeding_base + (long long)first);
 }
 
 int jsonapi_record_null(void *ctx) { return record_simple(ctx, kNull); }

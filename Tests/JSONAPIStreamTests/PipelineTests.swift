@@ -113,15 +113,7 @@ struct PipelineTests {
 /// escape could hide an unpaired surrogate (or the raw text is over the length limit).
 struct EscapedStringTests {
     static func fullCheck(_ token: [UInt8]) -> LexicalScanner.Failure? {
-        var scanner = LexicalScanner(limits: Limits())
-        return token.withUnsafeBytes { b -> LexicalScanner.Failure? in
-            do throws(LexicalScanner.Failure) {
-                try scanner.scan(b, base: 0)
-                return nil
-            } catch {
-                return error
-            }
-        }
+        token.withUnsafeBytes { LexicalScanner.fullCheck($0, base: 0, limits: Limits()) }
     }
 
     /// Tokens yajl accepts (valid escapes only), with and without `\u`: the quick answer is

@@ -66,6 +66,15 @@ int jsonapi_record_key(void *ctx, const unsigned char *bytes, size_t count);
 int jsonapi_record_end_map(void *ctx);
 int jsonapi_record_start_array(void *ctx);
 int jsonapi_record_end_array(void *ctx);
+/// Records an escaped string (`is_key` 0) or member name (1), its unescaped text
+/// `bytes[0..<count]`, whose token starts at absolute offset `start`. 0: yajl must stop.
+int jsonapi_record_escaped_event(jsonapi_recorder *r, int is_key, const unsigned char *bytes,
+                                 size_t count, long long start);
+/// Where the string token whose closing quote is at `end - 1` opens: the nearest earlier quote
+/// that no odd run of backslashes escapes; -1 when there is none. `end` is at least 1.
+ptrdiff_t jsonapi_string_token_start(const void *bytes, size_t end);
+/// Whether `bytes[0..<count]` (a string token) holds a `\u` escape.
+int jsonapi_has_unicode_escape(const void *bytes, size_t count);
 /// The absolute offset just past the token being reported (yajl's count, or the input's end
 /// while completing).
 long long jsonapi_recorder_token_end(const jsonapi_recorder *r);

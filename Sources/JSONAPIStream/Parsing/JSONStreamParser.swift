@@ -1,3 +1,5 @@
+internal import CPlatform
+
 /// Feeds chunks of any size through the ``StructuralScanner`` into yajl, at token boundaries.
 ///
 /// ```
@@ -661,17 +663,8 @@ final class JSONStreamParser: SourcePositions {
         guard e > 0 else { return 0 }
         let last = buffer[e - 1]
         if last == 0x22 {
-            var i = e - 2
-            while i >= 0 {
-                if buffer[i] == 0x22 {
-                    var backslashes = 0
-                    var j = i - 1
-                    while j >= 0 && buffer[j] == 0x5C { backslashes += 1; j -= 1 }
-                    if backslashes % 2 == 0 { return i }
-                }
-                i -= 1
-            }
-            return 0
+            // Invariant: e >= 1 and buffer[..<e] is readable.
+            return max(0, jsonapi_string_token_start(buffer.baseAddress.unsafelyUnwrapped, e))
         }
         if byteClass[Int(last)] == ByteClass.structural { return e - 1 }
         var s = e - 1

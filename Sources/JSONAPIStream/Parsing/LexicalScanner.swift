@@ -1,3 +1,5 @@
+internal import CPlatform
+
 /// The lexical side scanner: a byte-level pass that runs over every input byte before yajl
 /// sees it.
 ///
@@ -97,7 +99,8 @@ struct LexicalScanner {
         return fullCheck(token, base: base, limits: limits)
     }
 
-    private static func fullCheck(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
+    /// What the scanner finds wrong with `token`, read whole.
+    static func fullCheck(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
         var scanner = LexicalScanner(limits: limits)
         do throws(Failure) {
             try scanner.scan(token, base: base)
@@ -107,16 +110,10 @@ struct LexicalScanner {
         }
     }
 
-    /// Whether a string token holds a `\u` escape.
+    /// Whether a string token holds a `\u` escape (the same test the C recorder makes).
     static func hasUnicodeEscape(_ token: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
-        let n = token.count
-        while i < n {
-            if token[i] != 0x5C { i &+= 1; continue }
-            if i &+ 1 < n && token[i &+ 1] == UInt8(ascii: "u") { return true }
-            i &+= 2
-        }
-        return false
+        guard let p = token.baseAddress else { return false }
+        return jsonapi_has_unicode_escape(p, token.count) != 0
     }
 
     /// The absolute offset up to which everything scanned so far is whole tokens, given that

@@ -110,23 +110,12 @@ final class TapeRecorder {
     /// The yajl handle (opaque), for token offsets. Set by the stream parser that owns both.
     func attach(yajl handle: OpaquePointer) { state.pointee.yajl = handle }
 
-    /// A string or member name that yajl unescaped (or gathered in its own buffer).
+    /// A string or member name that yajl unescaped (or gathered in its own buffer) and that
+    /// the C side left for the full check.
     private func recordEscaped(_ value: UnsafeRawBufferPointer, key: Bool) -> Bool {
         guard let start = checkEscapes(key: key) else { return false }
-        let end = Int64(jsonapi_recorder_token_end(state))
-        let kind = key ? TapeKind.escapedKey : TapeKind.escapedString
-        let n = value.count
-        let full: Bool = withTape { tape in
-            let p = tape.reserveTail(21 &+ n)
-            p.storeBytes(of: kind.rawValue, as: UInt8.self)
-            p.storeBytes(of: end, toByteOffset: 1, as: Int64.self)
-            p.storeBytes(of: UInt32(truncatingIfNeeded: n), toByteOffset: 9, as: UInt32.self)
-            if n > 0 { copyBytes(to: p + 13, from: value.baseAddress.unsafelyUnwrapped, count: n) }
-            p.storeBytes(of: Int64(start), toByteOffset: 13 &+ n, as: Int64.self)
-            return tape.count >= TapeBlock.handOverBytes
-        }
-        if full { return engine?.handOverDuringParse() ?? true }
-        return true
+        let bytes = value.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        return jsonapi_record_escaped_event(state, key ? 1 : 0, bytes, value.count, Int64(start)) != 0
     }
 
     /// Checks the escapes of the string token being reported; returns its start offset.
