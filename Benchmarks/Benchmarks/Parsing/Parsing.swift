@@ -32,6 +32,7 @@ var passes: [(name: String, pass: BenchmarkPass)] {
         ("syntax", .syntax),
         ("graph", .graph),
         ("decode", .decode),
+        ("decodeConcurrent", .decodeConcurrent),
         ("encode", .encode),
         ("ndjson", .ndjson),
         ("flatJSON", .flatJSON),
@@ -118,6 +119,14 @@ let benchmarks: @Sendable () -> Void = {
         // hold what Foundation's typed peer holds (BenchmarkPasses.decodeAll).
         Benchmark("decodeOnly_\(size.label)", configuration: configuration) { benchmark, graph in
             try timed(benchmark, bytes: graph.inputBytes) { try BenchmarkPasses.decodeAll(graph) }
+        } setup: {
+            let input = try BenchmarkPass.generatedDocument(resources: size.resources)
+            return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
+        }
+
+        // The same on every core (Graph.decodeConcurrently).
+        Benchmark("decodeConcurrentOnly_\(size.label)", configuration: configuration) { benchmark, graph in
+            try timed(benchmark, bytes: graph.inputBytes) { try BenchmarkPasses.decodeAllConcurrently(graph) }
         } setup: {
             let input = try BenchmarkPass.generatedDocument(resources: size.resources)
             return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }

@@ -25,6 +25,9 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     /// library's decoder: the same values Foundation's typed peer produces. Written for
     /// ``DocumentGenerator``'s documents; fails on other documents.
     case decode
+    /// ``decode`` with ``Graph/decodeConcurrently(_:options:)``: the same models, decoded
+    /// on every core once the graph is built.
+    case decodeConcurrent = "decode-concurrent"
     /// Building a ``Graph`` and writing it back as one compound document to `/dev/null`.
     case encode
     /// `normalize --format ndjson` to `/dev/null`.
@@ -53,6 +56,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .graphRead: "graph + read all values"
         case .graphReadOne: "graph + read one attribute each"
         case .decode: "graph + typed decoding"
+        case .decodeConcurrent: "graph + typed decoding, all cores"
         case .encode: "graph + JSON:API document out"
         case .ndjson: "NDJSON to /dev/null"
         case .flatJSON: "flat JSON to /dev/null"
@@ -65,7 +69,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
 
     /// The passes `jsonapi bench` runs by default, in table order.
     public static var standard: [BenchmarkPass] {
-        [.bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization, .jsonDecoder, .jsonDecoderGeneric]
+        [.bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization, .jsonDecoder, .jsonDecoderGeneric]
     }
 
     /// Runs the pass once over `input` and returns a number derived from its result (resources
@@ -101,6 +105,9 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .decode:
             let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
             return try DecodingPeers.decodeAll(graph)
+        case .decodeConcurrent:
+            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
+            return try DecodingPeers.decodeAll(graph, concurrently: true)
         case .encode:
             let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
             return try BenchmarkPasses.encode(graph)

@@ -116,6 +116,12 @@ public enum BenchmarkPasses {
         try DecodingPeers.decodeAll(graph)
     }
 
+    /// ``decodeAll(_:)`` with ``Graph/decodeConcurrently(_:options:)``: the same models, on
+    /// every core.
+    public static func decodeAllConcurrently(_ graph: Graph) throws -> Int {
+        try DecodingPeers.decodeAll(graph, concurrently: true)
+    }
+
     /// Normalizing to NDJSON (`jsonapi normalize --format ndjson`), written to `/dev/null`
     /// through a file-descriptor ``ByteWriter``. Returns the resources written.
     public static func ndjson(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {

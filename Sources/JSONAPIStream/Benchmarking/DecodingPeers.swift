@@ -11,9 +11,17 @@ enum DecodingPeers {
         return o
     }
 
-    /// Decodes every resource of a generated document; returns how many.
-    static func decodeAll(_ graph: Graph) throws -> Int {
+    /// Decodes every resource of a generated document, on the calling thread or
+    /// (`concurrently`) on every core; returns how many.
+    static func decodeAll(_ graph: Graph, concurrently: Bool = false) throws -> Int {
         let o = options
+        if concurrently {
+            let articles = try graph.decodeConcurrently([ArticleModel].self, options: o)
+            let people = try graph.decodeConcurrently(PersonModel.self, ofType: "people", options: o)
+            let tags = try graph.decodeConcurrently(TagModel.self, ofType: "tags", options: o)
+            let comments = try graph.decodeConcurrently(CommentModel.self, ofType: "comments", options: o)
+            return articles.count + people.count + tags.count + comments.count
+        }
         let articles = try graph.decode([ArticleModel].self, options: o)
         let people = try graph.decode(PersonModel.self, ofType: "people", options: o)
         let tags = try graph.decode(TagModel.self, ofType: "tags", options: o)
