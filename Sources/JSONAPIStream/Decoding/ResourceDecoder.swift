@@ -242,6 +242,16 @@ final class ResourceDecoder: Decoder {
             if T.self == [Double].self { return reinterpret(try scalars(Double.self, s, e, location), as: T.self) }
         }
         if T.self == ResourceIdentifier.self, let id = try identifier(node, location) { return reinterpret(id, as: T.self) }
+        if T.self == [ResourceIdentifier].self, case .relationship(let i) = node, storage.relationships[i].kind == .toMany {
+            // A to-many relationship's identifiers without an unkeyed container and a
+            // `ResourceIdentifier.init(from:)` per entry (which would make the same values).
+            let rel = storage.relationships[i]
+            let start = Int(rel.targetStart)
+            var ids: [ResourceIdentifier] = []
+            ids.reserveCapacity(Int(rel.targetCount))
+            for k in start..<(start + Int(rel.targetCount)) { ids.append(Linkage(graph: graph, index: k).identifier) }
+            return reinterpret(ids, as: T.self)
+        }
         let childPath = location.key == nil && location.segment.isNone ? location.parent : PathNode(location)
         return try decodeNested(T.self, node: node, path: childPath, row: location.row)
     }
