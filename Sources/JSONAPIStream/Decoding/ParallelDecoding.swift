@@ -41,7 +41,7 @@ enum ParallelDecoding {
         let state = RunState(runs: runs)
         return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             // Invariant: run `r` initializes only `out[r * chunk ..< min(count, (r + 1) * chunk)]`
-            // and records how many of them, from the start, in `state.done[r]`; no two runs
+            // and reports how many of them, from the start, to `state`; no two runs
             // touch the same element, and nothing reads an element before all runs are back.
             let out = OutputBuffer(base: buffer.baseAddress!)
             DispatchQueue.concurrentPerform(iterations: runs) { r in
@@ -62,7 +62,7 @@ enum ParallelDecoding {
             }
             if let failure = state.firstFailure {
                 for r in 0..<runs {
-                    let n = state.done[r]
+                    let n = state.initialized(r)
                     if n > 0 { (out.base + r * chunk).deinitialize(count: n) }
                 }
                 initialized = 0
@@ -83,7 +83,7 @@ private struct OutputBuffer<T>: @unchecked Sendable {
 private final class RunState: @unchecked Sendable {
     private let lock = NSLock()
     /// Elements each run initialized, from its start.
-    private(set) var done: [Int]
+    private var done: [Int]
     private var failedRun = Int.max
     private var failure: (any Error)?
 
@@ -104,6 +104,13 @@ private final class RunState: @unchecked Sendable {
             failedRun = r
             failure = error
         }
+    }
+
+    /// How many elements run `r` initialized, from its start.
+    func initialized(_ r: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return done[r]
     }
 
     /// The failure of the earliest run that failed; read once every run is back.
