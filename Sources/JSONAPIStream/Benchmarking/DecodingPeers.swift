@@ -15,18 +15,11 @@ enum DecodingPeers {
     /// (`concurrently`) on every core; returns how many.
     static func decodeAll(_ graph: Graph, concurrently: Bool = false) throws -> Int {
         let o = options
-        if concurrently {
-            let articles = try graph.decodeConcurrently([ArticleModel].self, options: o)
-            let people = try graph.decodeConcurrently(PersonModel.self, ofType: "people", options: o)
-            let tags = try graph.decodeConcurrently(TagModel.self, ofType: "tags", options: o)
-            let comments = try graph.decodeConcurrently(CommentModel.self, ofType: "comments", options: o)
-            return articles.count + people.count + tags.count + comments.count
+        func all<T: Decodable & Sendable>(_: T.Type, _ type: String) throws -> Int {
+            try concurrently ? graph.decodeConcurrently(T.self, ofType: type, options: o).count : graph.decode(T.self, ofType: type, options: o).count
         }
-        let articles = try graph.decode([ArticleModel].self, options: o)
-        let people = try graph.decode(PersonModel.self, ofType: "people", options: o)
-        let tags = try graph.decode(TagModel.self, ofType: "tags", options: o)
-        let comments = try graph.decode(CommentModel.self, ofType: "comments", options: o)
-        return articles.count + people.count + tags.count + comments.count
+        let articles = try concurrently ? graph.decodeConcurrently([ArticleModel].self, options: o).count : graph.decode([ArticleModel].self, options: o).count
+        return try articles + all(PersonModel.self, "people") + all(TagModel.self, "tags") + all(CommentModel.self, "comments")
     }
 }
 
