@@ -28,6 +28,11 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     /// ``decode`` with ``Graph/decodeConcurrently(_:options:)``: the same models, decoded
     /// on every core once the graph is built.
     case decodeConcurrent = "decode-concurrent"
+    /// Building a ``Graph`` and decoding its primary data (the articles) into the same models
+    /// as ``decode``, and nothing else: the measure of the typed-decoding speed target.
+    case decodePrimary = "decode-primary"
+    /// ``decodePrimary`` with ``Graph/decodeConcurrently(_:options:)``.
+    case decodePrimaryConcurrent = "decode-primary-concurrent"
     /// Building a ``Graph`` and writing it back as one compound document to `/dev/null`.
     case encode
     /// `normalize --format ndjson` to `/dev/null`.
@@ -57,6 +62,8 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .graphReadOne: "graph + read one attribute each"
         case .decode: "graph + typed decoding"
         case .decodeConcurrent: "graph + typed decoding, all cores"
+        case .decodePrimary: "graph + typed decoding, primary only"
+        case .decodePrimaryConcurrent: "graph + typed decoding, primary, all cores"
         case .encode: "graph + JSON:API document out"
         case .ndjson: "NDJSON to /dev/null"
         case .flatJSON: "flat JSON to /dev/null"
@@ -69,7 +76,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
 
     /// The passes `jsonapi bench` runs by default, in table order.
     public static var standard: [BenchmarkPass] {
-        [.bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization, .jsonDecoder, .jsonDecoderGeneric]
+        [.bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .decodePrimary, .decodePrimaryConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization, .jsonDecoder, .jsonDecoderGeneric]
     }
 
     /// Runs the pass once over `input` and returns a number derived from its result (resources
@@ -108,6 +115,12 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .decodeConcurrent:
             let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
             return try DecodingPeers.decodeAll(graph, concurrently: true)
+        case .decodePrimary:
+            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
+            return try DecodingPeers.decodePrimary(graph)
+        case .decodePrimaryConcurrent:
+            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
+            return try DecodingPeers.decodePrimary(graph, concurrently: true)
         case .encode:
             let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
             return try BenchmarkPasses.encode(graph)

@@ -21,6 +21,12 @@ enum DecodingPeers {
         let articles = try concurrently ? graph.decodeConcurrently([ArticleModel].self, options: o).count : graph.decode([ArticleModel].self, options: o).count
         return try articles + all(PersonModel.self, "people") + all(TagModel.self, "tags") + all(CommentModel.self, "comments")
     }
+
+    /// Decodes the primary data of a generated document (its articles) and nothing else: the
+    /// measure of issue 4's speed target. Returns how many.
+    static func decodePrimary(_ graph: Graph, concurrently: Bool = false) throws -> Int {
+        try concurrently ? graph.decodeConcurrently([ArticleModel].self, options: options).count : graph.decode([ArticleModel].self, options: options).count
+    }
 }
 
 struct SelfLink: Decodable { var `self`: String }
