@@ -505,16 +505,18 @@ struct BenchReport {
         var lines: [String] = []
         let load = machine.loadAverage.isEmpty ? "" : "; load average " + machine.loadAverage.map { String(format: "%.1f", $0) }.joined(separator: " → ")
         lines.append("\(machine.cpu), \(machine.logicalCores) cores, \(machine.memoryBytes >> 30) GiB; jsonapi \(machine.jsonapi)\(load)")
+        // The pass column fits the longest title of any table, so that all tables line up.
+        let titleWidth = max(34, inputs.flatMap { rows($0) }.map { $0.title.count + 1 }.max() ?? 0)
         for input in inputs {
             lines.append("")
             let size = input.bytes >= 100_000 ? String(format: "%.1f MB", Double(input.bytes) / 1e6) : String(format: "%.1f kB", Double(input.bytes) / 1e3)
             lines.append("\(input.name): \(size), \(grouped(input.resources)) resources")
-            let widths = [34, 8, 8, 11, 13, 12, 8, 13]
+            let widths = [titleWidth, 8, 8, 11, 13, 12, 8, 13]
             lines.append(cells(["pass", "MB/s", "× yajl", "CPU × yajl", "resources/s", "peak RSS", "× yajl", "above input"], widths))
             for row in rows(input) {
                 if let error = row.error {
                     let short = error.count > 90 ? String(error.prefix(89)) + "…" : error
-                    lines.append(cells([row.title, "failed: \(short)"], [34, 0]))
+                    lines.append(cells([row.title, "failed: \(short)"], [titleWidth, 0]))
                     continue
                 }
                 lines.append(cells([
