@@ -33,6 +33,8 @@ var passes: [(name: String, pass: BenchmarkPass)] {
         ("graph", .graph),
         ("decode", .decode),
         ("decodeConcurrent", .decodeConcurrent),
+        ("decodePrimary", .decodePrimary),
+        ("decodePrimaryConcurrent", .decodePrimaryConcurrent),
         ("encode", .encode),
         ("ndjson", .ndjson),
         ("flatJSON", .flatJSON),
