@@ -8,6 +8,11 @@
 /// always NULL, and callers copy instead.
 void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size);
 
+/// Whether at least `reserve` bytes of the calling thread's stack are left below the caller.
+/// The stack's bounds are looked up once per thread (pthread_getattr_np on Linux,
+/// pthread_get_stackaddr_np on Darwin); where they are unknown, the answer is always 1.
+int jsonapi_stack_room(size_t reserve);
+
 /// Skips the longest prefix of `p[0..<n]` made of whole 32-byte blocks that hold no byte
 /// below 0x0E and no byte of 0x80 or more, and no backslash followed by a quote or a backslash
 /// or ending the block; returns its length (a multiple of 32, possibly 0; always 0 without

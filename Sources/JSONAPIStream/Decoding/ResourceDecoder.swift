@@ -1,4 +1,5 @@
 import Foundation
+internal import CPlatform
 
 /// Where a decoder or container is in a graph.
 enum DecodingNode {
@@ -276,8 +277,18 @@ final class ResourceDecoder: Decoder {
         return out
     }
 
+    /// Stack that must be left before decoding descends into another `init(from:)`: room for
+    /// one more level of decoding, a model's own `init(from:)` and an error's message.
+    static let stackReserve = 64 * 1024
+
     /// `T(from: self)` with the decoder pointed at `node`.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` instead of descending when less than
+    ///   ``stackReserve`` bytes of the thread's stack are left: a recursive model over a long
+    ///   chain of related resources (each decoded as the next one's model) or over deeply
+    ///   nested values would otherwise overflow it and crash the process.
     func decodeNested<T: Decodable>(_ type: T.Type, node: DecodingNode, path: PathNode?, row: Int) throws -> T {
+        guard jsonapi_stack_room(Self.stackReserve) != 0 else { throw tooDeep(T.self, Location(parent: path, key: nil, segment: .none, row: row)) }
         let saved = (self.node, self.path, self.row, levelRow)
         let depth = activeRows.count
         self.node = node
@@ -289,6 +300,16 @@ final class ResourceDecoder: Decoder {
             if activeRows.count > depth { activeRows.removeLast(activeRows.count - depth) }
         }
         return try T(from: self)
+    }
+
+    @inline(never)
+    private func tooDeep(_ type: Any.Type, _ location: Location) -> DecodingError {
+        let levels = location.codingPath.count
+        let resources = activeRows.count
+        let advice = resources > 1
+            ? ", through \(resources) related resources each decoded as a model; decode long chains of relationships as ResourceIdentifier or ToOne/ToMany handles, or decode on a thread with a larger stack"
+            : "; decode on a thread with a larger stack"
+        return .dataCorrupted(context(location, "decoding \(type) here would overflow this thread's stack (\(levels) coding keys deep)" + advice))
     }
 
     private func apply<T>(_ transform: ValueTransforms.Transform, to value: LazyValue, as _: T.Type) throws(ScalarFailure) -> T {
@@ -654,7 +675,40 @@ final class ResourceDecoder: Decoder {
     // MARK: Errors
 
     /// `articles/1 /attributes/views`, with the resource it was reached from.
+    ///
+    /// A long chain of related resources is shortened to its first two and its last:
+    /// `n/40 /relationships/next/data (reached from n/39 … (reached from … 37 more resources …
+    /// (reached from n/0 …)))`. Iterative, so that a chain as long as the stack allowed is
+    /// described without recursing again.
     func place(_ location: Location) -> String {
+        // One location per resource on the way, innermost first.
+        var levels = [location]
+        var node = location.parent
+        while let n = node {
+            if n.row != levels[levels.count - 1].row, n.row >= 0 {
+                levels.append(Location(parent: n.parent, key: n.key, segment: n.segment, row: n.row))
+            } else if n.row != levels[levels.count - 1].row {
+                break
+            }
+            node = n.parent
+        }
+        let shown = levels.count <= 4 ? Array(levels.indices) : [0, 1, levels.count - 1]
+        var text = ""
+        for (k, i) in shown.enumerated() {
+            if k > 0 {
+                text += " (reached from "
+                if i - shown[k - 1] > 1 { text += "… \(i - shown[k - 1] - 1) more resources … (reached from " }
+            }
+            text += levelText(levels[i])
+        }
+        for (k, i) in shown.enumerated() where k > 0 {
+            text += i - shown[k - 1] > 1 ? "))" : ")"
+        }
+        return text
+    }
+
+    /// One resource's part of ``place(_:)``: the resource and the pointer inside it.
+    private func levelText(_ location: Location) -> String {
         var segments: [String] = []
         if let s = segmentText(location.segment) { segments.append(s) }
         var node = location.parent
@@ -663,17 +717,11 @@ final class ResourceDecoder: Decoder {
             node = n.parent
         }
         let pointer = segments.reversed().joined()
-        var text: String
         if location.row >= 0 {
-            text = Resource(graph: graph, row: location.row).description
-            if !pointer.isEmpty { text += " " + pointer }
-        } else {
-            text = pointer.isEmpty ? "the value" : pointer
+            let text = Resource(graph: graph, row: location.row).description
+            return pointer.isEmpty ? text : text + " " + pointer
         }
-        if let n = node, n.row >= 0 {
-            text += " (reached from " + place(Location(parent: n.parent, key: n.key, segment: n.segment, row: n.row)) + ")"
-        }
-        return text
+        return pointer.isEmpty ? "the value" : pointer
     }
 
     private func segmentText(_ segment: PointerSegment) -> String? {
