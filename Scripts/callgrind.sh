@@ -11,7 +11,8 @@
 #   Scripts/callgrind.sh --resources "9000"       # only about 16 MB
 #   Scripts/callgrind.sh --passes "yajl graph" my.json other.json
 #
-# Passes: none yajl scan syntax graph graph-read graph-read-one decode ndjson flat-json validate jsonserialization
+# Passes: none yajl scan syntax graph graph-read graph-read-one decode decode-concurrent decode-primary
+# decode-primary-concurrent encode ndjson flat-json validate jsonserialization
 # jsondecoder jsondecoder-generic (the Foundation ones take minutes under valgrind).
 # Generated documents are `jsonapi generate --resources N --seed 1` with 1e400 written 1e300,
 # the same bytes `jsonapi bench` and the benchmark package use.
