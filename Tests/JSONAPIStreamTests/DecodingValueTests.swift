@@ -67,6 +67,25 @@ struct DecodingValueTests {
         #expect(try one(Float.self, "0.1") == 0.1 as Float)
     }
 
+    @Test func longIntegersThatTheTypeHoldsExactlyAreExact() throws {
+        // -2^63, 2^63 and 2^32 have more digits than the shortest form of their Double (or
+        // Float), but the type holds each exactly: nothing is lost, so `.exact` takes them,
+        // and JSONNumber's exact accessor agrees with the decoder (the decode fuzz target's
+        // check found they disagreed on -2^63).
+        #expect(try one(Double.self, "-9223372036854775808") == -0x1p63)
+        #expect(try one(Double.self, "9223372036854775808") == 0x1p63)
+        #expect(try one(Double.self, "18446744073709549568") == 0x1p64 - 2048)
+        #expect(try one(Float.self, "4294967296") == 0x1p32 as Float)
+        #expect(JSONNumber(uncheckedText: "-9223372036854775808").exactDoubleValue == -0x1p63)
+        #expect(JSONNumber(uncheckedText: "9223372036854775808").exactDoubleValue == 0x1p63)
+        // Integers a Double does not hold are still refused, as are those of 2^64 and more
+        // whose digits the shortest form does not keep.
+        #expect(try failure(Double.self, "9223372036854775807").message.hasSuffix("has more significant digits than Double keeps"))
+        #expect(try failure(Double.self, "18446744073709551616").message.hasSuffix("has more significant digits than Double keeps"))
+        #expect(JSONNumber(uncheckedText: "9223372036854775807").exactDoubleValue == nil)
+        #expect(try failure(Float.self, "4294967297").message.hasSuffix("has more significant digits than Float keeps"))
+    }
+
     @Test func doublesFailLoudly() throws {
         #expect(try failure(Double.self, "1e400") == ("dataCorrupted", "t/1 /attributes/v: expected Double, found number 1e400, which does not fit in Double"))
         #expect(try failure(Double.self, "-1e400").message.hasSuffix("does not fit in Double"))

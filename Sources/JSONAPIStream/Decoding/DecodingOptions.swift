@@ -95,7 +95,9 @@ public enum DateDecodingStrategy: Sendable {
 public enum FloatingPointDecodingStrategy: Sendable, Hashable {
     /// The number must survive the conversion: it may not overflow, underflow to zero, or
     /// have more significant digits than the type keeps (`0.1` and `1.25e-3` decode;
-    /// `9007199254740993` and `3.14159265358979323846` do not decode as `Double`).
+    /// `9007199254740993` and `3.14159265358979323846` do not decode as `Double`). An integer
+    /// below 2^64 in magnitude that the type holds exactly decodes whatever its length
+    /// (`-9223372036854775808`).
     case exact
     /// The nearest value; only overflow and underflow to zero fail.
     case nearest

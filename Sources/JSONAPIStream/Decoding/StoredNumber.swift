@@ -129,7 +129,7 @@ enum StoredNumber {
         guard let v = Double(string), v.isFinite else { return .failure(.overflow) }
         if v == 0 { return significantDigits(text) == 0 ? .success(v) : .failure(.underflow) }
         if strategy == .exact && !(significantDigits(text) <= 15 && v.isNormal) {
-            guard let shape = DecimalText(string), DecimalText("\(v)") == shape else { return .failure(.precision) }
+            guard DecimalText.keeps(v, string) else { return .failure(.precision) }
         }
         return .success(v)
     }
@@ -140,7 +140,7 @@ enum StoredNumber {
         guard let v = Float(string), v.isFinite else { return .failure(.overflow) }
         if v == 0 { return significantDigits(text) == 0 ? .success(v) : .failure(.underflow) }
         if strategy == .exact && !(significantDigits(text) <= 6 && v.isNormal) {
-            guard let shape = DecimalText(string), DecimalText("\(v)") == shape else { return .failure(.precision) }
+            guard DecimalText.keeps(v, string) else { return .failure(.precision) }
         }
         return .success(v)
     }

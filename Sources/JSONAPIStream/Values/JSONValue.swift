@@ -178,10 +178,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, LosslessS
     /// decimal value).
     public var exactDoubleValue: Double? {
         guard let d = doubleValue else { return nil }
-        if let i = int64Value { return Double(exactly: i) == d && Int64(exactly: d) == i ? d : nil }
-        // Compare decimal digits: the shortest representation of d must denote the same value.
-        guard let a = DecimalText(text), let b = DecimalText("\(d)") else { return nil }
-        return a == b ? d : nil
+        return DecimalText.keeps(d, text) ? d : nil
     }
 
     private var isZeroText: Bool {
@@ -222,6 +219,18 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, LosslessS
 
 /// A decimal number as sign, significant digits and exponent, for exact comparisons.
 struct DecimalText: Equatable {
+    /// Whether `v`, read from the decimal `text`, keeps it: `v`'s shortest decimal form denotes
+    /// the same number (`0.1`, `1e23`), or `text` is an integer below 2^64 in magnitude that `v`
+    /// holds exactly (`-9223372036854775808`). What "exact" means for ``JSONNumber/exactDoubleValue``
+    /// and for decoding with ``FloatingPointDecodingStrategy/exact``.
+    static func keeps<F: BinaryFloatingPoint & LosslessStringConvertible>(_ v: F, _ text: String) -> Bool {
+        guard let written = DecimalText(text) else { return false }
+        if DecimalText("\(v)") == written { return true }
+        guard v.isFinite, v == v.rounded(), written.negative == (v < 0), let digits = written.integerDigits,
+              let magnitude = UInt64(exactly: v.magnitude) else { return false }
+        return String(magnitude) == digits
+    }
+
     var negative: Bool
     var digits: [UInt8]  // no leading or trailing zeros; empty for zero
     var exponent: Int  // value = 0.digits × 10^exponent
