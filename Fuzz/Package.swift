@@ -7,7 +7,7 @@ import PackageDescription
 // A path dependency is named after its folder: the repository's checkout folder.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
-let targets = ["FuzzParse", "FuzzChunks", "FuzzRoundTrip", "FuzzSyntax"]
+let targets = ["FuzzParse", "FuzzChunks", "FuzzRoundTrip", "FuzzSyntax", "FuzzDecode"]
 
 let package = Package(
     name: "JSONAPIStreamFuzz",
@@ -24,7 +24,7 @@ let package = Package(
             dependencies: [.product(name: "JSONAPIStream", package: root)],
             swiftSettings: [.define("FUZZING")]
         ),
-        // One input through a target's checks (shared by the four targets).
+        // One input through a target's checks (shared by the five targets).
         .target(name: "FuzzHarness", dependencies: ["FuzzChecks"]),
     ] + targets.map {
         .executableTarget(

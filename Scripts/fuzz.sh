@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a given time: Scripts/fuzz.sh TARGET SECONDS [LIBFUZZER ARGS...]
 #
-#   TARGET   parse | chunks | roundtrip | syntax   (see Tests/JSONAPIStreamTests/FuzzRegressionTests.swift)
+#   TARGET   parse | chunks | roundtrip | syntax | decode   (see Tests/JSONAPIStreamTests/FuzzRegressionTests.swift)
 #   SECONDS  total run time (-max_total_time)
 #
 # Builds Fuzz/ (release, debug info, -sanitize=fuzzer,address; the C parts with ASan too) into
@@ -28,7 +28,8 @@ case "$target" in
     chunks) product=FuzzChunks ;;
     roundtrip) product=FuzzRoundTrip ;;
     syntax) product=FuzzSyntax ;;
-    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax SECONDS [libFuzzer args]" >&2; exit 2 ;;
+    decode) product=FuzzDecode ;;
+    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax|decode SECONDS [libFuzzer args]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number" >&2; exit 2; }
 shift 2

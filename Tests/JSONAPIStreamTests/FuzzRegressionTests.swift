@@ -22,6 +22,12 @@
 //   exactly what an independent strict RFC 8259 reader below accepts (RFC 3629 UTF-8, paired
 //   surrogates, no byte order mark, no duplicate names, the default limits), with the same
 //   value, at every read size.
+// - `decode`: raw bytes into a graph (with and without repeated names allowed in values); every
+//   resource's keyed container read every way a model might read it (any-JSON `Decodable`
+//   through nested containers, `String`, `Bool`, integers, `Double` exact and nearest,
+//   `Decimal`, identifiers for relationships, dates and URLs) must agree with the lazy
+//   accessors (`LazyValue`, `JSONNumber`, `Relationship.identifiers`), an independent reading
+//   of the same bytes; every failure must be a `DecodingError` with a message.
 
 import Foundation
 import JSONAPIStream
@@ -31,7 +37,7 @@ import Testing
 #endif
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case parse, chunks, roundtrip, syntax
+    case parse, chunks, roundtrip, syntax, decode
 }
 
 public enum FuzzChecks {
@@ -42,6 +48,7 @@ public enum FuzzChecks {
         case .chunks: return chunks(input)
         case .roundtrip: return roundTrip(input)
         case .syntax: return syntax(input)
+        case .decode: return decode(input)
         }
     }
 
@@ -358,6 +365,287 @@ public enum FuzzChecks {
         for e in graph.errors.prefix(16) { value(e, "graph error") }
         _ = graph.statistics
         _ = graph.memoryFootprint
+        return problems
+    }
+
+    // MARK: - decode
+
+    /// A value as a user's "any JSON" `Decodable` type reads it, through the decoder's
+    /// containers (never through ``JSONValue``'s own conformance): nil, then `Bool`, `String`,
+    /// `Double`, a keyed container, an unkeyed one.
+    indirect enum Probe: Decodable, Equatable {
+        case null
+        case bool(Bool)
+        case string(String)
+        /// The `Double`'s bits (so that -0 and 0 differ).
+        case number(UInt64)
+        case object([String], [Probe])
+        case array([Probe])
+        /// Nothing above decoded: a number outside `Double` (or, under `.exact`, not exact).
+        case unrepresentable
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(_ s: String) { stringValue = s }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { return nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            if single.decodeNil() { self = .null; return }
+            if let b = try? single.decode(Bool.self) { self = .bool(b); return }
+            if let s = try? single.decode(String.self) { self = .string(s); return }
+            if let d = try? single.decode(Double.self) { self = .number(d.bitPattern); return }
+            if let keyed = try? decoder.container(keyedBy: Key.self) {
+                let keys = keyed.allKeys
+                self = .object(keys.map(\.stringValue), try keys.map { try keyed.decode(Probe.self, forKey: $0) })
+                return
+            }
+            if var unkeyed = try? decoder.unkeyedContainer() {
+                var items: [Probe] = []
+                while !unkeyed.isAtEnd { items.append(try unkeyed.decode(Probe.self)) }
+                if let count = unkeyed.count, count != items.count { throw FuzzDecodeProblem("unkeyed count \(count) but \(items.count) elements") }
+                self = .array(items)
+                return
+            }
+            self = .unrepresentable
+        }
+    }
+
+    struct FuzzDecodeProblem: Error { let text: String; init(_ text: String) { self.text = text } }
+
+    /// What one resource's keyed container gives for each of its keys, read every way a model
+    /// might read it. Relationship names (from `userInfo`) are read as identifiers only, so
+    /// that nothing walks the graph further.
+    struct Mirror: Decodable {
+        static let relationshipsKey = CodingUserInfoKey(rawValue: "fuzz.relationships")!
+
+        struct Entry {
+            var probe: Result<Probe, any Error>?
+            var nilness: Result<Bool, any Error>
+            var string: Result<String, any Error>
+            var bool: Result<Bool, any Error>
+            var int: Result<Int, any Error>
+            var int64: Result<Int64, any Error>
+            var uint64: Result<UInt64, any Error>
+            var int8: Result<Int8, any Error>
+            var double: Result<Double, any Error>
+            var decimal: Result<Decimal, any Error>
+            var identifiers: Result<[ResourceIdentifier], any Error>?
+            var identifier: Result<ResourceIdentifier?, any Error>?
+        }
+
+        var keys: [String] = []
+        var entries: [[UInt8]: Entry] = [:]
+        var missing: Result<String, any Error>
+        var containsMissing: Bool
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Probe.Key.self)
+            // Names compare byte for byte, as the decoder compares them (Swift's `String`
+            // equality would merge canonically equivalent names such as NFC and NFD "é").
+            let relationships = decoder.userInfo[Self.relationshipsKey] as? Set<[UInt8]> ?? []
+            func get<T>(_ body: () throws -> T) -> Result<T, any Error> { Result { try body() } }
+            for key in c.allKeys {
+                keys.append(key.stringValue)
+                let isRelationship = relationships.contains(Array(key.stringValue.utf8))
+                // Dates, URLs and nested containers: read for what they may break, not compared.
+                _ = try? c.decode(Date.self, forKey: key)
+                _ = try? c.decode(URL.self, forKey: key)
+                _ = try? c.decode([String: String].self, forKey: key)
+                _ = try? c.decode([Int].self, forKey: key)
+                _ = try? c.decode([String].self, forKey: key)
+                _ = try? c.decode(Float.self, forKey: key)
+                _ = try? c.decode(UInt8.self, forKey: key)
+                if !isRelationship {
+                    _ = try? c.nestedContainer(keyedBy: Probe.Key.self, forKey: key).allKeys
+                    _ = try? c.nestedUnkeyedContainer(forKey: key).count
+                }
+                entries[Array(key.stringValue.utf8)] = Entry(
+                    probe: isRelationship ? nil : get { try c.decode(Probe.self, forKey: key) },
+                    nilness: get { try c.decodeNil(forKey: key) },
+                    string: get { try c.decode(String.self, forKey: key) },
+                    bool: get { try c.decode(Bool.self, forKey: key) },
+                    int: get { try c.decode(Int.self, forKey: key) },
+                    int64: get { try c.decode(Int64.self, forKey: key) },
+                    uint64: get { try c.decode(UInt64.self, forKey: key) },
+                    int8: get { try c.decode(Int8.self, forKey: key) },
+                    double: get { try c.decode(Double.self, forKey: key) },
+                    decimal: get { try c.decode(Decimal.self, forKey: key) },
+                    identifiers: isRelationship ? get { try c.decode([ResourceIdentifier].self, forKey: key) } : nil,
+                    identifier: isRelationship ? get { try c.decodeIfPresent(ResourceIdentifier.self, forKey: key) } : nil)
+            }
+            let absent = Probe.Key("\u{1}no such member")
+            containsMissing = c.contains(absent)
+            missing = get { try c.decode(String.self, forKey: absent) }
+        }
+    }
+
+    /// Problems with a decoding error: not a `DecodingError`, or one without a message.
+    static func errorProblem(_ error: any Error, _ what: String) -> String? {
+        if let p = error as? FuzzDecodeProblem { return "\(what): \(p.text)" }
+        guard let e = error as? DecodingError else { return "\(what): threw \(type(of: error)), not a DecodingError: \(error)" }
+        let context: DecodingError.Context
+        switch e {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
+        @unknown default: return nil
+        }
+        return context.debugDescription.isEmpty ? "\(what): a DecodingError without a message" : nil
+    }
+
+    /// Where `probe` differs from the stored value `v` (nil when it does not).
+    static func difference(_ probe: Probe, _ v: LazyValue, _ floating: FloatingPointDecodingStrategy, _ at: String) -> String? {
+        func differs(_ wanted: String) -> String { "\(at): decoded \(String(describing: probe).prefix(200)), stored \(v.jsonText.prefix(200)) (\(wanted))" }
+        switch v.kind {
+        case .null: return probe == .null ? nil : differs("null")
+        case .bool: return probe == .bool(v.bool ?? false) ? nil : differs("bool")
+        case .string: return probe == .string(v.string ?? "\u{0}") ? nil : differs("string")
+        case .number:
+            guard let n = v.number else { return differs("a number without JSONNumber") }
+            let want = floating == .nearest ? n.doubleValue : n.exactDoubleValue
+            return probe == (want.map { .number($0.bitPattern) } ?? .unrepresentable) ? nil : differs("number \(want.map { "\($0)" } ?? "unrepresentable")")
+        case .array:
+            let elements = v.elements
+            guard case .array(let items) = probe, items.count == elements.count else { return differs("array of \(elements.count)") }
+            for (i, (p, e)) in zip(items, elements).enumerated() {
+                if let d = difference(p, e, floating, "\(at)/\(i)") { return d }
+            }
+            return nil
+        case .object:
+            let members = v.members
+            guard case .object(let names, let values) = probe, names == members.map(\.name) else { return differs("object \(members.map(\.name))") }
+            for (name, p) in zip(names, values) {
+                // Repeated names (when the document allowed them): a key reads the last.
+                guard let e = v[name] else { return differs("member \(name)") }
+                if let d = difference(p, e, floating, "\(at)/\(name)") { return d }
+            }
+            return nil
+        }
+    }
+
+    /// Whether a number decoded as an integer type agrees with ``JSONNumber``'s accessor.
+    static func sameInteger<T: Equatable>(_ decoded: Result<T, any Error>, _ expected: T?, _ what: String) -> String? {
+        switch (decoded, expected) {
+        case (.success(let a), .some(let b)): return a == b ? nil : "\(what): decoded \(a), JSONNumber has \(b)"
+        case (.success(let a), .none): return "\(what): decoded \(a), JSONNumber has none"
+        case (.failure(let e), .some(let b)): return "\(what): failed (\(e)), JSONNumber has \(b)"
+        case (.failure(let e), .none): return errorProblem(e, what)
+        }
+    }
+
+    /// Every resource's attributes, identifiers and scalars, decoded with the library's
+    /// decoder, against the lazy accessors (an independent reading of the same bytes).
+    static func decode(_ input: [UInt8]) -> [String] {
+        var problems: [String] = []
+        for allowDuplicates in [false, true] {
+            var documentOptions = DocumentOptions()
+            if allowDuplicates { documentOptions.parse.duplicateMembers = .allowInValues }
+            let parser = GraphParser(options: documentOptions)
+            let graph: Graph
+            do throws(JSONAPIError) {
+                try feed(input, sizes: []) { (b) throws(JSONAPIError) in try parser.feed(b) }
+                graph = try parser.finish()
+            } catch {
+                continue
+            }
+            for floating in [FloatingPointDecodingStrategy.exact, .nearest] {
+                for r in graph.resources.prefix(32) {
+                    problems += decodeResource(r, floating)
+                }
+            }
+            // A key strategy and the whole primary data: read for what they may break.
+            var camel = DecodingOptions()
+            camel.keys = .camelCase
+            camel.cycles = .nilForOptionals
+            do { _ = try graph.decode([Mirror].self, options: camel) } catch {
+                if let p = errorProblem(error, "primary data as [Mirror]") { problems.append(p) }
+            }
+            do { _ = try graph.decode([ResourceIdentifier].self) } catch {
+                if let p = errorProblem(error, "primary data as [ResourceIdentifier]") { problems.append(p) }
+            }
+        }
+        return problems
+    }
+
+    static func decodeResource(_ r: Resource, _ floating: FloatingPointDecodingStrategy) -> [String] {
+        var problems: [String] = []
+        let relationships = r.relationships
+        let relationshipNames = Set(relationships.map { Array($0.name.utf8) })
+        var options = DecodingOptions()
+        options.floatingPoint = floating
+        options.userInfo[Mirror.relationshipsKey] = relationshipNames
+        let mirror: Mirror
+        do {
+            mirror = try r.decode(Mirror.self, options: options)
+        } catch {
+            return [errorProblem(error, "\(r) as Mirror") ?? "\(r) as Mirror: \(error)"]
+        }
+        if mirror.containsMissing { problems.append("\(r): contains a name it does not have") }
+        if case .success(let s) = mirror.missing { problems.append("\(r): decoded \(s) for a name it does not have") }
+        if !mirror.keys.contains("type") { problems.append("\(r): allKeys \(mirror.keys) without type") }
+        for (bytes, entry) in mirror.entries {
+            let name = String(decoding: bytes, as: UTF8.self)
+            for (result, what) in [(entry.string.map { _ in () }, "String"), (entry.bool.map { _ in () }, "Bool"), (entry.double.map { _ in () }, "Double"), (entry.decimal.map { _ in () }, "Decimal"), (entry.nilness.map { _ in () }, "decodeNil")] {
+                if case .failure(let e) = result, let p = errorProblem(e, "\(r) \(name) as \(what)") { problems.append(p) }
+            }
+        }
+        let attributeNames = r.hasAttributes ? r.attributes.members.map(\.name) : []
+        let attributeBytes = Set(attributeNames.map { Array($0.utf8) })
+        let reserved = Set(["id", "type", "lid", "meta", "links"].map { Array($0.utf8) })
+        var seen = Set<[UInt8]>()
+        // Attributes whose name nothing else claims (each name once).
+        for name in attributeNames {
+            let bytes = Array(name.utf8)
+            guard seen.insert(bytes).inserted, !reserved.contains(bytes), !relationshipNames.contains(bytes) else { continue }
+            let what = "\(r) attribute \(name) [\(floating)]"
+            guard let v = r.attributes[name] else { continue }
+            guard let entry = mirror.entries[bytes] else { problems.append("\(what): not in allKeys \(mirror.keys.prefix(20))"); continue }
+            switch entry.probe {
+            case .success(let p)?: if let d = difference(p, v, floating, what) { problems.append(d) }
+            case .failure(let e)?: problems.append(errorProblem(e, what) ?? "\(what): failed: \(e)")
+            case nil: problems.append("\(what): read as a relationship")
+            }
+            if case .success(let isNil) = entry.nilness, isNil != v.isNull { problems.append("\(what): decodeNil \(isNil), stored \(v.jsonText.prefix(80))") }
+            if case .success(let s) = entry.string, s != v.string { problems.append("\(what): String \(s.debugDescription.prefix(80)), stored \(v.jsonText.prefix(80))") }
+            if v.kind == .string, case .failure(let e) = entry.string { problems.append("\(what): a string that does not decode as String: \(e)") }
+            if case .success(let b) = entry.bool, b != v.bool { problems.append("\(what): Bool \(b), stored \(v.jsonText.prefix(80))") }
+            if let n = v.number {
+                problems += [
+                    sameInteger(entry.int, n.intValue, "\(what) as Int"),
+                    sameInteger(entry.int64, n.int64Value, "\(what) as Int64"),
+                    sameInteger(entry.uint64, n.uint64Value, "\(what) as UInt64"),
+                    sameInteger(entry.int8, n.int64Value.flatMap { Int8(exactly: $0) }, "\(what) as Int8"),
+                    sameInteger(entry.double.map(\.bitPattern), (floating == .nearest ? n.doubleValue : n.exactDoubleValue)?.bitPattern, "\(what) as Double"),
+                ].compactMap { $0 }
+                if case .success(let d) = entry.decimal, let i = n.int64Value, d != Decimal(i) { problems.append("\(what): Decimal \(d), stored \(n.text)") }
+            } else {
+                for (ok, type) in [((try? entry.int.get()) != nil, "Int"), ((try? entry.double.get()) != nil, "Double"), ((try? entry.decimal.get()) != nil, "Decimal")] where ok {
+                    problems.append("\(what): \(v.jsonText.prefix(80)) decoded as \(type)")
+                }
+            }
+        }
+        // Relationships whose name nothing else claims.
+        for rel in relationships {
+            let bytes = Array(rel.name.utf8)
+            guard !reserved.contains(bytes), !attributeBytes.contains(bytes) else { continue }
+            guard relationships.filter({ Array($0.name.utf8) == bytes }).count == 1 else { continue }  // a repeated name
+            let what = "\(r) relationship \(rel.name)"
+            guard let entry = mirror.entries[bytes] else { problems.append("\(what): not in allKeys \(mirror.keys.prefix(20))"); continue }
+            switch (rel.kind, entry.identifiers, entry.identifier) {
+            case (.toMany, .success(let ids)?, _):
+                if ids != rel.identifiers { problems.append("\(what): decoded \(ids), linkage \(rel.identifiers)") }
+            case (.toOne, _, .success(let id)?):
+                if id != rel.identifiers.first { problems.append("\(what): decoded \(String(describing: id)), linkage \(rel.identifiers)") }
+            case (.null, _, .success(let id)?), (.absent, _, .success(let id)?):
+                if let id { problems.append("\(what): decoded \(id) for \(rel.kind) linkage") }
+            case (.toMany, .failure(let e)?, _), (.toOne, _, .failure(let e)?), (.null, _, .failure(let e)?), (.absent, _, .failure(let e)?):
+                problems.append(errorProblem(e, what) ?? "\(what): failed: \(e)")
+            default:
+                problems.append("\(what): \(rel.kind) not read as identifiers")
+            }
+        }
         return problems
     }
 
@@ -1082,6 +1370,7 @@ struct FuzzRegressionTests {
                 (FuzzTarget.parse, doc), (.syntax, doc),
                 (.chunks, [0, 0, 1, 1] + doc), (.chunks, [0x01, 0x40, 0x0A, 3, 17] + doc),
                 (.roundtrip, [0, 0, 0] + doc), (.roundtrip, [0x40, 0x04, 0x08] + doc),
+                (.decode, doc),
             ] {
                 for p in FuzzChecks.check(target, input) { problems.append("\(target) \(folder)/\(name): \(p)") }
             }
