@@ -4,7 +4,9 @@ import Testing
 
 /// Recursive models over long chains: a model that decodes its related resource as its own
 /// model, or a value nested far down, must end in a `DecodingError` when the thread's stack
-/// runs short, never in a crash; and a thread with room decodes the whole chain.
+/// runs short, never in a crash; and a thread with room decodes the whole chain. Over
+/// relationships that multiply the paths to a resource, a recursive model must stop at
+/// `DecodingOptions.maxResolvedResources`, never take exponential time and memory.
 @Suite struct DecodingDepthTests {
     /// `n/0 → n/1 → … → n/(count-1)`, each pointing at the next through `next`.
     static func chain(_ count: Int) throws -> Graph {
@@ -128,5 +130,69 @@ import Testing
         let e2 = try #require(decodingError { try g2.decode(Deep.self) })
         #expect(message(e2).hasPrefix("n/x5 /id (reached from n/4 /relationships/next/data (reached from … 3 more resources … (reached from n/0 /relationships/next/data))): "), "\(message(e2))")
         #expect(path(e2) == ["next", "next", "next", "next", "next", "id"])
+    }
+
+    /// `layers` layers of two resources `a<i>`, `b<i>`; each links (`kids`) to both of the
+    /// next layer. `primary` primary resources each link to both of layer 0.
+    static func lattice(layers: Int, primary: Int = 1) throws -> Graph {
+        func pair(_ i: Int) -> String { i < layers ? #"[{"type":"n","id":"a\#(i)"},{"type":"n","id":"b\#(i)"}]"# : "[]" }
+        let data = (0..<primary).map { #"{"type":"p","id":"\#($0)","relationships":{"kids":{"data":\#(pair(0))}}}"# }
+        var included: [String] = []
+        for i in 0..<layers {
+            for n in ["a", "b"] { included.append(#"{"type":"n","id":"\#(n)\#(i)","relationships":{"kids":{"data":\#(pair(i + 1))}}}"#) }
+        }
+        return try Graph(json: #"{"data":["# + data.joined(separator: ",") + #"],"included":["# + included.joined(separator: ",") + "]}")
+    }
+
+    final class Lattice: Decodable, @unchecked Sendable {
+        let id: String
+        let kids: [Lattice]
+        var count: Int { 1 + kids.reduce(0) { $0 + $1.count } }
+    }
+
+    @Test func relationshipsThatMultiplyPathsStopAtTheLimit() throws {
+        // 30 layers: 2^31 - 2 paths below the primary resource, from 6 KB of JSON.
+        let g = try Self.lattice(layers: 30)
+        let error = try #require(decodingError { try g.decode([Lattice].self) })
+        #expect(kind(error) == "dataCorrupted")
+        // The automatic limit: 4 per resource (61) and per linkage entry (2 from the primary
+        // resource, 2 from each resource of the 29 layers that have a next one), plus 10,000.
+        let limit = 4 * (61 + 2 + 29 * 2 * 2) + 10_000
+        #expect(message(error).contains("this decode has decoded \(limit) related resources as models, the limit (DecodingOptions.maxResolvedResources)"), "\(message(error).prefix(400))")
+        #expect(message(error).hasSuffix("Decode such relationships as ResourceIdentifier or ToOne/ToMany handles, or raise the limit"))
+        #expect(path(error).first == "0" && path(error).dropFirst().allSatisfy { $0 == "kids" || Int($0) != nil })
+    }
+
+    @Test func theLimitCountsEachRelatedResourceDecodedAsAModel() throws {
+        // 4 layers: 2 + 4 + 8 + 16 = 30 related resources decoded below the primary one.
+        let g = try Self.lattice(layers: 4)
+        var options = DecodingOptions()
+        options.maxResolvedResources = 30
+        #expect(try g.decode([Lattice].self, options: options).map(\.count) == [31])
+        options.maxResolvedResources = 29
+        #expect(message(try #require(decodingError { try g.decode([Lattice].self, options: options) })).contains("decoded 29 related resources"))
+        // No limit, and a lattice the automatic one allows (2^13 - 2 = 8,190 paths).
+        options.maxResolvedResources = .max
+        #expect(try g.decode([Lattice].self, options: options).map(\.count) == [31])
+        #expect(try Self.lattice(layers: 12).decode([Lattice].self).map(\.count) == [8_191])
+        // Identifiers are not models: no limit applies to them.
+        struct Flat: Decodable { let kids: [ResourceIdentifier] }
+        options.maxResolvedResources = 0
+        #expect(try Self.lattice(layers: 30).decode([Flat].self, options: options).map(\.kids.count) == [2])
+    }
+
+    @Test func eachElementHasItsOwnBudgetOnOneThreadAndOnSeveral() throws {
+        // 1,100 primary resources (enough for several threads), each with 62 related resources
+        // below it: a limit of 62 decodes them all, either way; 61 stops at element 0, with the
+        // same error either way.
+        let g = try Self.lattice(layers: 5, primary: 1_100)
+        var options = DecodingOptions()
+        options.maxResolvedResources = 62
+        #expect(try g.decode([Lattice].self, options: options).allSatisfy { $0.count == 63 })
+        #expect(try g.decodeConcurrently([Lattice].self, options: options).allSatisfy { $0.count == 63 })
+        options.maxResolvedResources = 61
+        let one = try #require(decodingError { try g.decode([Lattice].self, options: options) })
+        let many = try #require(decodingError { try g.decodeConcurrently([Lattice].self, options: options) })
+        #expect(message(one) == message(many) && path(one) == path(many) && path(one).first == "0")
     }
 }

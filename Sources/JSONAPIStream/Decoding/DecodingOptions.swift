@@ -18,6 +18,18 @@ public struct DecodingOptions: Sendable {
     public var floatingPoint: FloatingPointDecodingStrategy = .exact
     /// What a relationship that leads back to a resource being decoded does.
     public var cycles: CycleDecodingStrategy = .error
+    /// How many related resources decoding one resource may decode as models (each element of
+    /// `graph.decode([T].self)` and `decode(_:ofType:)` counts on its own); beyond it the call
+    /// throws a `DecodingError`. `nil` (the default): four per resource and per linkage entry
+    /// of the graph, plus 10,000, far more than a model that reads each resource once needs;
+    /// use `Int.max` for no limit.
+    ///
+    /// A recursive model (`let children: [Node]`) decodes every path through the graph, so
+    /// resources that several others link to are decoded once per path. In a document where
+    /// each of 30 layers of two resources links to both resources of the next (about 6 KB),
+    /// that is 2^30 models: without the limit, a few kilobytes of input would take the decode
+    /// hours and all memory.
+    public var maxResolvedResources: Int? = nil
     /// Relative `URL` values are resolved against this URL (`nil`: kept relative).
     public var baseURL: URL? = nil
     /// Decoders for types of your own, used before their `Decodable` conformance.

@@ -98,16 +98,21 @@ extension Graph {
 }
 
 extension ResourceDecoder {
+    // Each element has its own budget of related resources (DecodingOptions.maxResolvedResources),
+    // so that decoding on one thread and on several fail at the same element.
+
     /// Element `i` of the primary data (`rows`: the primary rows), as `T`.
     @inline(__always)
     func decodePrimary<T: Decodable>(_: T.Type, _ rows: [Int32], _ i: Int) throws -> T {
-        try decode(T.self, node: .resource(Int(rows[i])), at: Location(parent: nil, key: IndexKey(i), segment: .none, row: -1))
+        resolved = 0
+        return try decode(T.self, node: .resource(Int(rows[i])), at: Location(parent: nil, key: IndexKey(i), segment: .none, row: -1))
     }
 
     /// Resource `rows[i]`, element `i` of a decode by type, as `T`.
     @inline(__always)
     func decodeResource<T: Decodable>(_: T.Type, _ rows: [Int32], _ i: Int) throws -> T {
         let row = Int(rows[i])
+        resolved = 0
         return try decodeNested(T.self, node: .resource(row), path: PathNode(parent: nil, key: IndexKey(i), segment: .none, row: -1), row: row)
     }
 }

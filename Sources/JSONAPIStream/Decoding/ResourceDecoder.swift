@@ -171,6 +171,11 @@ final class ResourceDecoder: Decoder {
     /// Resources being decoded, outermost first: a relationship back to one is a cycle.
     @exclusivity(unchecked) var activeRows: [Int] = []
 
+    /// Related resources decoded as models so far (through a relationship or a linkage
+    /// entry), and how many are allowed (``DecodingOptions/maxResolvedResources``).
+    @exclusivity(unchecked) var resolved = 0
+    let resolutionLimit: Int
+
     @exclusivity(unchecked) private var scratch: [MemberEntry] = []
     @exclusivity(unchecked) private var attributeAliases = AliasCache()
     @exclusivity(unchecked) private var escapedNames = AliasCache()
@@ -185,6 +190,8 @@ final class ResourceDecoder: Decoder {
         self.node = node
         self.path = path
         self.row = row
+        let automatic = 4 &* (graph.storage.resources.count &+ graph.storage.linkage.count) &+ 10_000
+        self.resolutionLimit = max(0, options.maxResolvedResources ?? automatic)
     }
 
     deinit { for p in allocations { p.deallocate() } }
@@ -211,6 +218,7 @@ final class ResourceDecoder: Decoder {
     func fork(node: DecodingNode, location: Location) -> ResourceDecoder {
         let d = ResourceDecoder(graph: graph, options: options, node: node, path: PathNode(location), row: location.row)
         d.activeRows = activeRows
+        d.resolved = resolved
         return d
     }
 
@@ -574,14 +582,30 @@ final class ResourceDecoder: Decoder {
             guard rel.kind == .toOne else { throw relationshipShape([String: Any].self, rel, here, wanted: "a to-one relationship (a related resource)") }
             let t = resolve(linkage: Int(rel.targetStart))
             guard t >= 0 else { throw unresolved([String: Any].self, linkage: Int(rel.targetStart), here) }
+            try countResolution(here)
             return try resourceContainer(t, path: path, tracksCycles: tracksCycles)
         case .linkage(let i):
             let t = resolve(linkage: i)
             guard t >= 0 else { throw unresolved([String: Any].self, linkage: i, here) }
+            try countResolution(here)
             return try resourceContainer(t, path: path, tracksCycles: tracksCycles)
         case .text:
             throw mismatch([String: Any].self, node, here, expected: nil)
         }
+    }
+
+    /// Counts one related resource decoded as a model; throws past the limit.
+    @inline(__always)
+    private func countResolution(_ here: Location) throws {
+        resolved &+= 1
+        if resolved > resolutionLimit { throw tooManyResolved(here) }
+    }
+
+    @inline(never)
+    private func tooManyResolved(_ here: Location) -> DecodingError {
+        .dataCorrupted(context(here, "this decode has decoded \(resolutionLimit) related resources as models, the limit (DecodingOptions.maxResolvedResources)"
+            + "; a recursive model decodes a resource once for every path that leads to it, and this document's relationships multiply the paths."
+            + " Decode such relationships as ResourceIdentifier or ToOne/ToMany handles, or raise the limit"))
     }
 
     private func resourceContainer<Key: CodingKey>(_ t: Int, path: PathNode?, tracksCycles: Bool) throws -> KeyedDecodingContainer<Key> {
