@@ -483,6 +483,28 @@ public enum FuzzChecks {
         }
     }
 
+    /// Collects the errors a ``Walker`` swallows, so that each can be checked.
+    final class ErrorSink: @unchecked Sendable {
+        static let key = CodingUserInfoKey(rawValue: "fuzz.errors")!
+        var errors: [any Error] = []
+    }
+
+    /// A recursive model that follows everything: each member as an array of walkers and as
+    /// one walker, so that relationships resolve to related resources (to-many and to-one)
+    /// and stored objects and arrays are entered. Cycles, unresolved linkage, the stack check
+    /// and the limit on related resources all get their turn.
+    final class Walker: Decodable {
+        var reached = 0
+        init(from decoder: any Decoder) throws {
+            let sink = decoder.userInfo[ErrorSink.key] as? ErrorSink
+            let c = try decoder.container(keyedBy: Probe.Key.self)
+            for key in c.allKeys {
+                do { reached += try c.decode([Walker?].self, forKey: key).count } catch { sink?.errors.append(error) }
+                do { if try c.decodeIfPresent(Walker.self, forKey: key) != nil { reached += 1 } } catch { sink?.errors.append(error) }
+            }
+        }
+    }
+
     /// Problems with a decoding error: not a `DecodingError`, or one without a message.
     static func errorProblem(_ error: any Error, _ what: String) -> String? {
         if let p = error as? FuzzDecodeProblem { return "\(what): \(p.text)" }
@@ -564,6 +586,21 @@ public enum FuzzChecks {
             }
             do { _ = try graph.decode([ResourceIdentifier].self) } catch {
                 if let p = errorProblem(error, "primary data as [ResourceIdentifier]") { problems.append(p) }
+            }
+            // Following every relationship and value, with both cycle strategies and a small
+            // limit on related resources (so that each input stays fast).
+            for cycles in [CycleDecodingStrategy.error, .nilForOptionals] {
+                var walking = DecodingOptions()
+                walking.cycles = cycles
+                walking.maxResolvedResources = 2_000
+                let sink = ErrorSink()
+                walking.userInfo[ErrorSink.key] = sink
+                for r in graph.resources.prefix(8) {
+                    do { _ = try r.decode(Walker.self, options: walking) } catch { sink.errors.append(error) }
+                }
+                for e in sink.errors.prefix(64) {
+                    if let p = errorProblem(e, "walking [\(cycles)]") { problems.append(p) }
+                }
             }
         }
         return problems
