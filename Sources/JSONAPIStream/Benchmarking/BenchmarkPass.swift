@@ -87,6 +87,10 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     /// - Throws: the pass's own error (a ``JSONAPIError``, or Foundation's error for the
     ///   Foundation passes); ``BenchmarkPassError`` when bare yajl rejects the input.
     public func run(_ input: [UInt8], chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws -> Int {
+        // The graph the graph-based passes start from, built as the `graph` pass builds it.
+        func graph() throws -> Graph {
+            try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
+        }
         switch self {
         case .none:
             return input.count
@@ -102,28 +106,21 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
             try input.withUnsafeBytes { b in try BenchmarkPasses.syntaxOnly(b, chunkSize: chunkSize, options: options.parse) }
             return 1
         case .graph:
-            return try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options).count }
+            return try graph().count
         case .graphRead:
-            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
-            return BenchmarkPasses.readAll(graph)
+            return BenchmarkPasses.readAll(try graph())
         case .graphReadOne:
-            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
-            return BenchmarkPasses.readOne(graph)
+            return BenchmarkPasses.readOne(try graph())
         case .decode:
-            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
-            return try DecodingPeers.decodeAll(graph)
+            return try DecodingPeers.decodeAll(graph())
         case .decodeConcurrent:
-            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
-            return try DecodingPeers.decodeAll(graph, concurrently: true)
+            return try DecodingPeers.decodeAll(graph(), concurrently: true)
         case .decodePrimary:
-            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
-            return try DecodingPeers.decodePrimary(graph)
+            return try DecodingPeers.decodePrimary(graph())
         case .decodePrimaryConcurrent:
-            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
-            return try DecodingPeers.decodePrimary(graph, concurrently: true)
+            return try DecodingPeers.decodePrimary(graph(), concurrently: true)
         case .encode:
-            let graph = try input.withUnsafeBytes { b in try BenchmarkPasses.graph(b, chunkSize: chunkSize, options: options) }
-            return try BenchmarkPasses.encode(graph)
+            return try BenchmarkPasses.encode(graph())
         case .ndjson:
             return try input.withUnsafeBytes { b in try BenchmarkPasses.ndjson(b, chunkSize: chunkSize, options: options) }
         case .flatJSON:

@@ -122,21 +122,6 @@ public enum BenchmarkPasses {
         try DecodingPeers.decodeAll(graph, concurrently: true)
     }
 
-    /// Decodes the primary data of a generated document (its articles, with every attribute,
-    /// each relationship's identifiers, `links` and `meta`) into the same typed models as
-    /// ``decodeAll(_:)``, and nothing else: what an app that lists the primary data does.
-    /// Returns the number of resources decoded.
-    ///
-    /// - Throws: `DecodingError` when the graph is not from a generated document.
-    public static func decodePrimary(_ graph: Graph) throws -> Int {
-        try DecodingPeers.decodePrimary(graph)
-    }
-
-    /// ``decodePrimary(_:)`` with ``Graph/decodeConcurrently(_:options:)``, on every core.
-    public static func decodePrimaryConcurrently(_ graph: Graph) throws -> Int {
-        try DecodingPeers.decodePrimary(graph, concurrently: true)
-    }
-
     /// Normalizing to NDJSON (`jsonapi normalize --format ndjson`), written to `/dev/null`
     /// through a file-descriptor ``ByteWriter``. Returns the resources written.
     public static func ndjson(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {

@@ -18,8 +18,7 @@ enum DecodingPeers {
         func all<T: Decodable & Sendable>(_: T.Type, _ type: String) throws -> Int {
             try concurrently ? graph.decodeConcurrently(T.self, ofType: type, options: o).count : graph.decode(T.self, ofType: type, options: o).count
         }
-        let articles = try concurrently ? graph.decodeConcurrently([ArticleModel].self, options: o).count : graph.decode([ArticleModel].self, options: o).count
-        return try articles + all(PersonModel.self, "people") + all(TagModel.self, "tags") + all(CommentModel.self, "comments")
+        return try decodePrimary(graph, concurrently: concurrently) + all(PersonModel.self, "people") + all(TagModel.self, "tags") + all(CommentModel.self, "comments")
     }
 
     /// Decodes the primary data of a generated document (its articles) and nothing else: the
