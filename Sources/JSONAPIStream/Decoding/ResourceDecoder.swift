@@ -709,10 +709,9 @@ final class ResourceDecoder: Decoder {
         var levels = [location]
         var node = location.parent
         while let n = node {
-            if n.row != levels[levels.count - 1].row, n.row >= 0 {
+            if n.row != levels[levels.count - 1].row {
+                guard n.row >= 0 else { break }
                 levels.append(Location(parent: n.parent, key: n.key, segment: n.segment, row: n.row))
-            } else if n.row != levels[levels.count - 1].row {
-                break
             }
             node = n.parent
         }
