@@ -24,12 +24,13 @@ let package = Package(
             dependencies: [.product(name: "JSONAPIStream", package: root)],
             swiftSettings: [.define("FUZZING")]
         ),
-        // One input through a target's checks (shared by the five targets).
-        .target(name: "FuzzHarness", dependencies: ["FuzzChecks"]),
+        // One input through a target's checks, and the hand-over to libFuzzer (shared by the
+        // five targets; each has only its `<module>_main`).
+        .target(name: "FuzzHarness", dependencies: ["FuzzChecks", "CFuzzerDriver"]),
     ] + targets.map {
         .executableTarget(
             name: $0,
-            dependencies: ["FuzzChecks", "FuzzHarness", "CFuzzerDriver"],
+            dependencies: ["FuzzChecks", "FuzzHarness"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         )
     }

@@ -1,6 +1,7 @@
 // What every libFuzzer target does with one input: run its checks (FuzzChecks.check, in
 // Tests/JSONAPIStreamTests/FuzzRegressionTests.swift) and abort with the problems found, which
 // libFuzzer then reports and saves.
+import CFuzzerDriver
 import FuzzChecks
 
 #if canImport(Glibc)
@@ -42,4 +43,24 @@ public func fuzzOne(_ target: FuzzTarget, _ start: UnsafePointer<UInt8>?, _ coun
         abort()
     }
     return 0
+}
+
+/// The target this executable fuzzes, set by ``runFuzzer(_:_:_:)`` before libFuzzer starts
+/// (libFuzzer calls back on that one thread; `-fork` and `-jobs` run other processes).
+nonisolated(unsafe) private var activeTarget: FuzzTarget = .parse
+
+/// libFuzzer's entry for one input: the active target's checks.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    fuzzOne(activeTarget, start, count)
+}
+
+/// Hands the process over to libFuzzer, fuzzing `target`. Each executable calls it from its
+/// own `<module>_main` (SwiftPM links executables with `main` renamed so; with
+/// -parse-as-library there is no Swift main), the one thing a target has of its own.
+public func runFuzzer(_ target: FuzzTarget, _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    activeTarget = target
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { fuzzInput($0, $1) }
 }
