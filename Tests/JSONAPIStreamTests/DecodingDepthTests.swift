@@ -66,7 +66,10 @@ import Testing
         #expect(text.contains("more resources …"))
         #expect(text.contains("(reached from n/0 /relationships/next/data)"))
         #expect(text.count < 600, "\(text.count) characters")
-        #expect(path(error).count > 50 && path(error).allSatisfy { $0 == "next" })
+        // Where it stops depends on the build's frame sizes (debug, release, sanitizers), but
+        // always some way down the chain, and the message says how far.
+        #expect(path(error).count >= 5 && path(error).allSatisfy { $0 == "next" })
+        #expect(text.contains("(\(path(error).count) coding keys deep), through \(path(error).count) related resources"), "\(text)")
     }
 
     @Test func theSameChainDecodesWhereTheStackHasRoom() throws {
