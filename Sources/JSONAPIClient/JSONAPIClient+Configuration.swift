@@ -14,8 +14,14 @@ extension JSONAPIClient {
         /// Seconds a whole response may take, however steadily it arrives.
         public var resourceTimeout: Double = 7 * 24 * 3600
         public var retry = RetryPolicy()
-        /// Headers sent with every request (before ``prepareRequest`` runs).
+        /// Headers sent with every request (before ``prepareRequest`` runs). They are
+        /// credentials as far as ``crossOrigin`` is concerned: by default they go only to
+        /// the origin of the URL a call was given (a crawl's first page).
         public var headers: [String: String] = [:]
+        /// What happens when a redirect or a `links.next` leads to another origin (scheme,
+        /// host, port) than the URL a call was given: refused by default. Only `http` and
+        /// `https` are ever followed, and never from `https` down to `http`.
+        public var crossOrigin = CrossOriginPolicy.refuse
         /// Called before each request is sent (every attempt): add authentication, sign it,
         /// log it. A thrown error fails the call.
         public var prepareRequest: (@Sendable (inout URLRequest) async throws -> Void)?

@@ -53,15 +53,24 @@ struct Fetch: ParsableCommand {
     @Flag(name: .customLong("all-pages"), help: "Follow links.next to the last page.")
     var allPages = false
 
-    @Option(name: .customLong("max-pages"), help: "Stop after N pages (implies --all-pages).")
+    @Option(name: .customLong("max-pages"), help: "Stop after N pages, with a warning when links.next leads on (implies --all-pages).")
     var maxPages: Int?
+
+    @Option(name: .customLong("page-limit"), help: "The most pages a crawl may read: reaching it while links.next leads on is an error (exit 2), after writing what was read.")
+    var pageLimit = 100_000
 
     @Option(help: "Requests in flight at most.")
     var concurrency = 4
 
 
-    @Option(name: .customShort("H"), help: "A request header: 'Name: value' (repeatable).")
+    @Option(name: .customShort("H"), help: "A request header: 'Name: value' (repeatable). Sent only to the URL's origin (scheme, host, port).")
     var headers: [String] = []
+
+    @Flag(name: .customLong("follow-other-origins"), help: "Follow a redirect or links.next to another origin, without the -H headers and cookies (refused by default).")
+    var followOtherOrigins = false
+
+    @Flag(name: .customLong("location-trusted"), help: "Follow a redirect or links.next to another origin and send the -H headers there too, as curl --location-trusted does.")
+    var locationTrusted = false
 
     @Option(help: "Seconds without a byte before a request fails.")
     var timeout: Double = 60
@@ -83,6 +92,7 @@ struct Fetch: ParsableCommand {
         }
         if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
+        if pageLimit < 1 { throw ValidationError("--page-limit must be at least 1") }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
@@ -137,14 +147,16 @@ struct Fetch: ParsableCommand {
         configuration.acceptsPlainJSON = acceptJSON
         configuration.cache = nil
         configuration.maxConnectionsPerHost = concurrency
+        configuration.crossOrigin = locationTrusted ? .followWithCredentials : followOtherOrigins ? .followWithoutCredentials : .refuse
         guard let endpoint = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
         let client = JSONAPIClient(baseURL: endpoint, configuration: configuration)
         let first = try query().applied(to: endpoint)
         let following = allPages || maxPages != nil
-            ? PageFollowing.all(maxPages: maxPages ?? .max, concurrency: concurrency)
+            ? PageFollowing.all(maxPages: min(maxPages ?? .max, pageLimit), concurrency: concurrency)
             : PageFollowing.first
         let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
-        let bound = Unchecked(normalizer)
+        // Whole pages reach the output as they end: nothing read is held back until the crawl ends.
+        let bound = Unchecked(PageFlushingConsumer(normalizer: normalizer, writer: file.writer, flushes: out.format != .json))
 
         let outcome = Self.wait {
             try await client.fetch(first, pages: following, into: bound.value) { progress.update($0) }
@@ -155,9 +167,17 @@ struct Fetch: ParsableCommand {
             try normalizer.finish()
             try file.commit()
             warnings.summary()
-            if fetched.truncated && maxPages != nil && !reporting.quiet {
+            if fetched.truncated && fetched.pages >= pageLimit && (maxPages ?? .max) > pageLimit {
+                Terminal.standardError(
+                    "jsonapi: error: stopped at the page limit, \(pageLimit) page\(pageLimit == 1 ? "" : "s"), while links.next "
+                        + "leads on (what was read is written); --page-limit N raises it, --max-pages N stops there on purpose")
+                throw ExitCode(2)
+            }
+            if fetched.truncated && !reporting.quiet {
                 Terminal.standardError("jsonapi: warning: stopped after \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") (--max-pages); links.next leads on")
             }
+        } catch let code as ExitCode {
+            throw code
         } catch {
             file.abandon()
             warnings.summary()
@@ -173,6 +193,11 @@ struct Fetch: ParsableCommand {
             return report(e, recordsWritten: recordsWritten)
         case JSONAPIClientError.invalidDocument(let url, let e), JSONAPIClientError.consumer(let url, let e):
             return report(e.withSourceIfMissing(url.absoluteString), recordsWritten: recordsWritten)
+        case JSONAPIClientError.refusedLocation(let from, let to, let reason):
+            let hint = reason.contains("another origin")
+                ? " (--follow-other-origins follows it without the -H headers, --location-trusted sends them there too)" : ""
+            Terminal.standardError("jsonapi: error: not following \(to) from \(from.absoluteString): \(reason.replacingOccurrences(of: "; the client's crossOrigin policy refuses it", with: ""))\(hint)\(suffix)")
+            return ExitCode(2)
         case JSONAPIClientError.server(let e):
             Terminal.standardError("jsonapi: error: HTTP \(e.status) from \(e.method) \(e.url.absoluteString)\(e.attempts > 1 ? " after \(e.attempts) attempts" : "")\(suffix)")
             for object in e.errors { Terminal.standardError("jsonapi: error: \(object)") }
@@ -214,6 +239,32 @@ struct Fetch: ParsableCommand {
         }
         return Filter(key, values)
     }
+}
+
+/// The normalizer as the crawl's consumer: after each page's document ends, what it wrote
+/// (whole lines) goes out, so a crawl that fails or is killed later has lost nothing it read.
+final class PageFlushingConsumer: DocumentConsumer {
+    let normalizer: Normalizer
+    let writer: ByteWriter
+    let flushes: Bool
+
+    init(normalizer: Normalizer, writer: ByteWriter, flushes: Bool) {
+        self.normalizer = normalizer
+        self.writer = writer
+        self.flushes = flushes
+    }
+
+    func beginDocument(named name: String) throws(JSONAPIError) { try normalizer.beginDocument(named: name) }
+
+    func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try normalizer.feed(chunk) }
+
+    func endDocument() throws(JSONAPIError) -> DocumentTopLevel? {
+        let top = try normalizer.endDocument()
+        if flushes { try writer.flush() }
+        return top
+    }
+
+    var resourcesRead: Int { normalizer.resourcesRead }
 }
 
 /// A value used by one side at a time (the normalizer: by the fetch while it runs, by this

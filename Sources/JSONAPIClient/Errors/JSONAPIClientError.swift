@@ -26,6 +26,10 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     case invalidRequest(String)
     /// `links.next` led somewhere it should not (a page seen before).
     case pagination(String)
+    /// A redirect or a `links.next` from `from` to `to` was not followed: a scheme other
+    /// than `http`/`https`, a step down from `https` to `http`, or another origin under
+    /// ``CrossOriginPolicy/refuse`` (``JSONAPIClient/Configuration/crossOrigin``).
+    case refusedLocation(from: URL, to: String, reason: String)
 
     /// The HTTP status of the response, when there was one.
     public var status: Int? {
@@ -58,6 +62,7 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
             return "cannot reach \(url.absoluteString): \(message)\(attempts > 1 ? " (after \(attempts) attempts)" : "")"
         case .invalidRequest(let m): return "invalid request: \(m)"
         case .pagination(let m): return "pagination: \(m)"
+        case .refusedLocation(let from, let to, let reason): return "not following \(to) from \(from.absoluteString): \(reason)"
         }
     }
 

@@ -45,6 +45,8 @@ final class PageCrawler: Sendable {
     private func crawl(from first: URL, start: UInt64) async throws -> FetchReport {
         let consumer = consumer
         var url: URL? = first
+        var previous: URL?
+        let home = Origin(first)
         var index = 0
         var notModified = 0
         var seen: Set<String> = []
@@ -80,7 +82,9 @@ final class PageCrawler: Sendable {
                     predictor = nil
                 }
                 slot = PageSlot(name: current.absoluteString, consumer: consumer)
-                response = try await transport.send(makeRequest(current), slot: slot, conditional: true, counter: counter)
+                response = try await transport.send(
+                    makeRequest(current), slot: slot, conditional: true, counter: counter, home: home, linkedFrom: previous,
+                    what: index == 0 ? "the request" : "links.next of page \(index)")
             }
             if response.notModified { notModified += 1 }
             guard let top = try await transport.consume(current, { () throws(JSONAPIError) in try slot.finish() }) else {
@@ -96,8 +100,9 @@ final class PageCrawler: Sendable {
                     let last = top?.link("last").flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
                     predictor = PagePredictor(current: current, next: next, last: last).map { ($0, index) }
                 }
-                if let (p, base) = predictor, !Task.isCancelled { schedule(p, base: base, from: index) }
+                if let (p, base) = predictor, !Task.isCancelled { schedule(p, base: base, from: index, home: home) }
             }
+            previous = current
             url = next
         }
         let resources = try await transport.onQueue { consumer.consumer.resourcesRead }
@@ -110,7 +115,7 @@ final class PageCrawler: Sendable {
 
     /// Requests pages `head ..< head + concurrency` not yet requested, as far as the
     /// predictor (and ``PageFollowing/maxPages``) reach.
-    private func schedule(_ predictor: PagePredictor, base: Int, from head: Int) {
+    private func schedule(_ predictor: PagePredictor, base: Int, from head: Int, home: Origin?) {
         let end = min(following.maxPages, head + following.concurrency)
         guard head < end else { return }
         for index in head..<end where !ahead.contains(index) {
@@ -119,7 +124,9 @@ final class PageCrawler: Sendable {
             let request = makeRequest(url)
             let transport = transport
             let counter = counter
-            let task = Task { try await transport.send(request, slot: slot, conditional: true, counter: counter) }
+            let task = Task {
+                try await transport.send(request, slot: slot, conditional: true, counter: counter, home: home, what: "a predicted page")
+            }
             ahead.keep(index, AheadPage(url: url, slot: slot, task: task))
         }
     }

@@ -23,6 +23,8 @@ final class Exchange: @unchecked Sendable {
         case invalidDocument(JSONAPIError)
         /// A `304` for a response no longer cached: ask again without `If-None-Match`.
         case staleCache
+        /// A redirect the cross-origin rules do not follow.
+        case refused(JSONAPIClientError)
         case transport(URLError)
         case cancelled
     }
@@ -42,6 +44,7 @@ final class Exchange: @unchecked Sendable {
     let slot: PageSlot?
     let cache: ResponseCache?
     let cacheKey: String?
+    private var redirects: RedirectRule
     let acceptsPlainJSON: Bool
     let maxErrorBytes: Int
     let observe: (@Sendable (ResponseEvent) -> Void)?
@@ -61,9 +64,10 @@ final class Exchange: @unchecked Sendable {
     private let started = DispatchTime.now().uptimeNanoseconds
 
     init(
-        request: URLRequest, attempt: Int, slot: PageSlot?, cache: ResponseCache?, cacheKey: String?,
+        request: URLRequest, attempt: Int, slot: PageSlot?, cache: ResponseCache?, cacheKey: String?, redirects: RedirectRule,
         acceptsPlainJSON: Bool, maxErrorBytes: Int, observe: (@Sendable (ResponseEvent) -> Void)?
     ) {
+        self.redirects = redirects
         self.request = request
         self.method = request.httpMethod ?? "GET"
         self.attempt = attempt
@@ -103,6 +107,27 @@ final class Exchange: @unchecked Sendable {
     }
 
     // MARK: Delegate events (delegate queue)
+
+    /// A redirect: the request to send instead (credentials stripped when it leaves the
+    /// trusted origin and the policy says so), or `nil` to stop with a ``Outcome/refused(_:)``.
+    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest) -> URLRequest? {
+        guard failure == nil, !cancelled else { return nil }
+        let previous = response.url ?? request.url ?? URL(fileURLWithPath: "/")
+        // FoundationNetworking resolves a `Location` without a host (`file:///etc/passwd`)
+        // as a path on the same server: judge the header as the server wrote it.
+        var asWritten = proposed
+        if let location = response.allHeaderFields.first(where: { ($0.key as? String)?.lowercased() == "location" })?.value as? String,
+           let written = URL(string: location, relativeTo: previous)?.absoluteURL, written.scheme != nil {
+            asWritten.url = written
+        }
+        do {
+            if asWritten.url != proposed.url { _ = try redirects.judge(asWritten, from: previous, status: response.statusCode) }
+            return try redirects.follow(proposed, from: previous, status: response.statusCode)
+        } catch {
+            failure = .refused(error)
+            return nil
+        }
+    }
 
     /// The response head: decides where the body goes.
     func receive(_ response: URLResponse) -> Bool {
@@ -214,5 +239,30 @@ final class Exchange: @unchecked Sendable {
         guard let contentType else { return false }
         let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         return media == "application/vnd.api+json" || (acceptsPlainJSON && media == "application/json")
+    }
+}
+
+/// How an exchange follows redirects: only to `http`/`https`, never from `https` down to
+/// `http`, and to another origin than `home` only as the policy says. Once the credentials
+/// have been stripped they stay stripped for the rest of the chain.
+struct RedirectRule: Sendable {
+    var home: Origin?
+    var policy: CrossOriginPolicy
+    /// The configured header names (stripped with the ones that always carry credentials).
+    var credentialHeaders: [String]
+    var withCredentials: Bool
+
+    /// How the redirect to `proposed` would go out, or the refusal.
+    func judge(_ proposed: URLRequest, from previous: URL, status: Int) throws(JSONAPIClientError) -> CredentialScope {
+        guard let target = proposed.url else { return withCredentials ? .withCredentials : .withoutCredentials }
+        return try CredentialScope.decide(
+            target: target, previous: previous, home: home, policy: policy, what: "a redirect (HTTP \(status))")
+    }
+
+    mutating func follow(_ proposed: URLRequest, from previous: URL, status: Int) throws(JSONAPIClientError) -> URLRequest {
+        if try judge(proposed, from: previous, status: status) == .withoutCredentials { withCredentials = false }
+        var request = proposed
+        if !withCredentials { CredentialScope.strip(&request, configured: credentialHeaders) }
+        return request
     }
 }

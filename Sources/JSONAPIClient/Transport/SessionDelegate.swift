@@ -25,6 +25,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         exchanges[dataTask.taskIdentifier]?.receive(data)
     }
 
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(exchanges[task.taskIdentifier]?.redirect(response, to: request))
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         exchanges.removeValue(forKey: task.taskIdentifier)?.complete(error)
     }

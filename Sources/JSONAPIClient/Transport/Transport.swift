@@ -59,10 +59,21 @@ final class Transport: Sendable {
     /// Sends `request` until it succeeds, fails for good, or runs out of attempts; a
     /// success's body has gone to `slot`.
     ///
+    /// Credentials (the configured headers, `Authorization`, cookies) go only to `home`
+    /// (the origin of the request's own URL when `nil`); a request to another origin, or a
+    /// redirect to one, goes as ``JSONAPIClient/Configuration/crossOrigin`` says. `linkedFrom`
+    /// and `what` name where the URL came from for the error (`links.next of page 3`).
+    ///
     /// - Throws: ``JSONAPIClientError``, or `CancellationError` when the task is cancelled.
-    func send(_ request: URLRequest, slot: PageSlot?, conditional: Bool, counter: RequestCounter? = nil) async throws -> Response {
+    func send(
+        _ request: URLRequest, slot: PageSlot?, conditional: Bool, counter: RequestCounter? = nil,
+        home: Origin? = nil, linkedFrom: URL? = nil, what: String = "the request"
+    ) async throws -> Response {
         let method = request.httpMethod ?? "GET"
         let url = request.url ?? URL(fileURLWithPath: "/")
+        let home = home ?? Origin(url)
+        let scope = try CredentialScope.decide(
+            target: url, previous: linkedFrom ?? url, home: home, policy: configuration.crossOrigin, what: what)
         let policy = configuration.retry
         let cacheKey = conditional && method == "GET" && configuration.cache != nil ? url.absoluteString : nil
         var useCache = cacheKey != nil
@@ -72,16 +83,22 @@ final class Transport: Sendable {
             try Task.checkCancellation()
             var r = request
             r.timeoutInterval = configuration.timeout
-            for (name, value) in configuration.headers where r.value(forHTTPHeaderField: name) == nil {
-                r.setValue(value, forHTTPHeaderField: name)
+            if scope == .withCredentials {
+                for (name, value) in configuration.headers where r.value(forHTTPHeaderField: name) == nil {
+                    r.setValue(value, forHTTPHeaderField: name)
+                }
             }
             if useCache, let cacheKey, let etag = configuration.cache?.etag(for: cacheKey) {
                 r.setValue(etag, forHTTPHeaderField: "If-None-Match")
             }
             if let prepare = configuration.prepareRequest { try await prepare(&r) }
+            if scope == .withoutCredentials { CredentialScope.strip(&r, configured: configuration.headers.keys) }
             counter?.increment()
             let exchange = Exchange(
                 request: r, attempt: attempt, slot: slot, cache: configuration.cache, cacheKey: useCache ? cacheKey : nil,
+                redirects: RedirectRule(
+                    home: home, policy: configuration.crossOrigin, credentialHeaders: Array(configuration.headers.keys),
+                    withCredentials: scope == .withCredentials),
                 acceptsPlainJSON: configuration.acceptsPlainJSON, maxErrorBytes: configuration.maxErrorBodyBytes,
                 observe: configuration.observeResponse)
             let result = await run(exchange)
@@ -99,6 +116,8 @@ final class Transport: Sendable {
                 continue
             case .invalidDocument(let error):
                 throw JSONAPIClientError.consuming(error, url: url)
+            case .refused(let error):
+                throw error
             case .notJSONAPI(let excerpt):
                 throw JSONAPIClientError.notJSONAPI(HTTPFailure(
                     status: status, method: method, url: url, contentType: result.contentType,

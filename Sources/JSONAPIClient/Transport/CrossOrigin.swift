@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The scheme, host and port of a URL (RFC 6454): credentials are sent only where they
+/// were meant to go.
+public struct Origin: Hashable, Sendable, CustomStringConvertible {
+    public var scheme: String
+    public var host: String
+    public var port: Int
+
+    /// The origin of an `http` or `https` URL; `nil` for any other scheme or no host.
+    public init?(_ url: URL) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        self.scheme = scheme
+        self.host = host
+        port = url.port ?? (scheme == "https" ? 443 : 80)
+    }
+
+    public var description: String {
+        let standard = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+        let h = host.contains(":") ? "[\(host)]" : host
+        return standard ? "\(scheme)://\(h)" : "\(scheme)://\(h):\(port)"
+    }
+}
+
+/// What the client does when a redirect or a `links.next` leads to another origin than the
+/// one the request (or the crawl's first page) was made to.
+///
+/// Whatever the policy, only `http` and `https` are followed, and never from `https` down to
+/// `http`.
+public enum CrossOriginPolicy: Sendable, Equatable {
+    /// Refuse it: the call fails with ``JSONAPIClientError/refusedLocation(from:to:reason:)``
+    /// naming both origins. The default.
+    case refuse
+    /// Follow it without the credentials: none of ``JSONAPIClient/Configuration/headers``,
+    /// and no `Authorization`, `Proxy-Authorization` or `Cookie` header (also when
+    /// ``JSONAPIClient/Configuration/prepareRequest`` added one), on that request and on
+    /// every redirect after it.
+    case followWithoutCredentials
+    /// Follow it with every header, as curl's `--location-trusted` does: only for origins
+    /// you trust with the credentials.
+    case followWithCredentials
+}
+
+/// How one request goes out under the cross-origin policy.
+enum CredentialScope: Sendable, Equatable {
+    /// The request goes to the trusted origin, or the policy sends credentials anywhere.
+    case withCredentials
+    /// The request goes to another origin: no credential header.
+    case withoutCredentials
+
+    /// Headers that carry credentials whatever the configuration says.
+    static let alwaysCredentials: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    /// Decides how a request to `target` goes out, reached from `previous` (the URL that
+    /// redirected or linked to it), when credentials belong to `home`.
+    ///
+    /// - Throws: ``JSONAPIClientError/refusedLocation(from:to:reason:)`` for a scheme other
+    ///   than `http`/`https`, a step down from `https` to `http`, or another origin under
+    ///   ``CrossOriginPolicy/refuse``.
+    static func decide(
+        target: URL, previous: URL, home: Origin?, policy: CrossOriginPolicy, what: String
+    ) throws(JSONAPIClientError) -> CredentialScope {
+        guard let to = Origin(target) else {
+            let scheme = target.scheme.map { "the scheme \($0)" } ?? "no scheme"
+            throw .refusedLocation(
+                from: previous, to: target.absoluteString,
+                reason: "\(what) has \(scheme); only http and https are followed")
+        }
+        if previous.scheme?.lowercased() == "https" && to.scheme == "http" {
+            throw .refusedLocation(
+                from: previous, to: target.absoluteString,
+                reason: "\(what) goes from https down to http, which is never followed")
+        }
+        guard let home, to != home else { return .withCredentials }
+        switch policy {
+        case .refuse:
+            throw .refusedLocation(
+                from: previous, to: target.absoluteString,
+                reason: "\(what) leads to another origin, \(to) (the credentials belong to \(home)); "
+                    + "the client's crossOrigin policy refuses it")
+        case .followWithoutCredentials: return .withoutCredentials
+        case .followWithCredentials: return .withCredentials
+        }
+    }
+
+    /// Removes every credential header from `request`: the configured header names and the
+    /// ones that always carry credentials.
+    static func strip(_ request: inout URLRequest, configured: some Sequence<String>) {
+        let names = Set(configured.map { $0.lowercased() }).union(alwaysCredentials)
+        for name in (request.allHTTPHeaderFields ?? [:]).keys where names.contains(name.lowercased()) {
+            request.setValue(nil, forHTTPHeaderField: name)
+        }
+    }
+}
