@@ -38,6 +38,7 @@ let package = Package(
             name: "JSONAPICommandSupport",
             dependencies: [
                 "JSONAPIStream",
+                "CPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

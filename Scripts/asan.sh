@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 suite="${JSON_TEST_SUITE:-}"
-for candidate in "$suite" ../shared/JSONTestSuite/test_parsing /work/shared/JSONTestSuite/test_parsing; do
+for candidate in "$suite" ../shared/JSONTestSuite/test_parsing; do
     if [ -n "$candidate" ] && [ -d "$candidate" ]; then export JSON_TEST_SUITE="$(cd "$candidate" && pwd)"; break; fi
 done
 

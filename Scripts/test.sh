@@ -12,7 +12,7 @@ status=0
 
 # The JSONTestSuite parsing cases, when present (the unit tests also look for them).
 suite="${JSON_TEST_SUITE:-}"
-for candidate in "$suite" ../shared/JSONTestSuite/test_parsing /work/shared/JSONTestSuite/test_parsing; do
+for candidate in "$suite" ../shared/JSONTestSuite/test_parsing; do
     if [ -n "$candidate" ] && [ -d "$candidate" ]; then suite="$(cd "$candidate" && pwd)"; break; fi
 done
 [ -n "$suite" ] && [ -d "$suite" ] && export JSON_TEST_SUITE="$suite"

@@ -30,12 +30,12 @@ package final class ProgressLine {
             line += String(format: " (%.0f%%)", min(100, Double(bytes) * 100 / Double(totalBytes)))
         }
         line += String(format: ", %.1f MB/s, %d resources", seconds > 0 ? Double(bytes) / 1e6 / seconds : 0, resources)
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        Terminal.standardErrorText("\r\u{1B}[K" + line)
     }
 
     /// Clears the line.
     package func finish() {
         guard enabled, drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Terminal.standardErrorText("\r\u{1B}[K")
     }
 }

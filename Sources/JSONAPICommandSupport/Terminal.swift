@@ -8,10 +8,44 @@ package enum JSONAPIVersion {
 
 /// Standard error, diagnostics and exit codes.
 package enum Terminal {
+    /// Writes `line` (and a line feed) to standard error. A failure is dropped: there is
+    /// nowhere left to report it, and it must not end the run.
     package static func standardError(_ line: String) {
         var text = line
         if !text.hasSuffix("\n") { text += "\n" }
-        FileHandle.standardError.write(Data(text.utf8))
+        _ = writeAll(2, text)
+    }
+
+    /// Writes `text` as it is (a progress line redrawn in place); failures are dropped.
+    package static func standardErrorText(_ text: String) {
+        _ = writeAll(2, text)
+    }
+
+    /// Writes `text` and a line feed to standard output, every byte or an error.
+    ///
+    /// - Throws: `JSONAPIError.input` naming the system's reason (a full disk, a closed
+    ///   descriptor), which the commands report with exit status 2. A closed pipe (`| head`)
+    ///   ends the process quietly by SIGPIPE before this returns, as for any program.
+    package static func standardOutput(_ text: String) throws(JSONAPIError) {
+        let error = writeAll(1, text.hasSuffix("\n") ? text : text + "\n")
+        if error != 0 { throw JSONAPIError.input("cannot write to standard output: \(String(cString: strerror(error)))") }
+    }
+
+    /// Writes all of `text` to `fd`; returns 0 or the `errno` of the failed write.
+    private static func writeAll(_ fd: Int32, _ text: String) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes -> Int32 in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return 0
+        }
     }
 
     package static var standardErrorIsTerminal: Bool { isatty(2) != 0 }

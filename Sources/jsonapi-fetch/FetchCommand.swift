@@ -299,7 +299,7 @@ final class FetchProgressLine: @unchecked Sendable {
             let line = String(
                 format: "%d page%@, %d resources, %.1f MB, %.1f MB/s",
                 p.pages, p.pages == 1 ? "" : "s", p.resources, Double(p.bytes) / 1e6, p.megabytesPerSecond)
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            Terminal.standardErrorText("\r\u{1B}[K" + line)
         }
     }
 
@@ -307,7 +307,7 @@ final class FetchProgressLine: @unchecked Sendable {
     func finish() {
         lock.withLock {
             guard enabled, drawn else { return }
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            Terminal.standardErrorText("\r\u{1B}[K")
         }
     }
 }

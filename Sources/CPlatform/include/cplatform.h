@@ -28,6 +28,15 @@ size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
 /// Reads only the bytes `p[0..<n]`.
 size_t jsonapi_uri_plain_prefix(const void *p, size_t n);
 
+/// Makes SIGINT, SIGTERM and SIGHUP write their number (one byte) to `fd` instead of ending
+/// the process (SA_RESTART), and unblocks them in the calling thread; returns 0, or -1 with
+/// errno set. The handler does nothing else.
+int jsonapi_forward_signals(int fd);
+
+/// Ends the process by `sig` with its default action (so the parent sees the signal), or
+/// with exit status 128 + `sig` should the signal not end it.
+void jsonapi_die_of_signal(int sig);
+
 /// yajl's parser (`yajl_handle`), opaque here.
 struct yajl_handle_t;
 

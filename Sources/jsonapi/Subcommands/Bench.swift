@@ -133,9 +133,13 @@ struct Bench: ParsableCommand {
         var machine = BenchMachine.current
         machine.loadAverage = [loadBefore, BenchMachine.loadAverage].compactMap { $0 }
         let report = BenchReport(machine: machine, runs: runs, rounds: rounds, chunkSize: chunkSize, concurrency: concurrency, inputs: inputs, passes: passes)
-        switch format {
-        case .text: print(report.text)
-        case .json: print(report.json)
+        do {
+            switch format {
+            case .text: try Terminal.standardOutput(report.text)
+            case .json: try Terminal.standardOutput(report.json)
+            }
+        } catch {
+            throw JSONAPICommandSupport.report(error)
         }
     }
 
@@ -222,10 +226,10 @@ struct BenchPass: ParsableCommand {
                 cpuSeconds.append((ProcessorTime.now - cpu) / Double(repeats))
             }
         } catch {
-            print(reply((error as? JSONAPIError).map { "\($0)" } ?? "\(error)"))
+            try? Terminal.standardOutput(reply((error as? JSONAPIError).map { "\($0)" } ?? "\(error)"))
             throw ExitCode(1)
         }
-        print(reply(nil))
+        do { try Terminal.standardOutput(reply(nil)) } catch { throw report(error) }
     }
 
     /// The whole file in one array, read straight into it (no second copy, so the resident

@@ -52,9 +52,9 @@ struct Stats: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let data = try encoder.encode(Output(statistics: stats, seconds: (seconds * 1000).rounded() / 1000))
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            do { try Terminal.standardOutput(String(decoding: data, as: UTF8.self)) } catch { throw report(error) }
         case .text:
-            print(StatsTable.render(stats, seconds: seconds))
+            do { try Terminal.standardOutput(StatsTable.render(stats, seconds: seconds)) } catch { throw report(error) }
         }
     }
 }

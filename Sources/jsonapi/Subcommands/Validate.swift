@@ -46,7 +46,8 @@ struct Validate: ParsableCommand {
                 guard !quiet else { continue }
                 switch format {
                 case .text: Terminal.standardError(d.ruleStyle)
-                case .json: print(Self.json(d))
+                case .json:
+                    do { try Terminal.standardOutput(Self.json(d)) } catch { throw report(error) }
                 }
             }
         }
@@ -69,6 +70,8 @@ struct Validate: ParsableCommand {
         let f = Finding(
             file: d.source ?? "-", line: d.location.line, column: d.location.column, offset: d.location.offset,
             pointer: d.pointer, rule: d.rule.rawValue, severity: d.severity.rawValue, message: d.message)
-        return String(decoding: try! encoder.encode(f), as: UTF8.self)
+        // Strings and integers only: encoding cannot fail; should it, the finding is still printed.
+        guard let data = try? encoder.encode(f) else { return "{\"rule\":\"\(f.rule)\",\"offset\":\(f.offset)}" }
+        return String(decoding: data, as: UTF8.self)
     }
 }
