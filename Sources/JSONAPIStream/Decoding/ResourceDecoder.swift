@@ -843,7 +843,7 @@ struct AliasCache {
     /// The alias of `stored` (a quoted stored name when `quoted`, else raw name bytes), or
     /// `nil` when it is matched as it is.
     mutating func alias(for stored: UnsafeRawBufferPointer, quoted escaped: Bool, keys: KeyDecodingStrategy, decoder: ResourceDecoder) -> UnsafeRawBufferPointer? {
-        let h = hashBytes(stored)
+        let h = SeededHash.bytes(stored, seed: .process)
         if let i = index[h], entries[i].stored.elementsEqual(stored) { return entries[i].alias }
         var raw: [UInt8]
         if escaped {

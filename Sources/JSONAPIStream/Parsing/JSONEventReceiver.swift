@@ -55,6 +55,11 @@ class JSONEventReceiver {
     @exclusivity(unchecked) final var keyEntries = UnsafeStack<KeyEntry>(capacity: 256)
     @exclusivity(unchecked) final var keyBytes = ByteArena(capacity: 4096)
     @exclusivity(unchecked) final var keyTables: [[Int32]] = []
+    /// The key of the member-name tables' hash, taken once.
+    private final let seed = HashSeed.process
+    /// Slots looked at by the member-name tables of large objects, inserts and lookups (a
+    /// measure of their cost, counted on their out-of-line path only).
+    final var memberTableProbes = 0
 
     final let maxDepth: Int
     final let maxKeyBytes: Int
@@ -302,9 +307,11 @@ class JSONEventReceiver {
         return withUnsafeBytes(of: &p) { body(UnsafeRawBufferPointer(rebasing: $0[..<Int(e.length)])) }
     }
 
+    /// The member-name tables' hash (``SeededHash``): names that share a prefix, or were
+    /// crafted to collide, spread like any others, so a huge object stays linear.
     private final func hash(of e: KeyEntry) -> UInt64 {
-        if e.length <= 8 { return (e.prefix ^ UInt64(e.length)) &* 0x9E37_79B9_7F4A_7C15 }
-        return hashBytes(keyBytes.bytes(in: e.start..<e.start + Int(e.length)))
+        if e.length <= 8 { return SeededHash.short(prefix: e.prefix, suffix: 0, extra: UInt64(e.length), seed: seed) }
+        return SeededHash.bytes(keyBytes.bytes(in: e.start..<e.start + Int(e.length)), seed: seed)
     }
 
     /// Looks `name` up in the member names of the object at `level`, building its table when
@@ -318,9 +325,12 @@ class JSONEventReceiver {
         }
         let t = Int(level.pointee.table)
         let mask = keyTables[t].count - 1
-        let h = name.count <= 8 ? (prefix ^ UInt64(name.count)) &* 0x9E37_79B9_7F4A_7C15 : hashBytes(name)
+        let h = name.count <= 8
+            ? SeededHash.short(prefix: prefix, suffix: 0, extra: UInt64(name.count), seed: seed)
+            : SeededHash.bytes(name, seed: seed)
         var slot = Int(truncatingIfNeeded: h) & mask
         while true {
+            memberTableProbes &+= 1
             let e = Int(keyTables[t][slot])
             if e < 0 { return nil }
             if entryEquals(keyEntries[e], name, prefix) { return e }
@@ -341,7 +351,11 @@ class JSONEventReceiver {
     private final func place(_ entry: Int, in t: Int) {
         let mask = keyTables[t].count - 1
         var slot = Int(truncatingIfNeeded: hash(of: keyEntries[entry])) & mask
-        while keyTables[t][slot] >= 0 { slot = (slot + 1) & mask }
+        memberTableProbes &+= 1
+        while keyTables[t][slot] >= 0 {
+            slot = (slot + 1) & mask
+            memberTableProbes &+= 1
+        }
         keyTables[t][slot] = Int32(entry)
     }
 
@@ -437,28 +451,6 @@ func memoryEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bo
     guard a.count == b.count else { return false }
     if a.count == 0 { return true }
     return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
-}
-
-/// FNV-1a over bytes, eight at a time: fast on short names and ids, good enough spread for
-/// open addressing with linear probing.
-@inline(__always)
-func hashBytes(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    let n = bytes.count
-    var i = 0
-    while i &+ 8 <= n {
-        let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        h = (h ^ w) &* 0x0000_0100_0000_01B3
-        h ^= h >> 29
-        i &+= 8
-    }
-    while i < n {
-        h = (h ^ UInt64(bytes[i])) &* 0x0000_0100_0000_01B3
-        i &+= 1
-    }
-    h ^= h >> 32
-    h = h &* 0x9E37_79B9_7F4A_7C15
-    return h ^ (h >> 29)
 }
 
 /// Escapes a member name as a JSON pointer reference token (RFC 6901).

@@ -247,6 +247,7 @@ struct NameCache {
     private static let maxEntries = size / 2
     private var slots = [Slot](repeating: Slot(), count: NameCache.size)
     private var entries = 0
+    private let seed = HashSeed.process
 
     @inline(__always)
     private static func suffix(_ name: UnsafeRawBufferPointer) -> UInt64 {
@@ -254,15 +255,15 @@ struct NameCache {
     }
 
     @inline(__always)
-    private static func slot(_ n: Int, _ prefix: UInt64, _ suffix: UInt64, _ kind: Int32) -> Int {
-        let h = (prefix &+ suffix &* 31 &+ UInt64(n) &+ UInt64(kind) &<< 40) &* 0x9E37_79B9_7F4A_7C15
+    private func slot(_ n: Int, _ prefix: UInt64, _ suffix: UInt64, _ kind: Int32) -> Int {
+        let h = SeededHash.short(prefix: prefix, suffix: suffix, extra: UInt64(n) | UInt64(UInt32(bitPattern: kind)) &<< 32, seed: seed)
         return Int(truncatingIfNeeded: h &>> 54)  // 10 bits: `size` slots
     }
 
     /// The slot holding the name, or the empty slot where it would go.
     @inline(__always)
     private func find(_ n: Int, _ prefix: UInt64, _ suffix: UInt64, _ kind: Int32) -> (Int, found: Bool) {
-        var i = Self.slot(n, prefix, suffix, kind)
+        var i = slot(n, prefix, suffix, kind)
         // Terminates: at most `maxEntries` of the `size` slots are ever filled.
         while true {
             let e = slots[i]

@@ -26,12 +26,24 @@ extension JSONValue {
 }
 
 /// Builds ``JSONValue`` trees from events.
+///
+/// The values of every open container wait on one stack (with their member names beside
+/// them); a container is made from its slice when it closes. Each value is appended once and
+/// moved once, so building is linear in the input: appending to a container held inside an
+/// enum on a stack would copy it on every append (quadratic for a long array).
 final class JSONValueReceiver: JSONEventReceiver {
-    private enum Open {
-        case array([JSONValue])
-        case object(JSONObject, key: String?)
+    /// An open container: where its values start on `pending`.
+    private struct Frame {
+        var isObject: Bool
+        var start: Int
+        /// The member name the container itself goes under in its parent.
+        var key: String
     }
-    private var stack: [Open] = []
+    private var frames: [Frame] = []
+    private var pending: [JSONValue] = []
+    /// Member names of `pending`'s values (empty for array elements).
+    private var names: [String] = []
+    private var key = ""
     var values: [JSONValue] = []
     /// Treat every object as a stored value (for ``DuplicateMemberPolicy/allowInValues``).
     var storesEverything = false
@@ -39,34 +51,43 @@ final class JSONValueReceiver: JSONEventReceiver {
     override func isInsideStoredValue() -> Bool { storesEverything }
 
     private func add(_ v: JSONValue) -> Bool {
-        guard let top = stack.popLast() else {
+        guard let top = frames.last else {
             values.append(v)
             return true
         }
-        switch top {
-        case .array(var a):
-            a.append(v)
-            stack.append(.array(a))
-        case .object(var o, let key):
-            o.append(key ?? "", v)
-            stack.append(.object(o, key: nil))
-        }
+        pending.append(v)
+        names.append(top.isObject ? key : "")
         return true
     }
 
-    override func onStartObject() -> Bool { stack.append(.object(JSONObject(), key: nil)); return true }
-    override func onStartArray() -> Bool { stack.append(.array([])); return true }
+    override func onStartObject() -> Bool {
+        frames.append(Frame(isObject: true, start: pending.count, key: key))
+        return true
+    }
+    override func onStartArray() -> Bool {
+        frames.append(Frame(isObject: false, start: pending.count, key: key))
+        return true
+    }
     override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        guard case .object(let o, _) = stack.popLast() else { return false }
-        stack.append(.object(o, key: String(decoding: name, as: UTF8.self)))
+        key = String(decoding: name, as: UTF8.self)
         return true
     }
     override func onEndObject() -> Bool {
-        guard case .object(let o, _) = stack.popLast() else { return false }
+        guard let f = frames.popLast(), f.isObject else { return false }
+        var o = JSONObject()
+        o.reserveCapacity(pending.count - f.start)
+        for i in f.start..<pending.count { o.append(names[i], pending[i]) }
+        pending.removeSubrange(f.start...)
+        names.removeSubrange(f.start...)
+        key = f.key
         return add(.object(o))
     }
     override func onEndArray() -> Bool {
-        guard case .array(let a) = stack.popLast() else { return false }
+        guard let f = frames.popLast(), !f.isObject else { return false }
+        let a = Array(pending[f.start...])
+        pending.removeSubrange(f.start...)
+        names.removeSubrange(f.start...)
+        key = f.key
         return add(.array(a))
     }
     override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {

@@ -110,6 +110,9 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
 
     public mutating func append(_ key: String, _ value: JSONValue) { members.append((key: key, value: value)) }
 
+    /// Makes room for `n` members.
+    public mutating func reserveCapacity(_ n: Int) { members.reserveCapacity(n) }
+
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
         for (a, b) in zip(lhs.members, rhs.members) {

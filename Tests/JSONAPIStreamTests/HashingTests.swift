@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import JSONAPIStream
+
+/// Tables keyed by input bytes use one keyed hash with a per-process random seed: keys that
+/// share a prefix spread, keys crafted to collide under one seed (or under the hash the
+/// project used before) do not collide under another, and the cost stays linear, counted in
+/// slots probed (not in seconds).
+struct HashingTests {
+    static let seedA = HashSeed(0x1234_5678_9ABC_DEF0)
+    static let seedB = HashSeed(0x0FED_CBA9_8765_4321)
+
+    func hash(_ s: String, _ seed: HashSeed) -> UInt64 {
+        var s = s
+        return s.withUTF8 { SeededHash.bytes(UnsafeRawBufferPointer($0), seed: seed) }
+    }
+
+    @Test func theSeedDecides() {
+        #expect(hash("articles", Self.seedA) == hash("articles", Self.seedA))
+        #expect(hash("articles", Self.seedA) != hash("articles", Self.seedB))
+        #expect(hash("a", Self.seedA) != hash("a\u{0}", Self.seedA), "the length is part of the key")
+        let long = String(repeating: "x", count: 40)
+        #expect(hash(long, Self.seedA) != hash(long + "y", Self.seedA))
+        #expect(hash(long + "y", Self.seedA) != hash(long + "z", Self.seedA))
+        #expect(HashSeed.parse("0x10") == 16)
+        #expect(HashSeed.parse(" 42\n") == 42)
+        #expect(HashSeed.parse("forty") == nil)
+        #expect(HashSeed(42) == HashSeed(42))
+    }
+
+    /// Keys found by search to share their low 12 bits under seed A (what an attacker who
+    /// knew the seed could make) all land in one run of slots under A, and spread under B.
+    @Test func collisionsCraftedForOneSeedDoNotCollideUnderAnother() {
+        var keys: [String] = []
+        var i = 0
+        // What the interner's table indexes by: the 32-bit hash it keeps.
+        func slotHash(_ k: String, _ seed: HashSeed) -> UInt64 {
+            var k = k
+            return k.withUTF8 { b in
+                let raw = UnsafeRawBufferPointer(b)
+                let (prefix, suffix) = ByteInterner.words(raw)
+                return ByteInterner.hash(raw, prefix, suffix, tag: 0, seed: seed)
+            }
+        }
+        while keys.count < 200 {
+            let k = "id-\(i)"
+            if slotHash(k, Self.seedA) & 0xFFF == 0 { keys.append(k) }
+            i += 1
+        }
+        #expect(Set(keys.map { slotHash($0, Self.seedB) & 0xFFF }).count >= 180)
+
+        let underA = Self.internAll(keys.map { Array($0.utf8) }, seed: Self.seedA).probes
+        let underB = Self.internAll(keys.map { Array($0.utf8) }, seed: Self.seedB).probes
+        #expect(underA > 5_000, "the crafted keys do not collide under the seed they were made for (\(underA))")
+        #expect(underB < 2 * keys.count, "\(underB) probes for \(keys.count) keys")
+    }
+
+    /// The hash before this one, for 16-byte ids: `prefix ^ suffix·C ^ 16 << 56`, multiplied.
+    static func unseeded16(_ prefix: UInt64, _ suffix: UInt64) -> UInt64 {
+        var h = (prefix ^ (suffix &* 0xC2B2_AE3D_27D4_EB4F) ^ 16 &<< 56) &* 0x9E37_79B9_7F4A_7C15
+        h ^= h &>> 31
+        return h
+    }
+
+    /// The inverse of an odd number modulo 2^64 (Newton's iteration).
+    static func inverse(_ a: UInt64) -> UInt64 {
+        var x = a
+        for _ in 0..<6 { x = x &* (2 &- a &* x) }
+        return x
+    }
+
+    @Test func idsThatCollidedUnderTheOldHashStayLinear() {
+        let c: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        let cInverse = Self.inverse(c)
+        #expect(c &* cInverse == 1)
+        let target: UInt64 = 0x5555_AAAA_5555_AAAA
+        let n = 20_000
+        var ids: [[UInt8]] = []
+        for i in 0..<n {
+            let prefix = UInt64(i) | 0x2D2D_2D2D_0000_0000
+            let suffix = (target ^ prefix) &* cInverse
+            var id = [UInt8](repeating: 0, count: 16)
+            withUnsafeBytes(of: prefix.littleEndian) { id.replaceSubrange(0..<8, with: $0) }
+            withUnsafeBytes(of: suffix.littleEndian) { id.replaceSubrange(8..<16, with: $0) }
+            ids.append(id)
+        }
+        // They are what the attack made: one value under the old hash.
+        let old = Set(ids.map { id in
+            id.withUnsafeBytes { Self.unseeded16($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+        })
+        #expect(old.count == 1)
+        let result = Self.internAll(ids, seed: .process, tag: 7)
+        #expect(result.count == n)
+        #expect(result.foundAgain, "an id was not found again as itself")
+        #expect(result.probes < 2 * n, "\(result.probes) probes for \(n) ids")
+    }
+
+    /// Interns `keys` (distinct) in order; the count, whether each is found again as its own
+    /// number, and the lookup probes of the table.
+    static func internAll(_ keys: [[UInt8]], seed: HashSeed, tag: UInt32 = 0) -> (count: Int, foundAgain: Bool, probes: Int) {
+        var interner = ByteInterner(seed: seed)
+        for key in keys {
+            key.withUnsafeBytes { b in _ = interner.intern(b, tag: tag) }
+        }
+        var found = true
+        for (i, key) in keys.enumerated() {
+            let n = key.withUnsafeBytes { b in interner.find(b, tag: tag) }
+            if n != UInt32(i) { found = false }
+        }
+        return (interner.count, found, interner.lookupProbes)
+    }
+
+    /// Names of eight bytes or fewer that share their first three (`k0000001`) filled one run
+    /// of the member-name table: 100,000 of them cost 5·10^9 probes. Now a few per name.
+    @Test func membersSharingAPrefixStayLinear() throws {
+        let n = 100_000
+        var text = "{"
+        for i in 0..<n { text += (i == 0 ? "" : ",") + "\"k\(String(format: "%07d", i))\":\(i)" }
+        text += "}"
+        let options = ParseOptions.default
+        func parse(_ text: String) throws(JSONAPIError) -> MemberCounter {
+            let receiver = MemberCounter(options: options)
+            let parser = JSONStreamParser(receiver: receiver, options: options)
+            try feedChunked(Array(text.utf8), chunk: 0) { (b) throws(JSONAPIError) in try parser.feed(b) }
+            try parser.finish()
+            return receiver
+        }
+        let receiver = try parse(text)
+        #expect(receiver.members == n)
+        #expect(receiver.memberTableProbes < 6 * n, "\(receiver.memberTableProbes) probes for \(n) members")
+
+        // And a duplicate among them is still found.
+        let duplicated = String(text.dropLast()) + ",\"k0054321\":0}"
+        do {
+            _ = try parse(duplicated)
+            Issue.record("the duplicate was not found")
+        } catch {
+            #expect(error.diagnostic?.rule == .J11)
+        }
+    }
+
+    /// Counts member names and builds nothing.
+    final class MemberCounter: JSONEventReceiver {
+        var members = 0
+        override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+            members += 1
+            return true
+        }
+    }
+
+    @Test func internedNamesSharingAPrefixSpread() {
+        let n = 100_000
+        let result = Self.internAll((0..<n).map { Array("r\(String(format: "%07d", $0))".utf8) }, seed: .process)
+        #expect(result.count == n)
+        #expect(result.foundAgain)
+        #expect(result.probes < 2 * n, "\(result.probes) probes for \(n) names")
+    }
+}
