@@ -21,12 +21,19 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
+        // The system's libcrypto: SHA-256 for `normalize --hash` (hardware SHA where the
+        // processor has it), without building a crypto library of our own.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
         // Platform calls the Swift overlay lacks (mremap).
         .target(name: "CPlatform"),
-        // The core library: CYajl, CPlatform, the standard library and Foundation only.
+        // The core library: CYajl, CCrypto, CPlatform, the standard library and Foundation only.
         .target(
             name: "JSONAPIStream",
-            dependencies: ["CYajl", "CPlatform"]
+            dependencies: ["CYajl", "CCrypto", "CPlatform"]
         ),
         // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
         .target(
