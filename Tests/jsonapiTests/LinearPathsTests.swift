@@ -38,4 +38,23 @@ import Testing
         #expect(data.count == n)
         #expect((data[12_345]["attributes"] as? [String: Any])?["n"] as? Int == 12_345)
     }
+
+    /// `--hash` at depth 100,000: the canonical form is built without recursion (it used to
+    /// recurse once per level, and rescan each level's text: 50 µs a level) and its digest is
+    /// the one Python's hashlib gives for the same canonical text.
+    @Test func hashAtDepthOneHundredThousand() throws {
+        let d = 100_000
+        let doc = #"{"data":{"type":"a","id":"1","attributes":{"deep":"#
+            + String(repeating: #"{"b":1,"a":"#, count: d) + "0" + String(repeating: "}", count: d) + "}}}"
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("deep.json")
+        try Data(doc.utf8).write(to: input)
+        let r = try run(["normalize", "--format", "ndjson", "--hash", "--resources-only", "--max-depth", "200000", input.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let canonical = #"{"attributes":{"deep":"# + String(repeating: #"{"a":"#, count: d) + "0"
+            + String(repeating: #","b":1}"#, count: d) + #"},"id":"1","relationships":{},"type":"a"}"#
+        let expected = try Process.sha256(canonical)
+        #expect(r.out.hasSuffix(#""hash":"\#(expected)"}"# + "\n"), "\(r.out.suffix(120))")
+    }
 }

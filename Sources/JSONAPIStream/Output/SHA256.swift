@@ -36,32 +36,113 @@ enum SHA256 {
 /// sorted by the bytes of their (minimally escaped) names, arrays in order, numbers and
 /// strings exactly as stored.
 enum Canonical {
+    /// A value of the text: a scalar (its bytes as they are), or an object or array whose
+    /// children are `children[first ..< first + count]`.
+    private struct Node {
+        var kind: UInt8  // 0 scalar, 1 object, 2 array
+        var span: Range<Int>
+        var first = 0
+        var count = 0
+    }
+    /// A child: its member name (quoted, for objects; empty for arrays) and its node.
+    private struct Child {
+        var name: Range<Int>
+        var node: Int
+    }
+
+    /// Writes the canonical form of the minified JSON value `b[span]` to `out`.
+    ///
+    /// Linear in the text whatever its depth, and without recursion: one pass builds a tree
+    /// of the values (scalars and names stay where they are in `b`), sorting each object's
+    /// members as it closes; a second pass writes the tree out.
     static func form(_ b: UnsafeRawBufferPointer, _ span: Range<Int>, into out: inout ByteArena) {
-        switch b[span.lowerBound] {
-        case UInt8(ascii: "{"):
-            var members = StoredJSON.members(b, span)
-            members.sort { lexicographicallyPrecedes(b, $0.name, $1.name) }
-            out.append(UInt8(ascii: "{"))
-            for (i, m) in members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(UnsafeRawBufferPointer(rebasing: b[m.name]))
-                out.append(UInt8(ascii: ":"))
-                form(b, m.value, into: &out)
+        var nodes: [Node] = []
+        var children: [Child] = []
+        // The children of the containers still open, and where each container's start.
+        var pending: [Child] = []
+        var open: [(node: Int, firstPending: Int)] = []
+        var name = 0..<0
+        var root = -1
+
+        func attach(_ node: Int) {
+            if open.isEmpty { root = node } else { pending.append(Child(name: name, node: node)) }
+        }
+
+        var i = span.lowerBound
+        let end = span.upperBound
+        while i < end {
+            let c = b[i]
+            switch c {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                nodes.append(Node(kind: c == UInt8(ascii: "{") ? 1 : 2, span: i..<i))
+                attach(nodes.count - 1)
+                open.append((nodes.count - 1, pending.count))
+                i += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard let top = open.popLast() else { i = end; break }
+                if nodes[top.node].kind == 1 {
+                    pending[top.firstPending...].sort { precedes(b, $0.name, $1.name) }
+                }
+                nodes[top.node].first = children.count
+                nodes[top.node].count = pending.count - top.firstPending
+                children.append(contentsOf: pending[top.firstPending...])
+                pending.removeSubrange(top.firstPending...)
+                i += 1
+            case UInt8(ascii: ","):
+                i += 1
+            case UInt8(ascii: "\""):
+                let e = StoredJSON.skipString(b, at: i)
+                if e < end && b[e] == UInt8(ascii: ":") {
+                    name = i..<e
+                    i = e + 1
+                } else {
+                    nodes.append(Node(kind: 0, span: i..<e))
+                    attach(nodes.count - 1)
+                    i = e
+                }
+            default:
+                let e = StoredJSON.skipValue(b, at: i)
+                nodes.append(Node(kind: 0, span: i..<e))
+                attach(nodes.count - 1)
+                i = max(e, i + 1)
             }
-            out.append(UInt8(ascii: "}"))
-        case UInt8(ascii: "["):
-            out.append(UInt8(ascii: "["))
-            for (i, e) in StoredJSON.elements(b, span).enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                form(b, e, into: &out)
+        }
+        guard root >= 0 else { return }
+
+        // Write the tree: a stack of (container, children written so far).
+        var stack: [(node: Int, next: Int)] = []
+        func enter(_ n: Int) {
+            let node = nodes[n]
+            switch node.kind {
+            case 0: out.append(UnsafeRawBufferPointer(rebasing: b[node.span]))
+            case 1:
+                out.append(UInt8(ascii: "{"))
+                stack.append((n, 0))
+            default:
+                out.append(UInt8(ascii: "["))
+                stack.append((n, 0))
             }
-            out.append(UInt8(ascii: "]"))
-        default:
-            out.append(UnsafeRawBufferPointer(rebasing: b[span]))
+        }
+        enter(root)
+        while let top = stack.last {
+            let node = nodes[top.node]
+            if top.next < node.count {
+                stack[stack.count - 1].next += 1
+                if top.next > 0 { out.append(UInt8(ascii: ",")) }
+                let child = children[node.first + top.next]
+                if node.kind == 1 {
+                    out.append(UnsafeRawBufferPointer(rebasing: b[child.name]))
+                    out.append(UInt8(ascii: ":"))
+                }
+                enter(child.node)
+            } else {
+                out.append(node.kind == 1 ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+                stack.removeLast()
+            }
         }
     }
 
-    static func lexicographicallyPrecedes(_ b: UnsafeRawBufferPointer, _ x: Range<Int>, _ y: Range<Int>) -> Bool {
+    private static func precedes(_ b: UnsafeRawBufferPointer, _ x: Range<Int>, _ y: Range<Int>) -> Bool {
         UnsafeRawBufferPointer(rebasing: b[x]).lexicographicallyPrecedes(UnsafeRawBufferPointer(rebasing: b[y]))
     }
 }
