@@ -19,6 +19,9 @@ final class ResourceWriter {
     @exclusivity(unchecked) private var name: [UInt8] = []
     @exclusivity(unchecked) private var seenNames: [[UInt8]] = []
     @exclusivity(unchecked) private var canonical = ByteArena(capacity: 1024)
+    /// The line being hashed (without `primary`), and the canonical form's working arrays.
+    private var hashed = ByteArena(capacity: 1024)
+    private var canonicalizer = Canonical()
 
     init(out: ByteWriter, options: OutputOptions) {
         self.out = out
@@ -253,17 +256,14 @@ final class ResourceWriter {
     private func hash(line: Int, identityEnd: Int, content: Int) -> String {
         // Rebuild the line without "primary" and hash its canonical form.
         canonical.removeAll()
-        let digest: String = out.buffer.withBytes { all in
-            var text = ByteArena(capacity: 256)
-            text.append(UnsafeRawBufferPointer(rebasing: all[line..<identityEnd]))
-            text.append(UnsafeRawBufferPointer(rebasing: all[content..<all.count]))
-            text.append(UInt8(ascii: "}"))
-            return text.withBytes { t in
-                Canonical.form(t, 0..<t.count, into: &canonical)
-                return canonical.withBytes { SHA256.hex($0) }
-            }
+        hashed.removeAll()
+        out.buffer.withBytes { all in
+            hashed.append(UnsafeRawBufferPointer(rebasing: all[line..<identityEnd]))
+            hashed.append(UnsafeRawBufferPointer(rebasing: all[content..<all.count]))
         }
-        return digest
+        hashed.append(UInt8(ascii: "}"))
+        hashed.withBytes { t in canonicalizer.form(t, 0..<t.count, into: &canonical) }
+        return canonical.withBytes { SHA256.hex($0) }
     }
 }
 
