@@ -19,7 +19,7 @@ import Testing
 
     @Test func everyPageReachesTheOutputAsItEnds() async throws {
         // Page 4 hangs: pages 1-3 must be in the output file while the crawl still runs.
-        let s = try OriginServers(hangSeconds: 30)
+        let s = try OriginServers(hangSeconds: 240)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-flush-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -27,7 +27,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         let p = Process()
         p.executableURL = jsonapiBinary
-        p.arguments = ["fetch", "\(s.a)/endless?hang=4", "--all-pages", "--format", "ndjson", "--resources-only", "--timeout", "60"]
+        p.arguments = ["fetch", "\(s.a)/endless?hang=4", "--all-pages", "--format", "ndjson", "--resources-only", "--timeout", "300"]
         p.standardOutput = try FileHandle(forWritingTo: out)
         p.standardError = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
@@ -36,7 +36,7 @@ import Testing
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
         }
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(90)
         while try await s.seen(s.a).count < 4, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
         #expect(try await s.seen(s.a).count == 4, "the crawl did not reach page 4")
         try await Task.sleep(nanoseconds: 200_000_000)
