@@ -193,10 +193,12 @@ struct Fetch: ParsableCommand {
             return report(e, recordsWritten: recordsWritten)
         case JSONAPIClientError.invalidDocument(let url, let e), JSONAPIClientError.consumer(let url, let e):
             return report(e.withSourceIfMissing(url.absoluteString), recordsWritten: recordsWritten)
-        case JSONAPIClientError.refusedLocation(let from, let to, let reason):
-            let hint = reason.contains("another origin")
-                ? " (--follow-other-origins follows it without the -H headers, --location-trusted sends them there too)" : ""
-            Terminal.standardError("jsonapi: error: not following \(to) from \(from.absoluteString): \(reason.replacingOccurrences(of: "; the client's crossOrigin policy refuses it", with: ""))\(hint)\(suffix)")
+        case JSONAPIClientError.refusedLocation(let from, let to, let what, let reason):
+            var hint = ""
+            if case .otherOrigin = reason {
+                hint = " (--follow-other-origins follows it without the -H headers, --location-trusted sends them there too)"
+            }
+            Terminal.standardError("jsonapi: error: not following \(to) from \(from.absoluteString): \(what) \(reason)\(hint)\(suffix)")
             return ExitCode(2)
         case JSONAPIClientError.server(let e):
             Terminal.standardError("jsonapi: error: HTTP \(e.status) from \(e.method) \(e.url.absoluteString)\(e.attempts > 1 ? " after \(e.attempts) attempts" : "")\(suffix)")

@@ -114,10 +114,11 @@ import Testing
         do {
             _ = try await client(.refuse).graph(at: start, pages: .all())
             Issue.record("a next link to another origin was followed")
-        } catch JSONAPIClientError.refusedLocation(let from, let to, let reason) {
+        } catch JSONAPIClientError.refusedLocation(let from, let to, let what, let reason) {
             #expect(from == start)
             #expect(to == "\(s.b)/doc")
-            #expect(reason.contains("another origin"))
+            #expect(what == "links.next of page 1")
+            #expect(reason == .otherOrigin(Origin(URL(string: s.b)!)!, credentialsBelongTo: Origin(start)!))
         }
         #expect(try await s.seen(s.b).isEmpty)
 

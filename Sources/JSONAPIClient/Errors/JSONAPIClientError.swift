@@ -26,10 +26,11 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     case invalidRequest(String)
     /// `links.next` led somewhere it should not (a page seen before).
     case pagination(String)
-    /// A redirect or a `links.next` from `from` to `to` was not followed: a scheme other
-    /// than `http`/`https`, a step down from `https` to `http`, or another origin under
-    /// ``CrossOriginPolicy/refuse`` (``JSONAPIClient/Configuration/crossOrigin``).
-    case refusedLocation(from: URL, to: String, reason: String)
+    /// `what` (a redirect, or `links.next` of a page) from `from` to `to` was not followed,
+    /// for `reason`: a scheme other than `http`/`https`, a step down from `https` to `http`,
+    /// or another origin under ``CrossOriginPolicy/refuse``
+    /// (``JSONAPIClient/Configuration/crossOrigin``).
+    case refusedLocation(from: URL, to: String, what: String, reason: LocationRefusal)
 
     /// The HTTP status of the response, when there was one.
     public var status: Int? {
@@ -62,7 +63,10 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
             return "cannot reach \(url.absoluteString): \(message)\(attempts > 1 ? " (after \(attempts) attempts)" : "")"
         case .invalidRequest(let m): return "invalid request: \(m)"
         case .pagination(let m): return "pagination: \(m)"
-        case .refusedLocation(let from, let to, let reason): return "not following \(to) from \(from.absoluteString): \(reason)"
+        case .refusedLocation(let from, let to, let what, let reason):
+            var text = "not following \(to) from \(from.absoluteString): \(what) \(reason)"
+            if case .otherOrigin = reason { text += "; the client's crossOrigin policy refuses it" }
+            return text
         }
     }
 

@@ -46,6 +46,24 @@ public enum CrossOriginPolicy: Sendable, Equatable {
     case followWithCredentials
 }
 
+/// Why a redirect or a `links.next` was not followed.
+public enum LocationRefusal: Sendable, Equatable, CustomStringConvertible {
+    /// Another scheme than `http` or `https` (`nil`: none).
+    case scheme(String?)
+    /// From `https` down to `http`: never followed.
+    case downgrade
+    /// Another origin, under ``CrossOriginPolicy/refuse``.
+    case otherOrigin(Origin, credentialsBelongTo: Origin)
+
+    public var description: String {
+        switch self {
+        case .scheme(let s): "has \(s.map { "the scheme \($0)" } ?? "no scheme"); only http and https are followed"
+        case .downgrade: "goes from https down to http, which is never followed"
+        case .otherOrigin(let to, let home): "leads to another origin, \(to) (the credentials belong to \(home))"
+        }
+    }
+}
+
 /// How one request goes out under the cross-origin policy.
 enum CredentialScope: Sendable, Equatable {
     /// The request goes to the trusted origin, or the policy sends credentials anywhere.
@@ -65,24 +83,14 @@ enum CredentialScope: Sendable, Equatable {
     static func decide(
         target: URL, previous: URL, home: Origin?, policy: CrossOriginPolicy, what: String
     ) throws(JSONAPIClientError) -> CredentialScope {
-        guard let to = Origin(target) else {
-            let scheme = target.scheme.map { "the scheme \($0)" } ?? "no scheme"
-            throw .refusedLocation(
-                from: previous, to: target.absoluteString,
-                reason: "\(what) has \(scheme); only http and https are followed")
+        func refuse(_ reason: LocationRefusal) -> JSONAPIClientError {
+            .refusedLocation(from: previous, to: target.absoluteString, what: what, reason: reason)
         }
-        if previous.scheme?.lowercased() == "https" && to.scheme == "http" {
-            throw .refusedLocation(
-                from: previous, to: target.absoluteString,
-                reason: "\(what) goes from https down to http, which is never followed")
-        }
+        guard let to = Origin(target) else { throw refuse(.scheme(target.scheme)) }
+        if previous.scheme?.lowercased() == "https" && to.scheme == "http" { throw refuse(.downgrade) }
         guard let home, to != home else { return .withCredentials }
         switch policy {
-        case .refuse:
-            throw .refusedLocation(
-                from: previous, to: target.absoluteString,
-                reason: "\(what) leads to another origin, \(to) (the credentials belong to \(home)); "
-                    + "the client's crossOrigin policy refuses it")
+        case .refuse: throw refuse(.otherOrigin(to, credentialsBelongTo: home))
         case .followWithoutCredentials: return .withoutCredentials
         case .followWithCredentials: return .withCredentials
         }

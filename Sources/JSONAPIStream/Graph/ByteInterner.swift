@@ -52,11 +52,7 @@ struct ByteInterner: ~Copyable {
     /// A 32-bit hash of `(tag, name)` under `seed`.
     @inline(__always)
     static func hash(_ name: UnsafeRawBufferPointer, _ prefix: UInt64, _ suffix: UInt64, tag: UInt32, seed: HashSeed) -> UInt64 {
-        let extra = UInt64(tag) &<< 32
-        let h = name.count <= 16
-            ? SeededHash.short(prefix: prefix, suffix: suffix, extra: extra | UInt64(name.count), seed: seed)
-            : SeededHash.long(name, extra: extra | UInt64(truncatingIfNeeded: name.count), seed: seed)
-        return h &>> 32
+        SeededHash.bytes(name, prefix: prefix, suffix: suffix, extra: UInt64(tag) &<< 32, seed: seed) &>> 32
     }
 
     /// The number for `(tag, name)`, adding it when new.

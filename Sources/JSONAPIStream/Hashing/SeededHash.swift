@@ -73,12 +73,18 @@ enum SeededHash {
 
     /// Any key: `extra` as for ``short(prefix:suffix:extra:seed:)`` (its length is added here).
     static func bytes(_ key: UnsafeRawBufferPointer, extra: UInt64 = 0, seed: HashSeed) -> UInt64 {
-        let n = key.count
-        if n <= 16 {
-            let (prefix, suffix) = words(key)
-            return short(prefix: prefix, suffix: suffix, extra: extra | UInt64(n), seed: seed)
-        }
-        return long(key, extra: extra | UInt64(truncatingIfNeeded: n), seed: seed)
+        let (prefix, suffix) = key.count <= 16 ? words(key) : (0, 0)
+        return bytes(key, prefix: prefix, suffix: suffix, extra: extra, seed: seed)
+    }
+
+    /// Any key whose ``words(_:)`` the caller has already (they are read only for keys of up
+    /// to 16 bytes): `extra` as for ``short(prefix:suffix:extra:seed:)``, its length added here.
+    @inline(__always)
+    static func bytes(_ key: UnsafeRawBufferPointer, prefix: UInt64, suffix: UInt64, extra: UInt64, seed: HashSeed) -> UInt64 {
+        let n = UInt64(truncatingIfNeeded: key.count)
+        return key.count <= 16
+            ? short(prefix: prefix, suffix: suffix, extra: extra | n, seed: seed)
+            : long(key, extra: extra | n, seed: seed)
     }
 
     /// The first eight bytes (zero-padded) and, for 9 to 16 bytes, the last eight.

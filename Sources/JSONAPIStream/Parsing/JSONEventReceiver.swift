@@ -310,8 +310,21 @@ class JSONEventReceiver {
     /// The member-name tables' hash (``SeededHash``): names that share a prefix, or were
     /// crafted to collide, spread like any others, so a huge object stays linear.
     private final func hash(of e: KeyEntry) -> UInt64 {
-        if e.length <= 8 { return SeededHash.short(prefix: e.prefix, suffix: 0, extra: UInt64(e.length), seed: seed) }
-        return SeededHash.bytes(keyBytes.bytes(in: e.start..<e.start + Int(e.length)), seed: seed)
+        // Names of up to 8 bytes are all in `prefix` (their bytes are not kept).
+        e.length <= 8
+            ? shortMemberHash(e.prefix, length: Int(e.length))
+            : SeededHash.bytes(keyBytes.bytes(in: e.start..<e.start + Int(e.length)), seed: seed)
+    }
+
+    /// The hash of a member name whose first eight bytes are `prefix`.
+    @inline(__always)
+    private final func memberHash(_ name: UnsafeRawBufferPointer, prefix: UInt64) -> UInt64 {
+        name.count <= 8 ? shortMemberHash(prefix, length: name.count) : SeededHash.bytes(name, seed: seed)
+    }
+
+    @inline(__always)
+    private final func shortMemberHash(_ prefix: UInt64, length: Int) -> UInt64 {
+        SeededHash.short(prefix: prefix, suffix: 0, extra: UInt64(length), seed: seed)
     }
 
     /// Looks `name` up in the member names of the object at `level`, building its table when
@@ -325,9 +338,7 @@ class JSONEventReceiver {
         }
         let t = Int(level.pointee.table)
         let mask = keyTables[t].count - 1
-        let h = name.count <= 8
-            ? SeededHash.short(prefix: prefix, suffix: 0, extra: UInt64(name.count), seed: seed)
-            : SeededHash.bytes(name, seed: seed)
+        let h = memberHash(name, prefix: prefix)
         var slot = Int(truncatingIfNeeded: h) & mask
         while true {
             memberTableProbes &+= 1
