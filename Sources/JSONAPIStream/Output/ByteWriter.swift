@@ -86,6 +86,15 @@ public final class ByteWriter {
         }
         bytesWritten += total
         buffer.removeAll()
+        // A buffer that grew for one long record goes back to its usual size.
+        buffer.giveBack(ifAbove: 16 * (flushThreshold + 4096), to: flushThreshold + 4096)
+    }
+
+    /// Drops everything buffered, giving back what one long record made the buffer grow to
+    /// (the dry runs that check a record before writing it).
+    func discardAll() {
+        buffer.removeAll()
+        buffer.giveBack(ifAbove: 4 << 20, to: 64 * 1024)
     }
 }
 

@@ -76,7 +76,7 @@ struct FlatJSONWriter {
                     writer.writeQuoted(lid)
                 }
                 out.write(byte: UInt8(ascii: "}"))
-                if dryRun { out.buffer.removeAll() } else if out.buffer.count > 1 << 20 { try out.flush() }
+                if dryRun { out.discardAll() } else if out.buffer.count > 1 << 20 { try out.flush() }
             }
             out.write(byte: UInt8(ascii: "}"))
         }
@@ -87,11 +87,7 @@ struct FlatJSONWriter {
     }
 
     /// Removes the byte at `index` of the output buffer (the comma `writeBody` starts with).
-    private func removeByte(at index: Int) {
-        let tail = out.buffer.array(index + 1..<out.buffer.count)
-        out.buffer.truncate(to: index)
-        tail.withUnsafeBytes { out.buffer.append($0) }
-    }
+    private func removeByte(at index: Int) { out.buffer.remove(at: index) }
 
     private func writePrimary(_ writer: ResourceWriter, _ parts: ResourceParts) {
         let s = graph.storage

@@ -173,13 +173,14 @@ final class JSONStreamParser: SourcePositions {
                 pendingScanned = pending.count
                 try diagnoseWindow(suspect: error.offset)
             }
-            let boundary = prescan.boundary(end: base + chunk.count, buffer: chunk, bufferBase: base)
+            let tokens = prescan.boundary(end: base + chunk.count, buffer: chunk, bufferBase: base)
+            let boundary = prescan.feedBoundary(tokens, buffer: chunk, bufferBase: base)
             try parseInPlace(chunk, base: base, upTo: boundary)
             pending.append(UnsafeRawBufferPointer(rebasing: chunk[(boundary - base)...]))
             pendingBase = boundary
             pendingScanned = pending.count
             // After the tail is kept: a failure here reads it again.
-            try checkOpenToken(boundary: boundary)
+            try checkOpenToken(boundary: tokens)
             try checkDeadline()
             return
         }
@@ -196,8 +197,9 @@ final class JSONStreamParser: SourcePositions {
         }
         pendingScanned = pending.count
         let base = pendingBase
-        let boundary = pending.withBytes { all in prescan.boundary(end: received, buffer: all, bufferBase: base) }
-        try checkOpenToken(boundary: boundary)
+        let tokens = pending.withBytes { all in prescan.boundary(end: received, buffer: all, bufferBase: base) }
+        try checkOpenToken(boundary: tokens)
+        let boundary = pending.withBytes { all in prescan.feedBoundary(tokens, buffer: all, bufferBase: base) }
         if boundary - pendingBase >= coalesce {
             try feedWholeTokens(upTo: boundary)
             try checkDeadline()
@@ -239,10 +241,14 @@ final class JSONStreamParser: SourcePositions {
             }
         }
         pending.removeFirst(n)
+        pending.giveBack(ifAbove: Self.pendingKeep, to: Self.pendingKeep / 4)
         pendingBase = end
         pendingScanned -= n
         dropLines(before: end)
     }
+
+    /// What `pending` keeps after holding a long token.
+    private static let pendingKeep = 4 << 20
 
     private func parseInPlace(_ chunk: UnsafeRawBufferPointer, base: Int, upTo end: Int) throws(JSONAPIError) {
         let n = end - base

@@ -221,4 +221,33 @@ struct StructuralScanner {
         }
         return bufferBase &+ k
     }
+
+    /// Where to end the bytes handed to yajl, given the token `boundary` found by
+    /// ``boundary(end:buffer:bufferBase:)`` (absolute; `buffer` holds the bytes before it,
+    /// its first at absolute `bufferBase`).
+    ///
+    /// yajl copies the first token of every buffer into a buffer of its own (having met the
+    /// end of the previous one, it cannot know that the token does not continue one started
+    /// there), and for a long string that copy grows by doubling: 2 to 3 times the string.
+    /// So a buffer never starts with a string: a boundary after `:`, `,`, `[` or `{` (and
+    /// white space) moves back before that byte, which yajl then copies instead, and before a
+    /// number or literal glued to it (a buffer never ends inside a word token).
+    func feedBoundary(_ boundary: Int, buffer: UnsafeRawBufferPointer, bufferBase: Int) -> Int {
+        var k = boundary &- bufferBase
+        while k > 0 {
+            let c = buffer[k &- 1]
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { k &-= 1 } else { break }
+        }
+        guard k > 0 else { return boundary }
+        let c = buffer[k &- 1]
+        guard c == 0x3A || c == 0x2C || c == 0x5B || c == 0x7B else { return boundary }
+        k &-= 1
+        while k > 0 {
+            let c = buffer[k &- 1]
+            let isWordByte = (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x2F
+            if !isWordByte { break }
+            k &-= 1
+        }
+        return bufferBase &+ k
+    }
 }

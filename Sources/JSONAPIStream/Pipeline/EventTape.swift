@@ -50,6 +50,8 @@ final class TapeBlock: @unchecked Sendable {
     func reset() {
         terminates = false
         bytes.removeAll()
+        // A block that grew for one long string goes back to its usual size.
+        bytes.giveBack(ifAbove: 4 * TapeBlock.capacity, to: TapeBlock.capacity)
         failure = nil
         pointerRequest = .current
         endOfInput = false

@@ -96,6 +96,15 @@ struct ByteArena: ~Copyable {
         count -= n
     }
 
+    /// Removes the byte at `index`, moving the bytes after it down by one.
+    ///
+    /// - Complexity: O(`count - index`).
+    mutating func remove(at index: Int) {
+        precondition(index >= 0 && index < count)
+        (base + index).copyMemory(from: base + index + 1, byteCount: count - index - 1)
+        count -= 1
+    }
+
     @inline(__always)
     subscript(_ i: Int) -> UInt8 {
         base.load(fromByteOffset: i, as: UInt8.self)
@@ -116,14 +125,32 @@ struct ByteArena: ~Copyable {
 
     @inline(never)
     mutating func grow(minimum: Int) {
-        var newCapacity = Swift.max(capacity, 16)
-        while newCapacity < minimum { newCapacity = newCapacity &* 2 }
-        newCapacity = LargeAllocation.roundUp(newCapacity)
+        // Doubling keeps appends amortized O(1); one append larger than that (a long string)
+        // takes what it needs, not the next power of two.
+        let newCapacity = LargeAllocation.roundUp(Swift.max(Swift.max(capacity, 16) &* 2, minimum))
         base = LargeAllocation.reallocate(base, from: capacity, to: newCapacity, used: count)
         capacity = newCapacity
     }
 
     mutating func reserveCapacity(_ n: Int) { if n > capacity { grow(minimum: n) } }
+
+    /// Gives the storage back to the system when it grew past `limit` (for one long token)
+    /// and holds no more than `size` bytes now: the pages a long string needed do not stay
+    /// resident for the rest of the run.
+    @inline(__always)
+    mutating func giveBack(ifAbove limit: Int, to size: Int) {
+        if capacity > limit && count <= size { resize(to: size) }
+    }
+
+    @inline(never)
+    private mutating func resize(to size: Int) {
+        let c = LargeAllocation.roundUp(Swift.max(size, count, 16))
+        let p = LargeAllocation.allocate(byteCount: c)
+        p.copyMemory(from: base, byteCount: count)
+        LargeAllocation.deallocate(base, byteCount: capacity)
+        base = p
+        capacity = c
+    }
 
     /// Gives memory back when far more is held than used.
     mutating func shrinkToFit() {
