@@ -74,6 +74,18 @@ package final class Cleanup: @unchecked Sendable {
         _ = jsonapi_forward_signals(fds[1])
     }
 
+    /// Runs every registered action, then exits with `status` (a run that cannot go on, such
+    /// as one out of memory, leaves no temporary file either).
+    package func exit(status: Int32) -> Never {
+        lock.lock()
+        terminating = true
+        let all = actions.sorted { $0.key > $1.key }.map(\.value)
+        actions.removeAll()
+        lock.unlock()
+        for action in all { action() }
+        Foundation.exit(status)
+    }
+
     private func terminate(signal: Int32) {
         lock.lock()
         terminating = true

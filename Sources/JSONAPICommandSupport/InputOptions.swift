@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import JSONAPIStream
 
@@ -51,8 +52,17 @@ package struct ParsingOptions: ParsableArguments {
     package var maxInputBytes: Int?
     @Option(name: .customLong("max-resources"), help: "Most resources kept in memory (json format, stats).")
     package var maxResources: Int?
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp("Most memory the run may add to what the process holds at start, e.g. 512M or 2G (powers of 1024); past it the run stops with a J12 error. The process's limits (ulimit -v, a cgroup's memory.max) are always kept.", valueName: "size"))
+    package var maxMemory: ByteCount?
+
+    /// Sets the process's memory budget (``MemoryBudget``): the caps derived from its limits,
+    /// and `--max-memory` on top.
+    package func applyMemoryBudget() {
+        MemoryBudget.caps = MemoryBudget.derived(maxMemory: maxMemory?.bytes)
+    }
 
     package func documentOptions(validation: ValidationMode? = nil) -> DocumentOptions {
+        applyMemoryBudget()
         var o = DocumentOptions()
         o.validation = validation ?? (strict ? .strict : .lenient)
         o.context = context
@@ -96,3 +106,32 @@ extension KeyFormat: ExpressibleByArgument {}
 extension OutputFormat: ExpressibleByArgument {}
 extension ValidationMode: ExpressibleByArgument {}
 extension DocumentContext: ExpressibleByArgument {}
+
+/// A size in bytes: digits, optionally followed by K, M, G or T (powers of 1024; `KiB`,
+/// `MB` and the like are read the same way).
+package struct ByteCount: ExpressibleByArgument, Sendable {
+    package let bytes: Int
+
+    package init?(argument: String) {
+        var text = Substring(argument.trimmingCharacters(in: .whitespaces))
+        var multiplier = 1
+        let units: [(String, Int)] = [("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("t", 1 << 40)]
+        var lower = text.lowercased()
+        for suffix in ["ib", "b"] where lower.hasSuffix(suffix) {
+            text = text.dropLast(suffix.count)
+            lower = String(lower.dropLast(suffix.count))
+            break
+        }
+        for (unit, m) in units where lower.hasSuffix(unit) {
+            text = text.dropLast()
+            multiplier = m
+            break
+        }
+        guard let n = Int(text), n > 0 else { return nil }
+        let (value, overflow) = n.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { return nil }
+        bytes = value
+    }
+
+    package static var defaultCompletionKind: CompletionKind { .default }
+}

@@ -1,3 +1,4 @@
+internal import CPlatform
 import Foundation
 import JSONAPIStream
 
@@ -101,6 +102,16 @@ extension ParsableCommand {
     /// Parses the command line and runs the command (or the subcommand it names); usage
     /// errors exit with status 2 (not ArgumentParser's 64), as every `jsonapi` command does.
     package static func runAsTool() {
+        // One malloc arena for all threads: glibc otherwise reserves 64 MiB of address space
+        // for each thread's own arena, which under `ulimit -v` is budget the run never uses.
+        jsonapi_single_malloc_arena()
+        // An allocation the system refuses between two checks of the memory budget: a
+        // report with the input position and status 1, never a signal.
+        MemoryBudget.exhaustionHandler = { bytes, offset in
+            let at = offset.map { " near byte \($0) of the input" } ?? ""
+            Terminal.standardError("jsonapi: error[J12]: out of memory: \(bytes) more bytes could not be allocated\(at) (the process's memory limit was reached; lower --max-memory so that the budget stops the run first, or raise the limit)")
+            Cleanup.shared.exit(status: 1)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -3,6 +3,7 @@
 #define JSONAPISTREAM_CPLATFORM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// Grows (or moves) an anonymous mapping; returns NULL on failure. Linux only; elsewhere
 /// always NULL, and callers copy instead.
@@ -39,6 +40,52 @@ void jsonapi_die_of_signal(int sig);
 
 /// yajl's parser (`yajl_handle`), opaque here.
 struct yajl_handle_t;
+
+// MARK: - The memory budget (memory.c)
+
+/// The process's address space and resident set in bytes, from /proc/self/statm; 0 where
+/// that cannot be read (not Linux).
+int jsonapi_memory_read(int64_t *virtual_bytes, int64_t *resident_bytes);
+/// Sets the caps (0: none) and clears the overrun flag.
+void jsonapi_memory_set_caps(int64_t virtual_cap, int64_t resident_cap);
+/// The caps set (0: none).
+void jsonapi_memory_caps(int64_t *virtual_cap, int64_t *resident_cap);
+/// Whether any cap is set.
+int jsonapi_memory_active(void);
+/// Reads the figures again; 0 when a cap is passed (the overrun flag is then set).
+int jsonapi_memory_check(void);
+/// Whether `n` more bytes fit, by the figures last read plus what was reserved since (read
+/// again before saying no); counts them when they do, sets the overrun flag when not.
+int jsonapi_memory_reserve(int64_t n);
+/// The sticky flag: a cap was passed, or an allocation was refused or failed.
+int jsonapi_memory_overrun(void);
+void jsonapi_memory_clear_overrun(void);
+/// The size of the last request the budget refused (0: none since the flag was cleared).
+int64_t jsonapi_memory_refused(void);
+/// The figures last read.
+void jsonapi_memory_seen(int64_t *virtual_bytes, int64_t *resident_bytes);
+/// The input offset the parser last handed to yajl (-1: none), for an out-of-memory report.
+void jsonapi_memory_set_progress(int64_t offset);
+int64_t jsonapi_memory_progress(void);
+
+/// glibc: one malloc arena for every thread (each thread's own arena reserves 64 MiB of
+/// address space, which `ulimit -v` counts). Elsewhere nothing. Call before starting threads.
+void jsonapi_single_malloc_arena(void);
+
+/// yajl's allocation functions (`yajl_alloc_funcs`): requests of 1 MiB or more ask the
+/// budget first; a refused or failed allocation inside ``jsonapi_yajl_parse_guarded`` ends
+/// that call (it returns -1) instead of handing yajl the NULL it would write through.
+void *jsonapi_yajl_malloc(void *ctx, size_t n);
+void *jsonapi_yajl_realloc(void *ctx, void *p, size_t n);
+void jsonapi_yajl_free(void *ctx, void *p);
+/// The most bytes yajl's allocations held at once since the last reset (all handles).
+int64_t jsonapi_yajl_peak_bytes(void);
+void jsonapi_yajl_reset_peak(void);
+/// `yajl_parse(hand, text, len)` (or `yajl_complete_parse(hand)` when `complete`), returning
+/// its status, or -1 when yajl's allocator refused or failed (the handle must then only be
+/// freed).
+int jsonapi_yajl_parse_guarded(struct yajl_handle_t *hand, const unsigned char *text, size_t len,
+                               int complete);
 
 /// What the tape recorder's yajl callbacks (below) read and write; yajl's context pointer.
 /// The Swift `TapeRecorder` owns the tape's storage and lends it here: `base`, `count` and

@@ -74,6 +74,7 @@ final class JSONStreamParser: SourcePositions {
         self.yajl = YajlParser(receiver: receiver, multipleValues: options.multipleDocuments)
         if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
         receiver.parser = self
+        MemoryBudget.prepare()
     }
 
     init(recorder: TapeRecorder, options: ParseOptions) {
@@ -85,6 +86,7 @@ final class JSONStreamParser: SourcePositions {
         if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
         recorder.parser = self
         recorder.attach(yajl: yajl.opaqueHandle)
+        MemoryBudget.prepare()
     }
 
     deinit {
@@ -159,7 +161,28 @@ final class JSONStreamParser: SourcePositions {
         return recorder?.failure.map { $0 as Any }
     }
 
+    /// Bytes a piece would have needed, when the budget refused it before yajl saw it.
+    private var memoryRefusal: Int? = nil
+
+    /// Input offset of the last memory check (``MemoryBudget``): one per MiB of input.
+    private var memoryCheckedAt = 0
+
+    @inline(never)
+    private func checkMemory() throws(JSONAPIError) {
+        memoryCheckedAt = received
+        if jsonapi_memory_check() == 0 {
+            try budgetExceeded()
+        }
+    }
+
+    /// The budget is passed: the error names the first byte not yet handed to yajl.
+    @inline(never)
+    private func budgetExceeded() throws(JSONAPIError) {
+        throw failed(.syntax(diagnostic(.J12, MemoryBudget.exhaustedMessage(), at: pendingBase, request: .nextValue)))
+    }
+
     private func process(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        if received &- memoryCheckedAt >= 1 << 20, jsonapi_memory_active() != 0 { try checkMemory() }
         let coalesce = options.coalesceBytes
         if pending.isEmpty && chunk.count >= coalesce {
             // A large read and nothing waiting: pre-scan and parse in place, keep the tail.
@@ -280,7 +303,16 @@ final class JSONStreamParser: SourcePositions {
             feedDepth = receiver.depth
             valueStartedBeforeFeed = lastSignificantByteFed != nil
         }
-        let status = yajl.parse(piece)
+        jsonapi_memory_set_progress(Int64(base))
+        // A large piece (a long string, or a large read) is copied about twice more (the
+        // tape or yajl's unescaped copy, then the value store): that much must fit first.
+        if piece.count >= 4 << 20 && jsonapi_memory_reserve(2 * Int64(piece.count)) == 0 {
+            memoryRefusal = 2 * piece.count
+            return .outOfMemory
+        }
+        var status = yajl.parse(piece)
+        // An allocation past the budget (ours, during this call) stops the parse here.
+        if status == .ok && jsonapi_memory_overrun() != 0 { status = .outOfMemory }
         feedingStart = nil
         if status == .ok, let c = significantByte(before: piece.count, in: piece) { lastSignificantByteFed = c }
         return status
@@ -348,6 +380,11 @@ final class JSONStreamParser: SourcePositions {
             return
         case .cancelled:
             throw failed(receiverError())
+        case .outOfMemory:
+            // yajl's allocator refused or failed (its handle is spent), or the value store,
+            // the tape or a buffer grew past the budget during this call.
+            let at = completing ? received : memoryRefusal != nil ? base : base + min(yajl.bytesConsumed, buffer?.count ?? 0)
+            throw failed(.syntax(diagnostic(.J12, MemoryBudget.exhaustedMessage(needing: memoryRefusal), at: at, request: .nextValue)))
         case .error:
             if receiverFailure != nil { throw failed(receiverError()) }
             let message = yajl.errorMessage()

@@ -14,7 +14,7 @@ internal import CPlatform
 /// validates more strictly (`J02`), and several values per input are allowed on request.
 /// A handle is never reused after an error or after ``complete()`` (`J09`).
 final class YajlParser {
-    enum Status { case ok, cancelled, error }
+    enum Status { case ok, cancelled, error, outOfMemory }
 
     private let handle: yajl_handle
     /// Keeps the receiver alive while yajl holds an unretained pointer to it.
@@ -24,7 +24,7 @@ final class YajlParser {
     init(receiver: JSONEventReceiver, multipleValues: Bool) {
         self.receiver = receiver
         let ctx = Unmanaged.passUnretained(receiver).toOpaque()
-        handle = yajl_alloc(eventCallbacks, nil, ctx)!
+        handle = Self.allocate(eventCallbacks, ctx)
         Self.configure(handle, multipleValues: multipleValues)
     }
 
@@ -32,16 +32,25 @@ final class YajlParser {
     init(recorder: TapeRecorder, multipleValues: Bool) {
         self.receiver = recorder
         // Invariant: the recorder (and so its state) outlives the handle: `receiver` holds it.
-        handle = yajl_alloc(recorderCallbacks, nil, UnsafeMutableRawPointer(recorder.state))!
+        handle = Self.allocate(recorderCallbacks, UnsafeMutableRawPointer(recorder.state))
         Self.configure(handle, multipleValues: multipleValues)
     }
 
     /// A parser with no-op callbacks: the floor every other measurement is compared with.
     init(bareMultipleValues multipleValues: Bool, validateStrings: Bool) {
         self.receiver = NSNullLike.shared
-        handle = yajl_alloc(bareCallbacks, nil, nil)!
+        handle = Self.allocate(bareCallbacks, nil)
         Self.configure(handle, multipleValues: multipleValues)
         if !validateStrings { _ = jsonapi_yajl_config(handle, yajl_dont_validate_strings, 1) }
+    }
+
+    /// A handle whose allocations go through the budget's functions (`CPlatform/memory.c`).
+    private static func allocate(_ callbacks: UnsafeMutablePointer<yajl_callbacks>, _ ctx: UnsafeMutableRawPointer?) -> yajl_handle {
+        var funcs = yajl_alloc_funcs(malloc: jsonapi_yajl_malloc, realloc: jsonapi_yajl_realloc, free: jsonapi_yajl_free, ctx: nil)
+        // yajl copies the functions into the handle. It returns NULL only when its first
+        // small allocation fails, and then nothing can proceed.
+        guard let h = yajl_alloc(callbacks, &funcs, ctx) else { MemoryBudget.outOfMemory(needing: 4096) }
+        return h
     }
 
     private static func configure(_ handle: yajl_handle, multipleValues: Bool) {
@@ -54,11 +63,11 @@ final class YajlParser {
     /// Parses `buffer`; the corresponding C function is `yajl_parse`.
     func parse(_ buffer: UnsafeRawBufferPointer) -> Status {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return .ok }
-        return Self.status(yajl_parse(handle, base.assumingMemoryBound(to: UInt8.self), buffer.count))
+        return Self.status(jsonapi_yajl_parse_guarded(handle, base.assumingMemoryBound(to: UInt8.self), buffer.count, 0))
     }
 
     /// Ends the input; the corresponding C function is `yajl_complete_parse`.
-    func complete() -> Status { Self.status(yajl_complete_parse(handle)) }
+    func complete() -> Status { Self.status(jsonapi_yajl_parse_guarded(handle, nil, 0, 1)) }
 
     /// Bytes of the current buffer consumed so far; during a callback, the offset just past
     /// the token being reported. The corresponding C function is `yajl_get_bytes_consumed`.
@@ -77,10 +86,13 @@ final class YajlParser {
         return message
     }
 
-    private static func status(_ s: yajl_status) -> Status {
+    /// `jsonapi_yajl_parse_guarded`'s result: yajl's status, or -1 when yajl's allocator
+    /// refused (the budget) or failed; the handle is then spent.
+    private static func status(_ s: Int32) -> Status {
         switch s {
-        case yajl_status_ok: .ok
-        case yajl_status_client_canceled: .cancelled
+        case Int32(yajl_status_ok.rawValue): .ok
+        case Int32(yajl_status_client_canceled.rawValue): .cancelled
+        case -1: .outOfMemory
         default: .error
         }
     }

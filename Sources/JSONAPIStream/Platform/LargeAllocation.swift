@@ -20,18 +20,22 @@ enum LargeAllocation {
         n < threshold ? n : (n + hugePage - 1) & ~(hugePage - 1)
     }
 
+    /// Memory for `n` bytes. A block of ``threshold`` bytes or more is first counted against
+    /// the ``MemoryBudget`` (past it, the run is marked over and the parser stops at its next
+    /// check); a block the system refuses ends in ``MemoryBudget/outOfMemory(needing:)``.
     static func allocate(byteCount n: Int) -> UnsafeMutableRawPointer {
         #if os(Linux)
         if n >= threshold {
             let size = roundUp(n)
+            _ = jsonapi_memory_reserve(Int64(size))
             let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            if let p, p != MAP_FAILED {
-                _ = madvise(p, size, 14 /* MADV_HUGEPAGE */)
-                return p
-            }
+            guard let p, p != MAP_FAILED else { MemoryBudget.outOfMemory(needing: size) }
+            _ = madvise(p, size, 14 /* MADV_HUGEPAGE */)
+            return p
         }
         #endif
-        return UnsafeMutableRawPointer.allocate(byteCount: Swift.max(n, 16), alignment: 16)
+        guard let p = malloc(Swift.max(n, 16)) else { MemoryBudget.outOfMemory(needing: n) }
+        return p
     }
 
     /// Grows a block from `old` to `new` bytes, keeping its first `used` bytes.
@@ -39,6 +43,7 @@ enum LargeAllocation {
         #if os(Linux)
         if old >= threshold {
             let size = roundUp(new)
+            _ = jsonapi_memory_reserve(Int64(size - roundUp(old)))
             // Invariant: p was mapped with mmap and is `roundUp(old)` bytes long.
             if let q = jsonapi_mremap(p, roundUp(old), size) {
                 _ = madvise(q, size, 14 /* MADV_HUGEPAGE */)
@@ -59,6 +64,6 @@ enum LargeAllocation {
             return
         }
         #endif
-        p.deallocate()
+        free(p)
     }
 }
