@@ -41,6 +41,7 @@ final class GraphSink: DocumentSink {
 
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         let s = storage
+        let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
         let type = internSymbol(b.scratch.bytes(in: r.type.range))
         var key: UInt32
         var lidKey = GraphStorage.noKey
@@ -76,7 +77,7 @@ final class GraphSink: DocumentSink {
         let row: Int32
         if existing >= 0 {
             row = existing
-            try merge(record, into: Int(existing), draft: r, from: b)
+            try merge(record, into: Int(existing), draft: r, marks: marks, from: b)
         } else {
             row = Int32(s.resources.count)
             if let maxResources, s.resources.count >= maxResources {
@@ -145,7 +146,15 @@ final class GraphSink: DocumentSink {
 
     // MARK: - Duplicates
 
-    private func merge(_ new: GraphStorage.ResourceRecord, into row: Int, draft: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    /// Where the tables ended before a resource's rows were appended: a duplicate's own rows
+    /// are those after these marks (its values are those after `ResourceDraft.storeMark`).
+    struct Marks {
+        var relationships: Int
+        var linkage: Int
+        var members: Int
+    }
+
+    private func merge(_ new: GraphStorage.ResourceRecord, into row: Int, draft: ResourceDraft, marks: Marks, from b: DocumentBuilder) throws(JSONAPIError) {
         let s = storage
         s.duplicateCount += 1
         let old = s.resources[row]
@@ -170,23 +179,21 @@ final class GraphSink: DocumentSink {
                 message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
                 location: draft.position, pointer: draft.pointer, source: sourceName))
         }
-        let newWins = policy == .last
+        var m = DuplicateMerger(storage: s, builder: b, newWins: policy == .last, valueMark: draft.storeMark, marks: marks)
         var merged = old
         merged.flags |= new.flags
-        merged.attributes = mergeObjects(old.attributes, new.attributes, newWins: newWins, b)
-        merged.links = mergeObjects(old.links, new.links, newWins: newWins, b)
-        merged.meta = mergeObjects(old.meta, new.meta, newWins: newWins, b)
+        merged.attributes = m.mergeObjects(old.attributes, new.attributes)
+        merged.links = m.mergeObjects(old.links, new.links)
+        merged.meta = m.mergeObjects(old.meta, new.meta)
         if new.relationshipCount > 0 {
-            if old.relationshipCount == 0 {
-                merged.relationshipStart = new.relationshipStart
-                merged.relationshipCount = new.relationshipCount
-            } else {
-                mergeRelationships(&merged, old: old, new: new, newWins: newWins)
-            }
+            (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new)
         }
         if new.extraCount > 0 {
-            mergeExtras(&merged, old: old, new: new, newWins: newWins, b)
+            (merged.extraStart, merged.extraCount) = m.mergeMembers(
+                old: Int(old.extraStart)..<Int(old.extraStart + old.extraCount),
+                new: Int(new.extraStart)..<Int(new.extraStart + new.extraCount))
         }
+        m.finish()
         if new.lidKey != GraphStorage.noKey && old.lidKey == GraphStorage.noKey {
             merged.lidKey = new.lidKey
             if s.keyRow[Int(new.lidKey)] < 0 { s.keyRow[Int(new.lidKey)] = Int32(row) }
@@ -206,89 +213,6 @@ final class GraphSink: DocumentSink {
         let r = storage.resources[row]
         let idKind = r.flags & GraphStorage.ResourceRecord.hasID != 0 ? "id" : "lid"
         return "resource (type \(quoted(storage.symbols.string(of: r.type))), \(idKind) \(quoted(storage.keys.string(of: r.key))))"
-    }
-
-    /// Merges two stored objects member by member into a new one in the value store: a name
-    /// in both keeps its first position and takes the winner's value; new names are appended.
-    private func mergeObjects(_ old: ValueSpan, _ new: ValueSpan, newWins: Bool, _ b: DocumentBuilder) -> ValueSpan {
-        if new.isNone { return old }
-        if old.isNone { return new }
-        // Values that are not objects (kept in lenient mode) are replaced whole.
-        let (oldMembers, newMembers, isObjects) = b.store.withBytes { all in
-            (StoredJSON.members(all, old.range), StoredJSON.members(all, new.range),
-             all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{"))
-        }
-        guard isObjects else { return newWins ? new : old }
-        return b.store.withBytes { all in
-            var out: [(name: Range<Int>, value: Range<Int>)] = oldMembers
-            for m in newMembers {
-                let name = UnsafeRawBufferPointer(rebasing: all[m.name])
-                if let i = out.firstIndex(where: { memoryEqual(UnsafeRawBufferPointer(rebasing: all[$0.name]), name) }) {
-                    if newWins { out[i].value = m.value }
-                } else {
-                    out.append(m)
-                }
-            }
-            return out
-        }.withUnsafeBufferPointer { members in
-            writeObject(members, b)
-        }
-    }
-
-    private func writeObject(_ members: UnsafeBufferPointer<(name: Range<Int>, value: Range<Int>)>, _ b: DocumentBuilder) -> ValueSpan {
-        // Build in a side buffer first: appending to the store may move it.
-        var tmp = ByteArena(capacity: 256)
-        b.store.withBytes { all in
-            tmp.append(UInt8(ascii: "{"))
-            for (i, m) in members.enumerated() {
-                if i > 0 { tmp.append(UInt8(ascii: ",")) }
-                tmp.append(UnsafeRawBufferPointer(rebasing: all[m.name]))
-                tmp.append(UInt8(ascii: ":"))
-                tmp.append(UnsafeRawBufferPointer(rebasing: all[m.value]))
-            }
-            tmp.append(UInt8(ascii: "}"))
-        }
-        let start = b.store.count
-        tmp.withBytes { b.store.append($0) }
-        return ValueSpan(start: start, count: b.store.count - start)
-    }
-
-    private func mergeRelationships(_ merged: inout GraphStorage.ResourceRecord, old: GraphStorage.ResourceRecord, new: GraphStorage.ResourceRecord, newWins: Bool) {
-        let s = storage
-        let oldRange = Int(old.relationshipStart)..<Int(old.relationshipStart + old.relationshipCount)
-        let newRange = Int(new.relationshipStart)..<Int(new.relationshipStart + new.relationshipCount)
-        var out = Array(s.relationships[oldRange])
-        for rel in s.relationships[newRange] {
-            if let i = out.firstIndex(where: { $0.name == rel.name }) {
-                if newWins { out[i] = rel }
-            } else {
-                out.append(rel)
-            }
-        }
-        merged.relationshipStart = UInt32(s.relationships.count)
-        merged.relationshipCount = UInt32(out.count)
-        s.relationships.append(contentsOf: out)
-    }
-
-    private func mergeExtras(_ merged: inout GraphStorage.ResourceRecord, old: GraphStorage.ResourceRecord, new: GraphStorage.ResourceRecord, newWins: Bool, _ b: DocumentBuilder) {
-        let s = storage
-        var out = Array(s.members[Int(old.extraStart)..<Int(old.extraStart + old.extraCount)])
-        b.store.withBytes { all in
-            func name(_ span: ValueSpan) -> UnsafeRawBufferPointer {
-                let end = StoredJSON.skipString(all, at: span.start)
-                return UnsafeRawBufferPointer(rebasing: all[span.start..<end])
-            }
-            for span in s.members[Int(new.extraStart)..<Int(new.extraStart + new.extraCount)] {
-                if let i = out.firstIndex(where: { memoryEqual(name($0), name(span)) }) {
-                    if newWins { out[i] = span }
-                } else {
-                    out.append(span)
-                }
-            }
-        }
-        merged.extraStart = UInt32(s.members.count)
-        merged.extraCount = UInt32(out.count)
-        s.members.append(contentsOf: out)
     }
 
     private func warn(_ d: Diagnostic) {

@@ -96,6 +96,13 @@ struct ByteArena: ~Copyable {
         count -= n
     }
 
+    /// Writes `bytes` over the bytes from `offset` (which must already be part of the arena).
+    mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
+        precondition(offset >= 0 && offset + bytes.count <= count)
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        (base + offset).copyMemory(from: source, byteCount: bytes.count)
+    }
+
     /// Removes the byte at `index`, moving the bytes after it down by one.
     ///
     /// - Complexity: O(`count - index`).

@@ -1,0 +1,236 @@
+/// Merges a resource that appeared again into the row of its first occurrence, member by
+/// member, without keeping copies it no longer needs.
+///
+/// The new occurrence was written last: its values are the end of the value store (from
+/// `valueMark`, where the builder started the resource) and its relationship, linkage and
+/// member rows the ends of those tables (from `marks`). The merge
+/// - keeps the old occurrence's values and rows where they are;
+/// - writes a merged value, or a winning new one, over the value it replaces when it is no
+///   longer (and a merged list of rows over the old list when it is no longer);
+/// - collects everything else that survives of the new occurrence, or that grew, in `tail`
+///   buffers whose positions are those it will have once appended at the marks;
+/// - and in ``finish()`` cuts the store and the tables back to the marks and appends the
+///   tails.
+/// Merging the same resource again and again therefore takes no memory, and what a merge
+/// replaces is reused when the replacement fits.
+struct DuplicateMerger: ~Copyable {
+    let storage: GraphStorage
+    let builder: DocumentBuilder
+    let newWins: Bool
+    let valueMark: Int
+    let marks: GraphSink.Marks
+
+    private var valueTail = ByteArena(capacity: 256)
+    private var relationshipTail: [GraphStorage.RelationshipRecord] = []
+    private var linkageTail: [GraphStorage.LinkageRecord] = []
+    private var memberTail: [ValueSpan] = []
+
+    init(storage: GraphStorage, builder: DocumentBuilder, newWins: Bool, valueMark: Int, marks: GraphSink.Marks) {
+        self.storage = storage
+        self.builder = builder
+        self.newWins = newWins
+        self.valueMark = valueMark
+        self.marks = marks
+    }
+
+    // MARK: - Values
+
+    private func isNew(_ span: ValueSpan) -> Bool { !span.isNone && span.start >= valueMark }
+
+    /// Places `bytes` as the value that replaces `old`: over it when it fits (and it is an
+    /// old value), otherwise in the tail.
+    private mutating func place(_ bytes: UnsafeRawBufferPointer, over old: ValueSpan) -> ValueSpan {
+        if !old.isNone && old.start < valueMark && bytes.count <= old.count {
+            builder.store.overwrite(at: old.start, with: bytes)
+            return ValueSpan(start: old.start, count: bytes.count)
+        }
+        let start = valueMark + valueTail.count
+        valueTail.append(bytes)
+        return ValueSpan(start: start, count: bytes.count)
+    }
+
+    /// Keeps `span`: an old value stays where it is; a new one moves over `old` or to the tail.
+    private mutating func keep(_ span: ValueSpan, over old: ValueSpan = .none) -> ValueSpan {
+        guard isNew(span) else { return span }
+        var copy = ByteArena(capacity: span.count)
+        builder.store.withBytes { copy.append(UnsafeRawBufferPointer(rebasing: $0[span.range])) }
+        return copy.withBytes { place($0, over: old) }
+    }
+
+    /// Two stored objects merged: a name in both keeps its first position and takes the
+    /// winner's value; new names are appended. Values that are not objects (kept in lenient
+    /// mode) are replaced whole.
+    mutating func mergeObjects(_ old: ValueSpan, _ new: ValueSpan) -> ValueSpan {
+        if new.isNone { return old }
+        if old.isNone { return keep(new) }
+        let (oldMembers, newMembers, isObjects) = builder.store.withBytes { all in
+            (StoredJSON.members(all, old.range), StoredJSON.members(all, new.range),
+             all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{"))
+        }
+        guard isObjects else { return newWins ? keep(new, over: old) : old }
+        // Built aside first: writing over the old value must not change what is read.
+        var object = ByteArena(capacity: old.count + new.count + 2)
+        builder.store.withBytes { all in
+            var out = oldMembers
+            var index = NameIndex(out.count)
+            for (i, m) in out.enumerated() { index.insert(UnsafeRawBufferPointer(rebasing: all[m.name]), i) }
+            for m in newMembers {
+                let name = UnsafeRawBufferPointer(rebasing: all[m.name])
+                if let i = index.find(name) {
+                    if newWins { out[i].value = m.value }
+                } else {
+                    index.insert(name, out.count)
+                    out.append(m)
+                }
+            }
+            object.append(UInt8(ascii: "{"))
+            for (i, m) in out.enumerated() {
+                if i > 0 { object.append(UInt8(ascii: ",")) }
+                object.append(UnsafeRawBufferPointer(rebasing: all[m.name]))
+                object.append(UInt8(ascii: ":"))
+                object.append(UnsafeRawBufferPointer(rebasing: all[m.value]))
+            }
+            object.append(UInt8(ascii: "}"))
+        }
+        return object.withBytes { place($0, over: old) }
+    }
+
+    // MARK: - Rows
+
+    /// The merged relationships of a resource (by name: the winner's object whole).
+    mutating func mergeRelationships(old: GraphStorage.ResourceRecord, new: GraphStorage.ResourceRecord) -> (UInt32, UInt32) {
+        let s = storage
+        let oldRange = Int(old.relationshipStart)..<Int(old.relationshipStart + old.relationshipCount)
+        let newRange = Int(new.relationshipStart)..<Int(new.relationshipStart + new.relationshipCount)
+        var out = Array(s.relationships[oldRange])
+        var index: [UInt32: Int] = [:]
+        for (i, r) in out.enumerated() where index[r.name] == nil { index[r.name] = i }
+        for rel in s.relationships[newRange] {
+            if let i = index[rel.name] {
+                if newWins { out[i] = keepRelationship(rel, over: out[i]) }
+            } else {
+                index[rel.name] = out.count
+                out.append(keepRelationship(rel, over: nil))
+            }
+        }
+        return Self.placeRows(out, over: oldRange, in: \.relationships, of: storage, tail: &relationshipTail, mark: marks.relationships)
+    }
+
+    private mutating func keepRelationship(_ rel: GraphStorage.RelationshipRecord, over old: GraphStorage.RelationshipRecord?) -> GraphStorage.RelationshipRecord {
+        var r = rel
+        r.links = keep(rel.links, over: old?.links ?? .none)
+        r.meta = keep(rel.meta, over: old?.meta ?? .none)
+        let s = storage
+        let oldTargets = old.map { Int($0.targetStart)..<Int($0.targetStart + $0.targetCount) } ?? 0..<0
+        var targets: [GraphStorage.LinkageRecord] = []
+        for (k, t) in s.linkage[Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount)].enumerated() {
+            var l = t
+            let previous = k < oldTargets.count ? s.linkage[oldTargets.lowerBound + k] : nil
+            l.meta = keep(t.meta, over: previous?.meta ?? .none)
+            (l.extraStart, l.extraCount) = keepMembers(
+                Int(t.extraStart)..<Int(t.extraStart + t.extraCount),
+                over: previous.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0)
+            targets.append(l)
+        }
+        (r.targetStart, r.targetCount) = Self.placeRows(targets, over: oldTargets, in: \.linkage, of: storage, tail: &linkageTail, mark: marks.linkage)
+        (r.extraStart, r.extraCount) = keepMembers(
+            Int(rel.extraStart)..<Int(rel.extraStart + rel.extraCount),
+            over: old.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0)
+        return r
+    }
+
+    /// Unknown members merged by name (`"name":value` spans).
+    mutating func mergeMembers(old: Range<Int>, new: Range<Int>) -> (UInt32, UInt32) {
+        let s = storage
+        var out = Array(s.members[old])
+        var replaced: [ValueSpan?] = Array(repeating: nil, count: out.count)
+        builder.store.withBytes { all in
+            func name(_ span: ValueSpan) -> UnsafeRawBufferPointer {
+                let end = StoredJSON.skipString(all, at: span.start)
+                return UnsafeRawBufferPointer(rebasing: all[span.start..<end])
+            }
+            var index = NameIndex(out.count)
+            for (i, m) in out.enumerated() { index.insert(name(m), i) }
+            for span in s.members[new] {
+                if let i = index.find(name(span)) {
+                    if newWins { replaced[i] = out[i]; out[i] = span }
+                } else {
+                    index.insert(name(span), out.count)
+                    out.append(span)
+                    replaced.append(nil)
+                }
+            }
+        }
+        for i in out.indices { out[i] = keep(out[i], over: replaced[i] ?? .none) }
+        return Self.placeRows(out, over: old, in: \.members, of: storage, tail: &memberTail, mark: marks.members)
+    }
+
+    /// The member spans in `range` kept (moved out of the new occurrence's rows and values).
+    private mutating func keepMembers(_ range: Range<Int>, over old: Range<Int>) -> (UInt32, UInt32) {
+        guard !range.isEmpty else { return (0, 0) }
+        if range.lowerBound < marks.members { return (UInt32(range.lowerBound), UInt32(range.count)) }
+        let s = storage
+        var out: [ValueSpan] = []
+        for (k, span) in s.members[range].enumerated() {
+            out.append(keep(span, over: k < old.count ? s.members[old.lowerBound + k] : .none))
+        }
+        return Self.placeRows(out, over: old, in: \.members, of: storage, tail: &memberTail, mark: marks.members)
+    }
+
+    /// Writes `rows` over the old rows when they fit (and are old), otherwise to the tail.
+    private static func placeRows<Row>(_ rows: [Row], over old: Range<Int>, in table: ReferenceWritableKeyPath<GraphStorage, [Row]>, of storage: GraphStorage, tail: inout [Row], mark: Int) -> (UInt32, UInt32) {
+        if rows.count <= old.count && old.upperBound <= mark {
+            storage[keyPath: table].replaceSubrange(old.lowerBound..<old.lowerBound + rows.count, with: rows)
+            return (UInt32(old.lowerBound), UInt32(rows.count))
+        }
+        let start = mark + tail.count
+        tail.append(contentsOf: rows)
+        return (UInt32(start), UInt32(rows.count))
+    }
+
+    /// Cuts the store and the tables back to where the new occurrence began and appends what
+    /// survived of it (and what grew), at the positions given out above.
+    mutating func finish() {
+        builder.store.truncate(to: valueMark)
+        valueTail.withBytes { builder.store.append($0) }
+        let s = storage
+        s.relationships.removeSubrange(marks.relationships...)
+        s.relationships.append(contentsOf: relationshipTail)
+        s.linkage.removeSubrange(marks.linkage...)
+        s.linkage.append(contentsOf: linkageTail)
+        s.members.removeSubrange(marks.members...)
+        s.members.append(contentsOf: memberTail)
+    }
+}
+
+/// Names to positions, for merging objects with many members in linear time (a short list
+/// is searched directly).
+private struct NameIndex {
+    private var table: [[UInt8]: Int]? = nil
+    private var small: [(UnsafeRawBufferPointer, Int)] = []
+
+    init(_ expected: Int) {
+        if expected > 16 { table = [:]; table!.reserveCapacity(expected * 2) }
+    }
+
+    mutating func insert(_ name: UnsafeRawBufferPointer, _ i: Int) {
+        if table != nil {
+            let key = Array(name)
+            if table![key] == nil { table![key] = i }
+            return
+        }
+        small.append((name, i))
+        if small.count > 16 {
+            var t: [[UInt8]: Int] = [:]
+            for (n, k) in small where t[Array(n)] == nil { t[Array(n)] = k }
+            table = t
+            small = []
+        }
+    }
+
+    func find(_ name: UnsafeRawBufferPointer) -> Int? {
+        if let table { return table[Array(name)] }
+        for (n, k) in small where memoryEqual(n, name) { return k }
+        return nil
+    }
+}
