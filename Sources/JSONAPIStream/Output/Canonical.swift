@@ -1,126 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The canonical form hashed by `--hash`: minified JSON with the members of every object
 /// sorted by the bytes of their (minimally escaped) names, arrays in order, numbers and
 /// strings exactly as stored.
-/// Writes canonical forms; keeps its working arrays from one value to the next, so a run of
+///
+/// Writes canonical forms; keeps its working stacks from one value to the next, so a run of
 /// many lines allocates nothing per line once they have grown.
-struct Canonical {
-    /// A value of the text: a scalar (its bytes as they are), or an object or array whose
-    /// children are `children[first ..< first + count]`.
-    private struct Node {
-        var kind: UInt8  // 0 scalar, 1 object, 2 array
-        var span: Range<Int>
+struct Canonical: ~Copyable {
+    // The nested types are internal, not private: Swift 6.3 emits a broken module in debug
+    // builds for private types nested in this noncopyable struct.
+
+    /// A value: its text, its member name (quoted; objects' members only), and for a
+    /// container that must be rebuilt, its children in `kept`.
+    struct Item: BitwiseCopyable {
+        var name: Int
+        var nameEnd: Int
+        var start: Int
+        var end: Int
         var first = 0
         var count = 0
-    }
-    /// A child: its member name (quoted, for objects; empty for arrays) and its node.
-    private struct Child {
-        var name: Range<Int>
-        var node: Int
+        /// 0: canonical as it is (a scalar, or a container whose objects all have their
+        /// members in order: written as its text); 1: an object, 2: an array to rebuild.
+        var kind: UInt8
     }
 
-    private var nodes: [Node] = []
-    private var children: [Child] = []
-    /// The children of the containers still open.
-    private var pending: [Child] = []
-    /// The containers still open, and where their children start in `pending`.
-    private var open: [(node: Int, firstPending: Int)] = []
-    /// The containers being written, and how many of their children are written.
-    private var stack: [(node: Int, next: Int)] = []
+    struct Open: BitwiseCopyable {
+        var item: Int
+        var firstChild: Int
+    }
+
+    struct Writing: BitwiseCopyable {
+        var item: Item
+        var next: Int
+    }
+
+    /// The values of the containers still open, each container's after its own item.
+    private var pending = UnsafeStack<Item>(capacity: 256)
+    /// The children of the containers to rebuild (sorted, for objects).
+    private var kept = UnsafeStack<Item>(capacity: 256)
+    private var open = UnsafeStack<Open>(capacity: 32)
+    private var writing = UnsafeStack<Writing>(capacity: 32)
+
+    init() {}
 
     /// Writes the canonical form of the minified JSON value `b[span]` to `out`.
     ///
-    /// Linear in the text whatever its depth, and without recursion: one pass builds a tree
-    /// of the values (scalars and names stay where they are in `b`), sorting each object's
-    /// members as it closes; a second pass writes the tree out.
+    /// Linear in the text whatever its depth, and without recursion: one pass collects the
+    /// values (scalars and names stay where they are in `b`); a container that is canonical
+    /// already (the common case) is kept as one span of text, and only the others keep
+    /// their children, an object's sorted as it closes; a second pass writes them out.
     mutating func form(_ b: UnsafeRawBufferPointer, _ span: Range<Int>, into out: inout ByteArena) {
-        nodes.removeAll(keepingCapacity: true)
-        children.removeAll(keepingCapacity: true)
-        pending.removeAll(keepingCapacity: true)
-        open.removeAll(keepingCapacity: true)
-        stack.removeAll(keepingCapacity: true)
-        var name = 0..<0
-        var root = -1
-
-
+        pending.removeAll()
+        kept.removeAll()
+        open.removeAll()
+        writing.removeAll()
+        var name = 0
+        var nameEnd = 0
         var i = span.lowerBound
         let end = span.upperBound
         while i < end {
             let c = b[i]
             switch c {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                nodes.append(Node(kind: c == UInt8(ascii: "{") ? 1 : 2, span: i..<i))
-                attach(nodes.count - 1, name, &root)
-                open.append((nodes.count - 1, pending.count))
-                i += 1
+                pending.push(Item(name: name, nameEnd: nameEnd, start: i, end: i, kind: c == UInt8(ascii: "{") ? 1 : 2))
+                open.push(Open(item: pending.count &- 1, firstChild: pending.count))
+                i &+= 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard let top = open.popLast() else { i = end; break }
-                if nodes[top.node].kind == 1 {
-                    pending[top.firstPending...].sort { Self.precedes(b, $0.name, $1.name) }
-                }
-                nodes[top.node].first = children.count
-                nodes[top.node].count = pending.count - top.firstPending
-                children.append(contentsOf: pending[top.firstPending...])
-                pending.removeSubrange(top.firstPending...)
-                i += 1
+                guard !open.isEmpty else { i = end; break }
+                close(open.pop(), at: i, b)
+                i &+= 1
             case UInt8(ascii: ","):
-                i += 1
+                i &+= 1
             case UInt8(ascii: "\""):
                 let e = StoredJSON.skipString(b, at: i)
                 if e < end && b[e] == UInt8(ascii: ":") {
-                    name = i..<e
-                    i = e + 1
+                    name = i
+                    nameEnd = e
+                    i = e &+ 1
                 } else {
-                    nodes.append(Node(kind: 0, span: i..<e))
-                    attach(nodes.count - 1, name, &root)
+                    pending.push(Item(name: name, nameEnd: nameEnd, start: i, end: e, kind: 0))
                     i = e
                 }
             default:
-                let e = StoredJSON.skipValue(b, at: i)
-                nodes.append(Node(kind: 0, span: i..<e))
-                attach(nodes.count - 1, name, &root)
-                i = max(e, i + 1)
+                var e = i &+ 1
+                while e < end {
+                    let d = b[e]
+                    if d == UInt8(ascii: ",") || d == UInt8(ascii: "}") || d == UInt8(ascii: "]") { break }
+                    e &+= 1
+                }
+                pending.push(Item(name: name, nameEnd: nameEnd, start: i, end: e, kind: 0))
+                i = e
             }
         }
-        guard root >= 0 else { return }
-
-        enter(root, b, &out)
-        while let top = stack.last {
-            let node = nodes[top.node]
-            if top.next < node.count {
-                stack[stack.count - 1].next += 1
+        guard !pending.isEmpty else { return }
+        write(pending[0], b, &out)
+        while !writing.isEmpty {
+            let top = writing.top
+            if top.next < top.item.count {
+                writing.topPointer.pointee.next &+= 1
                 if top.next > 0 { out.append(UInt8(ascii: ",")) }
-                let child = children[node.first + top.next]
-                if node.kind == 1 {
-                    out.append(UnsafeRawBufferPointer(rebasing: b[child.name]))
+                let child = kept[top.item.first &+ top.next]
+                if top.item.kind == 1 {
+                    out.append(UnsafeRawBufferPointer(rebasing: b[child.name..<child.nameEnd]))
                     out.append(UInt8(ascii: ":"))
                 }
-                enter(child.node, b, &out)
+                write(child, b, &out)
             } else {
-                out.append(node.kind == 1 ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-                stack.removeLast()
+                out.append(top.item.kind == 1 ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+                writing.pop()
             }
         }
     }
 
-    private mutating func attach(_ node: Int, _ name: Range<Int>, _ root: inout Int) {
-        if open.isEmpty { root = node } else { pending.append(Child(name: name, node: node)) }
+    /// Closes the container `o` at `i`: kept as its text when it is canonical already,
+    /// otherwise its children move to `kept` (an object's sorted by name).
+    private mutating func close(_ o: Open, at i: Int, _ b: UnsafeRawBufferPointer) {
+        var item = pending[o.item]
+        item.end = i &+ 1
+        let isObject = item.kind == 1
+        var asIs = true
+        var k = o.firstChild
+        while k < pending.count {
+            let child = pending[k]
+            if child.kind != 0 || (isObject && k > o.firstChild && Self.precedes(b, child, pending[k &- 1])) {
+                asIs = false
+                break
+            }
+            k &+= 1
+        }
+        if asIs {
+            item.kind = 0
+        } else {
+            var children = UnsafeMutableBufferPointer(start: pending.base + o.firstChild, count: pending.count &- o.firstChild)
+            if isObject { children.sort { Self.precedes(b, $0, $1) } }
+            item.first = kept.count
+            item.count = children.count
+            for child in children { kept.push(child) }
+        }
+        pending.truncate(to: o.firstChild)
+        pending[o.item] = item
     }
 
-    /// Writes a scalar, or opens a container (and puts it on the stack).
-    private mutating func enter(_ n: Int, _ b: UnsafeRawBufferPointer, _ out: inout ByteArena) {
-        let node = nodes[n]
-        switch node.kind {
-        case 0: out.append(UnsafeRawBufferPointer(rebasing: b[node.span]))
+    /// Writes a value kept as text, or opens a container to rebuild.
+    private mutating func write(_ item: Item, _ b: UnsafeRawBufferPointer, _ out: inout ByteArena) {
+        switch item.kind {
+        case 0: out.append(UnsafeRawBufferPointer(rebasing: b[item.start..<item.end]))
         case 1:
             out.append(UInt8(ascii: "{"))
-            stack.append((n, 0))
+            writing.push(Writing(item: item, next: 0))
         default:
             out.append(UInt8(ascii: "["))
-            stack.append((n, 0))
+            writing.push(Writing(item: item, next: 0))
         }
     }
 
-    private static func precedes(_ b: UnsafeRawBufferPointer, _ x: Range<Int>, _ y: Range<Int>) -> Bool {
-        UnsafeRawBufferPointer(rebasing: b[x]).lexicographicallyPrecedes(UnsafeRawBufferPointer(rebasing: b[y]))
+    /// Whether `x`'s quoted name sorts before `y`'s (bytewise, a prefix first).
+    @inline(__always)
+    private static func precedes(_ b: UnsafeRawBufferPointer, _ x: Item, _ y: Item) -> Bool {
+        let xn = x.nameEnd &- x.name
+        let yn = y.nameEnd &- y.name
+        let r = memcmp(b.baseAddress! + x.name, b.baseAddress! + y.name, Swift.min(xn, yn))
+        return r < 0 || (r == 0 && xn < yn)
     }
 }
