@@ -189,7 +189,7 @@ struct DocumentTests {
     @Test(arguments: [
         (#"{"data":{"id":"1"}}"#, Rule.R09),
         (#"{"data":{"type":"a"}}"#, .R10),
-        (#"{"data":{"type":"a","id":1}}"#, .R11),
+        (#"{"data":{"type":1,"id":"1"}}"#, .R11),
         (#"{"data":{"type":["a"],"id":"1"}}"#, .R11),
         (#"{"data":"1"}"#, .R06),
         (#"{"data":[null]}"#, .R06),

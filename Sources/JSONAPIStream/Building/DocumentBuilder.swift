@@ -351,6 +351,9 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        if !inRaw, member == .id, let top = frames.last, top == .resource || top == .identifier {
+            return numericID(text, inIdentifier: top == .identifier)
+        }
         if inRaw {
             if needComma { store.append(UInt8(ascii: ",")) }
             store.append(text)
@@ -828,6 +831,22 @@ final class DocumentBuilder: JSONEventReceiver {
         return true
     }
 
+    /// A number as `id` (flask-rest-jsonapi writes them on relationship endpoints): keyed by
+    /// its exact text (`1` is the id `"1"`, `1.0` the id `"1.0"`) with a warning naming R11;
+    /// an error in strict mode.
+    @inline(never)
+    private func numericID(_ text: UnsafeRawBufferPointer, inIdentifier: Bool) -> Bool {
+        let shown = String(decoding: text, as: UTF8.self)
+        if validation == .strict {
+            return fail(.R11, "id MUST be a string, not the number \(shown)" + (requiresKeys ? "; the document cannot be normalized" : ""))
+        }
+        if validation != .off {
+            warn(.R11, "id MUST be a string, not the number \(shown); it is keyed as \(quoted(shown))")
+        }
+        if inIdentifier { identifier.id = appendToScratch(text) } else { resource.id = appendToScratch(text) }
+        return true
+    }
+
     /// `type`, `id` or `lid` that is not a string.
     private func badKeyValue(container: Bool, object: Bool) -> Bool {
         let name = member == .type ? "type" : (member == .id ? "id" : "lid")
@@ -899,7 +918,9 @@ final class DocumentBuilder: JSONEventReceiver {
             if rawDepth == 1 {
                 attributeNames.append(NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none))
             }
-            return checkMemberName(name, what: rawDepth == 1 ? "attribute name" : "member name in an attribute value", always: true)
+            // Keys inside an attribute's value are any JSON (a JSON field's keys, domain
+            // names with dots): the member-name rules cover the attribute names only.
+            return rawDepth == 1 ? checkMemberName(name, what: "attribute name", always: true) : true
         }
         return checker.key(name, prefix: keyPrefix, builder: self)
     }

@@ -99,6 +99,9 @@ class JSONEventReceiver {
     /// Under ``DuplicateMemberPolicy/allowInValues``: whether the current object is a value
     /// the handler stores without interpreting (so a repeated name may stay).
     func isInsideStoredValue() -> Bool { false }
+    /// A member name repeated where the duplicate policy allows it (`name` is being
+    /// reported); false stops the parse.
+    func onAllowedDuplicate(_ name: UnsafeRawBufferPointer) -> Bool { true }
     /// Called once the input has ended without error, before the stream parser returns.
     func onEndOfInput() -> Bool { true }
 
@@ -212,6 +215,7 @@ class JSONEventReceiver {
         if level.pointee.table >= 0 || level.pointee.count >= 24 {
             if let dup = lookUpAndInsert(name, prefix: prefix, level: level) {
                 if !duplicateAllowed() { return failDuplicate(name, previous: dup) }
+                if !onAllowedDuplicate(name) { return false }
             }
         } else if level.pointee.signature & bit != 0 {
             // Maybe seen: compare with this object's names.
@@ -220,6 +224,7 @@ class JSONEventReceiver {
             while i < end {
                 if entryEquals(keyEntries[i], name, prefix) {
                     if !duplicateAllowed() { return failDuplicate(name, previous: i) }
+                    if !onAllowedDuplicate(name) { return false }
                     break
                 }
                 i &+= 1
@@ -446,6 +451,13 @@ class JSONEventReceiver {
     @inline(never)
     private final func failTooDeep() -> Bool {
         fail(.J05, "nesting deeper than \(maxDepth) levels", at: .currentToken, pointer: currentPointer())
+    }
+
+    /// The `J11` finding for a repeated member name (the name being reported), as a warning.
+    final func duplicateWarning(_ name: UnsafeRawBufferPointer, _ message: String) -> Diagnostic {
+        let text = String(decoding: name, as: UTF8.self)
+        return Diagnostic(severity: .warning, rule: .J11, message: "duplicate member name \(quoted(text))\(message)",
+                          location: currentLocation(), pointer: containerPointer() + "/" + escapePointerToken(text))
     }
 
     @inline(never)

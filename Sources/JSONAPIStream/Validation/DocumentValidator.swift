@@ -40,8 +40,17 @@ public final class DocumentValidator {
         }
         do {
             if syntaxOnly {
-                let receiver = SyntaxReceiver(options: options.parse)
-                let parser = JSONStreamParser(receiver: receiver, options: options.parse)
+                // Plain RFC 8259 JSON: a repeated member name is valid there (only I-JSON
+                // refuses it), so it is a warning, not an error.
+                var parse = options.parse
+                parse.duplicateMembers = .allowInValues
+                let receiver = SyntaxReceiver(options: parse)
+                receiver.onWarning = { d in
+                    var d = d
+                    d.source = source.name
+                    findings.append(d)
+                }
+                let parser = JSONStreamParser(receiver: receiver, options: parse)
                 parser.sourceName = source.name
                 try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
                 try parser.finish()
@@ -67,5 +76,13 @@ public final class DocumentValidator {
 /// Checks JSON alone: every object is a plain value, so ``DuplicateMemberPolicy/allowInValues``
 /// allows repeated names anywhere.
 final class SyntaxReceiver: JSONEventReceiver {
+    /// Receives a warning for each repeated member name.
+    var onWarning: ((Diagnostic) -> Void)?
+
     override func isInsideStoredValue() -> Bool { true }
+
+    override func onAllowedDuplicate(_ name: UnsafeRawBufferPointer) -> Bool {
+        onWarning?(duplicateWarning(name, " (valid JSON, but readers disagree on which value counts; a JSON:API document may not repeat names)"))
+        return true
+    }
 }

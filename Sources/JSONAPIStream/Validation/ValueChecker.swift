@@ -66,7 +66,7 @@ struct ValueChecker: ~Copyable {
     /// Depth inside a skipped subtree.
     var skipDepth = 0
     var extensions: Set<String> = []
-    /// Check custom link names and meta member names (strict mode only, SPEC-RULES note c).
+    /// Check custom link names (strict mode only).
     var strictNames = false
 
     init() {}
@@ -202,8 +202,9 @@ struct ValueChecker: ~Copyable {
             expect = .anything
             return true
         case .meta:
+            // A meta object's members are any JSON: the member-name rules do not cover them.
             expect = .anything
-            return builder.checkMemberName(name, what: "meta member name", always: false)
+            return true
         case .links(let owner, let saw):
             expect = exempt ? .anything : .link
             let isSelf = named(Names.self_, 4)
