@@ -28,12 +28,19 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
+        // The system's zlib: gzip-compressed input, read as a stream.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // Platform calls the Swift overlay lacks (mremap).
         .target(name: "CPlatform"),
-        // The core library: CYajl, CCrypto, CPlatform, the standard library and Foundation only.
+        // The core library: CYajl, CCrypto, CZlib, CPlatform, the standard library and
+        // Foundation only.
         .target(
             name: "JSONAPIStream",
-            dependencies: ["CYajl", "CCrypto", "CPlatform"]
+            dependencies: ["CYajl", "CCrypto", "CZlib", "CPlatform"]
         ),
         // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
         .target(

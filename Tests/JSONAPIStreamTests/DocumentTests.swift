@@ -170,6 +170,16 @@ struct DocumentTests {
         #expect(ndFirst.count == 1)
     }
 
+    /// A duplicate skipped under `--on-duplicate first` writes no line, but stays in its
+    /// document's primary data (found by the roundtrip fuzzer).
+    @Test func aSkippedDuplicateKeepsItsPlaceInThePrimaryData() throws {
+        let input = #"{"data":[{"type":"a","id":"1"}]}"# + "\n" + #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}]}"# + "\n" + #"{"data":{"type":"a","id":"1"}}"#
+        let lines = try normalize(input, duplicates: .first).split(separator: "\n").map(String.init)
+        #expect(lines.filter { !$0.hasPrefix(#"{"document""#) }.count == 2)
+        #expect(lines.contains(#"{"document":{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}]}}"#), "\(lines)")
+        #expect(lines.contains(#"{"document":{"data":{"type":"a","id":"1"}}}"#), "\(lines)")
+    }
+
     @Test func strictModeRefusesDuplicatesWithinOneDocumentOnly() throws {
         var strict = DocumentOptions()
         strict.validation = .strict

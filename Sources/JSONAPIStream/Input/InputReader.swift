@@ -28,8 +28,10 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { name }
 
-    /// The size in bytes when it is known in advance (regular files, bytes).
+    /// The size in bytes when it is known in advance (regular files, bytes; not a gzip
+    /// file, whose decompressed size is not known before the end).
     public var knownSize: Int? {
+        if isGzip { return nil }
         switch self {
         case .file(let p):
             var st = stat()
@@ -42,12 +44,62 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads the source in chunks of `chunkSize` bytes, calling `body` with each.
     ///
-    /// - Throws: ``JSONAPIError/input(_:)`` when the source cannot be opened or read; any
-    ///   error `body` throws.
+    /// A source that starts with gzip's magic bytes (`1f 8b`) is decompressed as it is read
+    /// (several members read as one stream); `body` then gets the decompressed bytes, and
+    /// positions in diagnostics count those.
+    ///
+    /// - Throws: ``JSONAPIError/input(_:)`` when the source cannot be opened or read, or
+    ///   its gzip data is invalid or truncated; any error `body` throws.
     public func read(
         chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
     ) throws(JSONAPIError) {
         let size = max(1, chunkSize)
+        // Decided on the first bytes: plain bytes go straight to `body`.
+        var gzip: GzipStream? = nil
+        var decided = false
+        var held: [UInt8] = []
+        let name = self.name
+        try readRaw(chunkSize: size) { (chunk) throws(JSONAPIError) in
+            if let gzip { return try gzip.feed(chunk, body) }
+            if decided { return try body(chunk) }
+            // The magic is two bytes: a one-byte first read waits for the next.
+            if held.isEmpty && chunk.count == 1 && chunk[0] == 0x1F { held = [0x1F]; return }
+            decided = true
+            let first: [UInt8] = held + Array(chunk.prefix(2 - held.count))
+            let isGzip = first.withUnsafeBytes { GzipStream.isGzip($0) }
+            if isGzip {
+                let g = try GzipStream(name: name, outputSize: size)
+                gzip = g
+                if !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try g.feed(h, body) } }
+                try g.feed(chunk, body)
+            } else {
+                if !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try body(h) } }
+                try body(chunk)
+            }
+        }
+        if !decided && !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try body(h) } }
+        try gzip?.finish()
+    }
+
+    /// Whether the source starts with gzip's magic bytes (files and bytes; standard input is
+    /// not looked at in advance).
+    public var isGzip: Bool {
+        switch self {
+        case .bytes(let b, _): return b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B
+        case .standardInput: return false
+        case .file(let p):
+            let fd = open(p, O_RDONLY)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var magic: (UInt8, UInt8) = (0, 0)
+            return withUnsafeMutableBytes(of: &magic) { systemRead(fd, $0.baseAddress!, 2) } == 2 && magic == (0x1F, 0x8B)
+        }
+    }
+
+    /// The bytes as stored, in chunks of at most `size`.
+    private func readRaw(
+        chunkSize size: Int, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
+    ) throws(JSONAPIError) {
         switch self {
         case .bytes(let b, _):
             try withContiguousBytes(of: b) { (all) throws(JSONAPIError) in

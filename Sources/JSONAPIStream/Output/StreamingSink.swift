@@ -50,22 +50,27 @@ final class StreamingSink: DocumentSink {
     }
 
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
-        if tracksKeys, try !firstOccurrence(r, b) { return }
+        // A duplicate skipped under --on-duplicate first writes no line, but it is still
+        // this document's primary data: its identifier stays in the document line.
+        let writes = tracksKeys ? try firstOccurrence(r, b) : true
+        if !writes && !(r.isPrimary && format == .ndjson && !options.resourcesOnly) { return }
         parts.fill(r, from: b)
         parts.place = r.place
-        let mark = out.mark
-        do {
-            if format == .edges {
-                try writer.writeEdges(parts)
-            } else {
-                try writer.writeLine(parts)
-                try out.endRecord()
+        if writes {
+            let mark = out.mark
+            do {
+                if format == .edges {
+                    try writer.writeEdges(parts)
+                } else {
+                    try writer.writeLine(parts)
+                    try out.endRecord()
+                }
+            } catch {
+                out.discard(from: mark)
+                throw error.withSourceIfMissing(sourceName ?? "-")
             }
-        } catch {
-            out.discard(from: mark)
-            throw error.withSourceIfMissing(sourceName ?? "-")
+            resourcesWritten += 1
         }
-        resourcesWritten += 1
         if r.isPrimary && format == .ndjson && !options.resourcesOnly {
             let o = identifierWriter.out
             o.buffer.removeAll()

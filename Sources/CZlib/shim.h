@@ -1,0 +1,2 @@
+// zlib: gzip-compressed input (InputSource detects it by its magic bytes).
+#include <zlib.h>

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import JSONAPIStream
+
+/// Inputs that start with gzip's magic bytes are decompressed as they are read: the same
+/// output as the plain bytes, at every read size; several members read as one stream;
+/// positions count decompressed bytes; bad, truncated or trailing data is a clear error.
+@Suite struct GzipInput {
+    /// `bytes` compressed by gzip(1).
+    static func gzip(_ bytes: [UInt8], level: Int = 6) throws -> [UInt8] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("in")
+        try Data(bytes).write(to: file)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        p.arguments = ["-\(level)", "-n", file.path]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        return Array(try Data(contentsOf: dir.appendingPathComponent("in.gz")))
+    }
+
+    /// Normalizes `source` to NDJSON, read in chunks of `chunk`.
+    static func ndjson(_ source: InputSource, chunk: Int) throws(JSONAPIError) -> String {
+        let out = ByteWriter()
+        let n = Normalizer(format: .ndjson, out: out, output: OutputOptions(), document: .default, duplicates: .last)
+        try n.beginInput(named: "test")
+        try source.read(chunkSize: chunk) { (b) throws(JSONAPIError) in try n.feed(b) }
+        try n.endInput()
+        try n.finish()
+        return out.string
+    }
+
+    @Test func aCompressedDocumentReadsLikeThePlainOne() throws {
+        let plain = Array(try Data(contentsOf: corpusURL("documents/spec-compound.json")))
+        let compressed = try Self.gzip(plain)
+        #expect(compressed.count < plain.count)
+        let expected = try Self.ndjson(.bytes(plain, name: "plain"), chunk: 1 << 20)
+        for chunk in [1, 2, 3, 7, 100, 4096, 1 << 20] {
+            #expect(try Self.ndjson(.bytes(compressed, name: "gz"), chunk: chunk) == expected, "read size \(chunk)")
+        }
+        #expect(InputSource.bytes(compressed, name: "gz").knownSize == nil)
+        #expect(InputSource.bytes(plain, name: "plain").knownSize == plain.count)
+    }
+
+    @Test func membersOneAfterAnotherAreOneStream() throws {
+        let a = Array(#"{"data":{"type":"a","id":"1"}}"#.utf8) + [0x0A]
+        let b = Array(#"{"data":{"type":"b","id":"2"}}"#.utf8) + [0x0A]
+        let both = try Self.gzip(a) + Self.gzip(b)
+        let expected = try Self.ndjson(.bytes(a + b, name: "plain"), chunk: 1 << 20)
+        for chunk in [1, 5, 64, 1 << 20] {
+            #expect(try Self.ndjson(.bytes(both, name: "gz"), chunk: chunk) == expected)
+        }
+    }
+
+    /// Output far larger than its input (a run of spaces) comes out whole, in pieces no larger
+    /// than the read size, whatever the read size.
+    @Test func highlyCompressedInputIsDrained() throws {
+        let plain = Array(#"{"data":"#.utf8) + [UInt8](repeating: 0x20, count: 3 << 20) + Array(#"{"type":"a","id":"1"}}"#.utf8)
+        let compressed = try Self.gzip(plain, level: 9)
+        #expect(compressed.count < 8192)
+        for chunk in [1, 1000, 1 << 20] {
+            var total = 0
+            var largest = 0
+            try InputSource.bytes(compressed, name: "gz").read(chunkSize: chunk) { b in
+                total += b.count
+                largest = max(largest, b.count)
+            }
+            #expect(total == plain.count, "read size \(chunk)")
+            #expect(largest <= max(chunk, 64 * 1024))
+        }
+    }
+
+    @Test func positionsCountDecompressedBytes() throws {
+        let plain = Array("{\"data\":{\"type\":\"a\",\n\"id\":\"1\",}}".utf8)
+        let compressed = try Self.gzip(plain)
+        do {
+            _ = try Self.ndjson(.bytes(compressed, name: "gz"), chunk: 3)
+            Issue.record("accepted")
+        } catch {
+            guard case .syntax(let d) = error else { Issue.record("\(error)"); return }
+            #expect(d.location.offset == 30 && d.location.line == 2 && d.location.column == 10, "\(d)")
+        }
+    }
+
+    @Test func badTruncatedAndTrailingDataAreErrors() throws {
+        let plain = Array(try Data(contentsOf: corpusURL("documents/spec-compound.json")))
+        let compressed = try Self.gzip(plain)
+        func failure(_ bytes: [UInt8]) -> String? {
+            do {
+                _ = try Self.ndjson(.bytes(bytes, name: "doc.json.gz"), chunk: 64)
+                return nil
+            } catch {
+                guard case .input(let message) = error else { return "not an input error: \(error)" }
+                return message
+            }
+        }
+        let truncated = failure(Array(compressed.prefix(compressed.count / 2)))
+        #expect(truncated?.contains("ends inside a member") == true, "\(truncated ?? "accepted")")
+        var corrupt = compressed
+        for i in 20..<40 { corrupt[i] ^= 0x5A }
+        let bad = failure(corrupt)
+        #expect(bad?.contains("invalid gzip data near compressed byte") == true, "\(bad ?? "accepted")")
+        let trailing = failure(compressed + Array("junk".utf8))
+        #expect(trailing?.contains("data after the end of the gzip stream at compressed byte \(compressed.count)") == true, "\(trailing ?? "accepted")")
+        // A bad CRC (the last 8 bytes are CRC-32 and size).
+        var crc = compressed
+        crc[crc.count - 6] ^= 0xFF
+        let badCRC = failure(crc)
+        #expect(badCRC?.contains("invalid gzip data") == true, "\(badCRC ?? "accepted")")
+    }
+}
