@@ -20,10 +20,32 @@ package struct NormalizeOutputOptions: ParsableArguments {
     @Option(name: .customLong("on-duplicate"), help: "The same resource twice: last (merge, later wins), first, or error.")
     package var onDuplicate: DuplicatePolicy = .last
 
+    @Option(name: .customLong("type"), help: ArgumentHelp("Write only resources of this type (repeatable); primary data stays whole.", valueName: "type"))
+    package var types: [String] = []
+
+    @Option(name: .customLong("keep-fields"), help: ArgumentHelp("For a type, the attributes and relationships to keep, as a sparse fieldset: TYPE=NAME,NAME (repeatable; TYPE= keeps none).", valueName: "type=names"))
+    package var keepFields: [String] = []
+
     @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")
     package var output: String?
 
+    /// `--keep-fields` by type.
+    package func parsedKeepFields() throws -> [String: Set<String>] {
+        var out: [String: Set<String>] = [:]
+        for spec in keepFields {
+            guard let eq = spec.firstIndex(of: "="), eq != spec.startIndex else {
+                throw ValidationError("--keep-fields takes TYPE=NAME,NAME, not \(spec.debugDescription)")
+            }
+            let type = String(spec[..<eq])
+            let names = spec[spec.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+            guard out[type] == nil else { throw ValidationError("--keep-fields names \(type.debugDescription) twice") }
+            out[type] = Set(names)
+        }
+        return out
+    }
+
     package func validate() throws {
+        _ = try parsedKeepFields()
         if hash && format != .ndjson { throw ValidationError("--hash applies to --format ndjson") }
         if resourcesOnly && format != .ndjson { throw ValidationError("--resources-only applies to --format ndjson") }
     }
@@ -34,6 +56,8 @@ package struct NormalizeOutputOptions: ParsableArguments {
         options.keys = keys
         options.hash = hash
         options.resourcesOnly = resourcesOnly
+        if !types.isEmpty { options.types = Set(types) }
+        options.keepFields = (try? parsedKeepFields()) ?? [:]
         return Normalizer(format: format, out: file.writer, output: options, document: document, duplicates: onDuplicate)
     }
 

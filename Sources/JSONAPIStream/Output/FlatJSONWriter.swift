@@ -30,15 +30,20 @@ struct FlatJSONWriter {
         writePrimary(writer, parts)
         out.write(#","resources":{"#)
         // Types in the order their first resource appeared.
-        let types = s.rowsByType.indices.filter { !s.rowsByType[$0].isEmpty }.sorted { s.rowsByType[$0][0] < s.rowsByType[$1][0] }
+        let selection = Selection(options)
+        let types = s.rowsByType.indices
+            .filter { !s.rowsByType[$0].isEmpty && selection.selects(s.symbols.bytes(of: UInt32($0))) }
+            .sorted { s.rowsByType[$0][0] < s.rowsByType[$1][0] }
         for (i, t) in types.enumerated() {
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
+            let fields = selection.fields(of: s.symbols.bytes(of: UInt32(t)))
             writer.writeQuoted(s.symbols.bytes(of: UInt32(t)))
             out.write(":{")
             var keyedByEmpty = false
             for (k, row) in s.rowsByType[t].enumerated() {
                 if k > 0 { out.write(byte: UInt8(ascii: ",")) }
                 parts.fill(row: Int(row), of: s)
+                if let fields { parts.keepFields(fields) }
                 parts.place = s.resources[Int(row)].place
                 // A resource with neither id nor lid (a create payload's) is keyed by "";
                 // a second one of the same type has no key of its own.

@@ -37,6 +37,36 @@ final class ResourceParts {
     @exclusivity(unchecked) var place = ResourcePlace.document
     var pointer: String { place.pointer }
 
+    /// The kept members of `attributes` when fields are selected (what `attributes` points
+    /// into then).
+    private var keptAttributes = ByteArena(capacity: 256)
+
+    /// Keeps only the attributes and relationships named in `names` (``OutputOptions/keepFields``).
+    func keepFields(_ names: [[UInt8]]) {
+        func kept(_ name: UnsafeRawBufferPointer) -> Bool {
+            names.contains { $0.withUnsafeBytes { memoryEqual($0, name) } }
+        }
+        relationships.removeAll { !kept($0.name) }
+        guard let a = attributes, a.first == UInt8(ascii: "{") else { return }
+        keptAttributes.removeAll()
+        keptAttributes.append(UInt8(ascii: "{"))
+        var first = true
+        StoredJSON.forEachMember(a, 0..<a.count) { name, value in
+            // Names are stored minimally escaped: decode before comparing.
+            let decoded = Array(StoredJSON.decodeString(a, name).utf8)
+            if decoded.withUnsafeBytes({ kept($0) }) {
+                if !first { keptAttributes.append(UInt8(ascii: ",")) }
+                first = false
+                keptAttributes.append(UnsafeRawBufferPointer(rebasing: a[name]))
+                keptAttributes.append(UInt8(ascii: ":"))
+                keptAttributes.append(UnsafeRawBufferPointer(rebasing: a[value]))
+            }
+            return true
+        }
+        keptAttributes.append(UInt8(ascii: "}"))
+        attributes = keptAttributes.bytes(in: 0..<keptAttributes.count)
+    }
+
     init() {
         relationships.reserveCapacity(16)
         identifiers.reserveCapacity(64)

@@ -6,8 +6,40 @@ public struct OutputOptions: Sendable, Hashable {
     public var hash = false
     /// NDJSON: no document lines.
     public var resourcesOnly = false
+    /// Only resources of these types are written (`nil`: every type). Primary data in the
+    /// document lines and the flat object's `data` stay whole.
+    public var types: Set<String>? = nil
+    /// For a type, the attributes and relationships to keep (as a sparse fieldset would);
+    /// types not named keep all of theirs. `type`, `id`, `lid`, `links`, `meta` and unknown
+    /// members are always kept.
+    public var keepFields: [String: Set<String>] = [:]
 
     public init() {}
+
+    /// Whether any selection applies.
+    var selects: Bool { types != nil || !keepFields.isEmpty }
+}
+
+/// ``OutputOptions/types`` and ``OutputOptions/keepFields`` as bytes, for the writers.
+struct Selection {
+    private let types: [[UInt8]]?
+    private let fields: [(type: [UInt8], names: [[UInt8]])]
+
+    init(_ options: OutputOptions) {
+        types = options.types.map { $0.map { Array($0.utf8) } }
+        fields = options.keepFields.map { (Array($0.key.utf8), $0.value.map { Array($0.utf8) }) }
+    }
+
+    /// Whether resources of `type` are written.
+    func selects(_ type: UnsafeRawBufferPointer) -> Bool {
+        guard let types else { return true }
+        return types.contains { $0.withUnsafeBytes { memoryEqual($0, type) } }
+    }
+
+    /// The names to keep for `type`, or nil when all are kept.
+    func fields(of type: UnsafeRawBufferPointer) -> [[UInt8]]? {
+        fields.first { $0.type.withUnsafeBytes { memoryEqual($0, type) } }?.names
+    }
 }
 
 /// Writes the parts of resources as the output contract says (`CONTRACT.md`): values are

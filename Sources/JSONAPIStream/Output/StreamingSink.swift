@@ -23,6 +23,9 @@ final class StreamingSink: DocumentSink {
     /// Writes a primary resource's identifier for the document line (into memory, reused).
     private let identifierWriter: ResourceWriter
     private let parts = ResourceParts()
+    /// `--type` and `--keep-fields`.
+    private let selection: Selection
+    private let selecting: Bool
     private let primary = SpillBuffer()
     private var primaryCount = 0
     private let duplicates: DuplicatePolicy
@@ -47,15 +50,22 @@ final class StreamingSink: DocumentSink {
         self.duplicates = duplicates
         self.strict = strict
         tracksKeys = duplicates != .last
+        selection = Selection(options)
+        selecting = options.selects
     }
 
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         // A duplicate skipped under --on-duplicate first writes no line, but it is still
         // this document's primary data: its identifier stays in the document line.
-        let writes = tracksKeys ? try firstOccurrence(r, b) : true
+        var writes = tracksKeys ? try firstOccurrence(r, b) : true
+        if selecting {
+            // Resources of other types (--type) write no line; primary data stays whole.
+            if !selection.selects(b.scratch.bytes(in: r.type.range)) { writes = false }
+        }
         if !writes && !(r.isPrimary && format == .ndjson && !options.resourcesOnly) { return }
         parts.fill(r, from: b)
         parts.place = r.place
+        if selecting, writes, let fields = selection.fields(of: parts.type) { parts.keepFields(fields) }
         if writes {
             let mark = out.mark
             do {
