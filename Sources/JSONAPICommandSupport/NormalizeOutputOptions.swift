@@ -20,6 +20,9 @@ package struct NormalizeOutputOptions: ParsableArguments {
     @Option(name: .customLong("on-duplicate"), help: "The same resource twice: last (merge, later wins), first, or error.")
     package var onDuplicate: DuplicatePolicy = .last
 
+    @Option(help: ArgumentHelp("Numbers: exact (as in the input) or safe (a number a double would change, such as 9007199254740993 or 1e400, is written as a string of its text).", valueName: "exact|safe"))
+    package var numbers: NumberPolicy = .exact
+
     @Option(name: .customLong("type"), help: ArgumentHelp("Write only resources of this type (repeatable); primary data stays whole.", valueName: "type"))
     package var types: [String] = []
 
@@ -56,6 +59,7 @@ package struct NormalizeOutputOptions: ParsableArguments {
         options.keys = keys
         options.hash = hash
         options.resourcesOnly = resourcesOnly
+        options.numbers = numbers
         if !types.isEmpty { options.types = Set(types) }
         options.keepFields = (try? parsedKeepFields()) ?? [:]
         return Normalizer(format: format, out: file.writer, output: options, document: document, duplicates: onDuplicate)
@@ -67,3 +71,5 @@ package struct NormalizeOutputOptions: ParsableArguments {
         file.isStandardOutput && format != .json ? normalizer.recordsWritten : nil
     }
 }
+
+extension NumberPolicy: ExpressibleByArgument {}

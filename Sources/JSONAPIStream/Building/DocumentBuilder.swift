@@ -350,7 +350,12 @@ final class DocumentBuilder: JSONEventReceiver {
         } check: { $0.checker.string(value, builder: $0) }
     }
 
+    /// Counts the numbers a double would change (`--numbers safe`), so that the writer looks
+    /// for them only in the documents that have any.
+    var numberAlarm: NumberAlarm?
+
     override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        if let alarm = numberAlarm, !SafeNumbers.isSafe(text) { alarm.raise() }
         if !inRaw, member == .id, let top = frames.last, top == .resource || top == .identifier {
             return numericID(text, inIdentifier: top == .identifier)
         }
@@ -573,6 +578,7 @@ final class DocumentBuilder: JSONEventReceiver {
     // MARK: - Documents
 
     private func startDocument() -> Bool {
+        numberAlarm?.enterDocument()
         frames.append(.document)
         member = .none
         document = DocumentDraft()
@@ -627,6 +633,7 @@ final class DocumentBuilder: JSONEventReceiver {
         resource.arrayIndex = index
         resource.documentIndex = documentCount
         resource.storeMark = store.count
+        if let alarm = numberAlarm { alarm.enterResource() }
         resource.position = currentLocation()
         scratch.removeAll()
         relationshipDrafts.clearKeepingCapacity()
@@ -642,6 +649,7 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     private func finishResource() -> Bool {
+        if let alarm = numberAlarm { alarm.inResource = false }
         resource.extras = appendMemberSpans(&resourceExtras)
         resource.relationships = 0..<Int32(relationshipDrafts.count)
         if resource.type.isNone {

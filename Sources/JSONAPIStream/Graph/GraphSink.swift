@@ -26,6 +26,8 @@ final class GraphSink: DocumentSink {
     let keptWarnings = 1000
 
     @exclusivity(unchecked) private var documentPrimaryStart = 0
+    /// `--numbers safe`: which resources and documents hold numbers to quote.
+    @exclusivity(unchecked) var numberAlarm: NumberAlarm?
     /// Type and relationship names seen lately, to skip the interner.
     @exclusivity(unchecked) private var symbolCache = SymbolCache()
 
@@ -64,6 +66,7 @@ final class GraphSink: DocumentSink {
         var flags: UInt8 = r.isPrimary ? GraphStorage.ResourceRecord.primary : GraphStorage.ResourceRecord.included
         if !r.id.isNone { flags |= GraphStorage.ResourceRecord.hasID } else if r.lid.isNone { flags |= GraphStorage.ResourceRecord.anonymous }
         if r.hadRelationships { flags |= GraphStorage.ResourceRecord.hasRelationships }
+        if let alarm = numberAlarm, alarm.inCurrentResource > 0 { flags |= GraphStorage.ResourceRecord.unsafeNumbers }
         let record = GraphStorage.ResourceRecord(
             type: type, key: key, lidKey: lidKey, flags: flags, document: UInt32(r.documentIndex),
             attributes: r.attributes, links: r.links, meta: r.meta,
@@ -225,6 +228,9 @@ final class GraphSink: DocumentSink {
 
     func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         let s = storage
+        if let alarm = numberAlarm {
+            s.topLevelUnsafeNumbers = (s.topLevelUnsafeNumbers ?? false) || alarm.outsideResources > 0
+        }
         s.documents.append(GraphStorage.DocumentRecord(
             shape: d.primaryShape, primaryStart: documentPrimaryStart, primaryCount: s.primaryRows.count - documentPrimaryStart,
             meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position,

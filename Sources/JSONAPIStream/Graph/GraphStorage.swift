@@ -60,6 +60,9 @@ final class GraphStorage: @unchecked Sendable {
         /// The resource object had neither `id` nor `lid` (a create payload's primary data):
         /// it is indexed under the empty `lid` but reports no identity of its own.
         static let anonymous: UInt8 = 16
+        /// A number a double would change is in its values (counted under `--numbers safe`
+        /// only, ``NumberAlarm``).
+        static let unsafeNumbers: UInt8 = 32
     }
 
     struct RelationshipRecord {
@@ -124,6 +127,9 @@ final class GraphStorage: @unchecked Sendable {
     /// them, ``DuplicateMemberPolicy/allowInValues``). When false, a member lookup stops at
     /// the first match instead of reading the whole object for a later one.
     @exclusivity(unchecked) var namesMayRepeat = true
+    /// Under `--numbers safe`: whether a document's top-level members hold a number a double
+    /// would change (`nil`: not counted, so any may).
+    @exclusivity(unchecked) var topLevelUnsafeNumbers: Bool? = nil
 
     init() {}
 

@@ -25,6 +25,15 @@ public final class ByteWriter {
     /// Bytes handed to the destination.
     @exclusivity(unchecked) public private(set) var bytesWritten = 0
 
+    /// `--numbers safe`: numbers a double would change are written as strings of their
+    /// text (``SafeNumbers``), record by record, as records end or the buffer is written.
+    var quotesUnsafeNumbers = false
+    /// Numbers written as strings so far.
+    public private(set) var numbersQuoted = 0
+    /// Bytes of the buffer already checked for unsafe numbers.
+    @exclusivity(unchecked) private var checkedUpTo = 0
+    private var rewritten = ByteArena(capacity: 16)
+
     /// A writer to `fd` (not closed by the writer).
     public init(fd: Int32, bufferSize: Int = 256 * 1024) {
         destination = .fd(fd)
@@ -40,8 +49,43 @@ public final class ByteWriter {
     }
 
     /// Everything written so far (memory writers).
-    public var bytes: [UInt8] { buffer.array(0..<buffer.count) }
-    public var string: String { buffer.string(0..<buffer.count) }
+    public var bytes: [UInt8] {
+        settleNumbers()
+        return buffer.array(0..<buffer.count)
+    }
+    public var string: String {
+        settleNumbers()
+        return buffer.string(0..<buffer.count)
+    }
+
+    /// Applies ``quotesUnsafeNumbers`` to what was written since the last time (whole
+    /// records, or whole entries of the flat object: never part of a token).
+    /// Whether what is being written may hold a number to quote: the writers clear it for
+    /// records whose input had none (``NumberAlarm``), which are then not scanned.
+    var mayHoldUnsafeNumbers = true
+
+    @inline(__always)
+    func settleNumbers() {
+        if quotesUnsafeNumbers && buffer.count > checkedUpTo { settleNumbersNow() }
+    }
+
+    @inline(never)
+    private func settleNumbersNow() {
+        if !mayHoldUnsafeNumbers {
+            checkedUpTo = buffer.count
+            return
+        }
+        let start = checkedUpTo
+        let quoted = buffer.withBytes { all in
+            SafeNumbers.quoteUnsafe(UnsafeRawBufferPointer(rebasing: all[start...]), into: &rewritten)
+        }
+        if quoted > 0 {
+            buffer.truncate(to: start)
+            rewritten.withBytes { buffer.append($0) }
+            numbersQuoted += quoted
+        }
+        checkedUpTo = buffer.count
+    }
 
     @inline(__always)
     public func write(_ s: StaticString) { buffer.append(s) }
@@ -61,6 +105,7 @@ public final class ByteWriter {
     @inline(__always)
     public func endRecord() throws(JSONAPIError) {
         recordsCompleted &+= 1
+        settleNumbers()
         if buffer.count >= flushThreshold { try flush() }
     }
 
@@ -68,11 +113,15 @@ public final class ByteWriter {
     var mark: Int { buffer.count }
 
     /// Drops what was written after `mark` (a record that failed half-way).
-    func discard(from mark: Int) { if mark <= buffer.count { buffer.truncate(to: mark) } }
+    func discard(from mark: Int) {
+        if mark <= buffer.count { buffer.truncate(to: mark) }
+        checkedUpTo = min(checkedUpTo, buffer.count)
+    }
 
     /// Writes out everything buffered.
     public func flush() throws(JSONAPIError) {
         guard case .fd(let fd) = destination, buffer.count > 0 else { return }
+        settleNumbers()
         var offset = 0
         let total = buffer.count
         while offset < total {
@@ -86,6 +135,7 @@ public final class ByteWriter {
         }
         bytesWritten += total
         buffer.removeAll()
+        checkedUpTo = 0
         // A buffer that grew for one long record goes back to its usual size.
         buffer.giveBack(ifAbove: 16 * (flushThreshold + 4096), to: flushThreshold + 4096)
     }
@@ -94,6 +144,7 @@ public final class ByteWriter {
     /// (the dry runs that check a record before writing it).
     func discardAll() {
         buffer.removeAll()
+        checkedUpTo = 0
         buffer.giveBack(ifAbove: 4 << 20, to: 64 * 1024)
     }
 }

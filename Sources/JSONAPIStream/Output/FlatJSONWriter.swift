@@ -42,6 +42,12 @@ struct FlatJSONWriter {
             var keyedByEmpty = false
             for (k, row) in s.rowsByType[t].enumerated() {
                 if k > 0 { out.write(byte: UInt8(ascii: ",")) }
+                // --numbers safe: each entry is checked as it ends, and scanned only when
+                // its resource's input held a number to quote.
+                if s.topLevelUnsafeNumbers != nil {
+                    out.settleNumbers()
+                    out.mayHoldUnsafeNumbers = s.resources[Int(row)].flags & GraphStorage.ResourceRecord.unsafeNumbers != 0
+                }
                 parts.fill(row: Int(row), of: s)
                 if let fields { parts.keepFields(fields) }
                 parts.place = s.resources[Int(row)].place
@@ -126,6 +132,10 @@ struct FlatJSONWriter {
     }
 
     private func writeTopLevel(_ writer: ResourceWriter, _ parts: ResourceParts) throws(JSONAPIError) {
+        if let counted = graph.storage.topLevelUnsafeNumbers {
+            out.settleNumbers()
+            out.mayHoldUnsafeNumbers = counted
+        }
         let s = graph.storage
         let all = s.values.bytes(in: 0..<s.values.count)
         parts.place = .document

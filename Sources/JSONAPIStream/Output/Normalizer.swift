@@ -31,6 +31,7 @@ public final class Normalizer {
         self.document = document
         self.duplicates = duplicates
         self.out = out
+        out.quotesUnsafeNumbers = output.numbers == .safe
         validator = Validator.ifNeeded(for: document)
         if format == .json {
             let sink = GraphSink(options: document, policy: duplicates)
@@ -42,6 +43,12 @@ public final class Normalizer {
             streaming = sink
             graphSink = nil
             reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
+        }
+        if output.numbers == .safe {
+            let alarm = NumberAlarm()
+            reader.builder.numberAlarm = alarm
+            streaming?.numberAlarm = alarm
+            graphSink?.numberAlarm = alarm
         }
     }
 
@@ -59,6 +66,9 @@ public final class Normalizer {
 
     /// Lines (NDJSON, edges) or resources (json, once written) written so far.
     public var recordsWritten: Int { out.recordsCompleted }
+
+    /// Numbers written as strings under ``NumberPolicy/safe``.
+    public var numbersQuoted: Int { out.numbersQuoted }
 
     /// Resources read so far.
     public var resourcesRead: Int { reader.resourcesBuilt }

@@ -6,6 +6,9 @@ public struct OutputOptions: Sendable, Hashable {
     public var hash = false
     /// NDJSON: no document lines.
     public var resourcesOnly = false
+    /// How numbers are written: as in the input (the default), or as strings when a
+    /// double would change them.
+    public var numbers = NumberPolicy.exact
     /// Only resources of these types are written (`nil`: every type). Primary data in the
     /// document lines and the flat object's `data` stay whole.
     public var types: Set<String>? = nil

@@ -23,6 +23,8 @@ final class StreamingSink: DocumentSink {
     /// Writes a primary resource's identifier for the document line (into memory, reused).
     private let identifierWriter: ResourceWriter
     private let parts = ResourceParts()
+    /// `--numbers safe`: which records hold numbers to quote.
+    var numberAlarm: NumberAlarm?
     /// `--type` and `--keep-fields`.
     private let selection: Selection
     private let selecting: Bool
@@ -67,6 +69,7 @@ final class StreamingSink: DocumentSink {
         parts.place = r.place
         if selecting, writes, let fields = selection.fields(of: parts.type) { parts.keepFields(fields) }
         if writes {
+            if let numberAlarm { out.mayHoldUnsafeNumbers = numberAlarm.inCurrentResource > 0 }
             let mark = out.mark
             do {
                 if format == .edges {
@@ -131,6 +134,7 @@ final class StreamingSink: DocumentSink {
         func v(_ span: ValueSpan) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: store[span.range]) }
         parts.position = d.position
         parts.place = .document
+        if let numberAlarm { out.mayHoldUnsafeNumbers = numberAlarm.outsideResources > 0 }
         out.write(#"{"document":{"data":"#)
         switch d.primaryShape {
         case .absent, .null: out.write("null")

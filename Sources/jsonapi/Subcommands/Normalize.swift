@@ -39,6 +39,9 @@ struct Normalize: ParsableCommand {
             progress.finish()
             try file.commit()
             warnings.summary()
+            if normalizer.numbersQuoted > 0 && !reporting.quiet {
+                Terminal.standardError("jsonapi: \(normalizer.numbersQuoted) number\(normalizer.numbersQuoted == 1 ? "" : "s") written as strings of their exact text (--numbers safe: a double would change them)")
+            }
         } catch {
             progress.finish()
             file.abandon()
