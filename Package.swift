@@ -34,13 +34,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // The system's libzstd: zstd-compressed input, read as a stream.
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
         // Platform calls the Swift overlay lacks (mremap).
         .target(name: "CPlatform"),
-        // The core library: CYajl, CCrypto, CZlib, CPlatform, the standard library and
+        // The core library: CYajl, CCrypto, CZlib, CZstd, CPlatform, the standard library and
         // Foundation only.
         .target(
             name: "JSONAPIStream",
-            dependencies: ["CYajl", "CCrypto", "CZlib", "CPlatform"]
+            dependencies: ["CYajl", "CCrypto", "CZlib", "CZstd", "CPlatform"]
         ),
         // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
         .target(

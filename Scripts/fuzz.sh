@@ -36,6 +36,9 @@ shift 2
 
 binary=Fuzz/.build/release/$product
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+    # SwiftPM keeps the build plan of the path dependency (the repository) and does not always
+    # see a new source file in it: start from a fresh plan.
+    rm -f Fuzz/.build/release.yaml
     swift build -c release --package-path Fuzz --scratch-path Fuzz/.build \
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -g -Xcc -fsanitize=address --product "$product" 2>&1 | grep -Ev '^\[|Cannot export local symbol' >&2
     [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz.sh: build failed" >&2; exit 2; }

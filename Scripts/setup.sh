@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine with Swift:
-# yajl (libyajl-dev), libcrypto (libssl-dev), zlib (zlib1g-dev) and pkg-config from apt, DuckDB's Python package from PyPI (for the
+# yajl (libyajl-dev), libcrypto (libssl-dev), zlib (zlib1g-dev), libzstd (libzstd-dev; the zstd
+# and gzip programs for the tests) and pkg-config from apt, DuckDB's Python package from PyPI (for the
 # loadability check), and the JSON:API test server's packages from PyPI (Django,
 # djangorestframework-jsonapi, in TestServer/.venv, for the client's end-to-end tests).
 # Does nothing when they are already there.
@@ -11,6 +12,9 @@ missing=()
 pkg-config --exists yajl 2>/dev/null || missing+=(libyajl-dev)
 pkg-config --exists libcrypto 2>/dev/null || missing+=(libssl-dev)
 pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
+pkg-config --exists libzstd 2>/dev/null || missing+=(libzstd-dev)
+command -v zstd >/dev/null || missing+=(zstd)
+command -v gzip >/dev/null || missing+=(gzip)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}" >&2

@@ -23,6 +23,13 @@ import Testing
             let strip = { (r: RunResult) in command == ["stats"] ? String(r.out.drop { $0 != "\n" }) : r.out }
             #expect(strip(a) == strip(b), "\(command)")
         }
+        // zstd too.
+        let zstd = Process()
+        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
+        zstd.arguments = ["-q", "-k", plain.path]
+        try zstd.run()
+        zstd.waitUntilExit()
+        #expect(try run(["normalize", plain.path + ".zst"]).stdout == (try run(["normalize", plain.path])).stdout)
         let fromStdin = try run(["normalize", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: compressed)))
         #expect(fromStdin.stdout == (try run(["normalize", plain.path])).stdout)
         // A truncated file: exit 2 and what is wrong.

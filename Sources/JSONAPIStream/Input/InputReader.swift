@@ -28,10 +28,10 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { name }
 
-    /// The size in bytes when it is known in advance (regular files, bytes; not a gzip
-    /// file, whose decompressed size is not known before the end).
+    /// The size in bytes when it is known in advance (regular files, bytes; not a
+    /// compressed file, whose decompressed size is not known before the end).
     public var knownSize: Int? {
-        if isGzip { return nil }
+        if compression != .none { return nil }
         switch self {
         case .file(let p):
             var st = stat()
@@ -44,55 +44,74 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads the source in chunks of `chunkSize` bytes, calling `body` with each.
     ///
-    /// A source that starts with gzip's magic bytes (`1f 8b`) is decompressed as it is read
-    /// (several members read as one stream); `body` then gets the decompressed bytes, and
-    /// positions in diagnostics count those.
+    /// A source that starts with gzip's magic bytes (`1f 8b`) or zstd's (`28 b5 2f fd`) is
+    /// decompressed as it is read (several members or frames read as one stream); `body`
+    /// then gets the decompressed bytes, and positions in diagnostics count those.
     ///
     /// - Throws: ``JSONAPIError/input(_:)`` when the source cannot be opened or read, or
-    ///   its gzip data is invalid or truncated; any error `body` throws.
+    ///   its compressed data is invalid or truncated; any error `body` throws.
     public func read(
         chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
     ) throws(JSONAPIError) {
         let size = max(1, chunkSize)
-        // Decided on the first bytes: plain bytes go straight to `body`.
-        var gzip: GzipStream? = nil
+        // Decided on the first bytes (held until there are enough to tell): plain bytes go
+        // straight to `body`.
+        var decoder: Decompressor? = nil
         var decided = false
         var held: [UInt8] = []
         let name = self.name
-        try readRaw(chunkSize: size) { (chunk) throws(JSONAPIError) in
-            if let gzip { return try gzip.feed(chunk, body) }
-            if decided { return try body(chunk) }
-            // The magic is two bytes: a one-byte first read waits for the next.
-            if held.isEmpty && chunk.count == 1 && chunk[0] == 0x1F { held = [0x1F]; return }
+        func start(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
             decided = true
-            let first: [UInt8] = held + Array(chunk.prefix(2 - held.count))
-            let isGzip = first.withUnsafeBytes { GzipStream.isGzip($0) }
-            if isGzip {
-                let g = try GzipStream(name: name, outputSize: size)
-                gzip = g
-                if !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try g.feed(h, body) } }
-                try g.feed(chunk, body)
-            } else {
-                if !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try body(h) } }
-                try body(chunk)
+            let first = held + Array(chunk.prefix(4))
+            switch Compression.detect(first) {
+            case .gzip: decoder = .gzip(try GzipStream(name: name, outputSize: size))
+            case .zstd: decoder = .zstd(try ZstdStream(name: name, outputSize: size))
+            case .none, .undecided: break
+            }
+            if !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try pass(h) } }
+            held = []
+            try pass(chunk)
+        }
+        func pass(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+            switch decoder {
+            case .gzip(let g)?: try g.feed(chunk, body)
+            case .zstd(let z)?: try z.feed(chunk, body)
+            case nil: try body(chunk)
             }
         }
-        if !decided && !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try body(h) } }
-        try gzip?.finish()
+        try readRaw(chunkSize: size) { (chunk) throws(JSONAPIError) in
+            if decided { return try pass(chunk) }
+            let first = held + Array(chunk.prefix(4))
+            if Compression.detect(first) == .undecided {
+                held = first  // fewer than 4 bytes so far, all a magic's prefix
+                return
+            }
+            try start(chunk)
+        }
+        if !decided && !held.isEmpty {
+            decided = true
+            try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try body(h) }
+        }
+        switch decoder {
+        case .gzip(let g)?: try g.finish()
+        case .zstd(let z)?: try z.finish()
+        case nil: break
+        }
     }
 
-    /// Whether the source starts with gzip's magic bytes (files and bytes; standard input is
-    /// not looked at in advance).
-    public var isGzip: Bool {
+    /// How the source is compressed (files and bytes; standard input is not looked at in
+    /// advance).
+    public var compression: Compression {
         switch self {
-        case .bytes(let b, _): return b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B
-        case .standardInput: return false
+        case .bytes(let b, _): return Compression.detect(Array(b.prefix(4))).known
+        case .standardInput: return .none
         case .file(let p):
             let fd = open(p, O_RDONLY)
-            guard fd >= 0 else { return false }
+            guard fd >= 0 else { return .none }
             defer { close(fd) }
-            var magic: (UInt8, UInt8) = (0, 0)
-            return withUnsafeMutableBytes(of: &magic) { systemRead(fd, $0.baseAddress!, 2) } == 2 && magic == (0x1F, 0x8B)
+            var magic = [UInt8](repeating: 0, count: 4)
+            let n = magic.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress!, 4) }
+            return Compression.detect(Array(magic.prefix(max(n, 0)))).known
         }
     }
 
@@ -150,4 +169,29 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
     #else
     return Darwin.read(fd, buffer, count)
     #endif
+}
+
+/// How an input is compressed, told by its first bytes.
+public enum Compression: Sendable, Hashable {
+    case none, gzip, zstd
+    /// Too few bytes to tell (all of them a magic's start).
+    case undecided
+
+    static func detect(_ first: [UInt8]) -> Compression {
+        let gzip: [UInt8] = [0x1F, 0x8B]
+        let zstd: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+        if first.count >= 2 && Array(first.prefix(2)) == gzip { return .gzip }
+        if first.count >= 4 && Array(first.prefix(4)) == zstd { return .zstd }
+        if first.count < 2 && gzip.starts(with: first) { return .undecided }
+        if first.count < 4 && zstd.starts(with: first) { return .undecided }
+        return .none
+    }
+
+    /// `.undecided` (a source shorter than a magic) is not compressed.
+    var known: Compression { self == .undecided ? .none : self }
+}
+
+private enum Decompressor {
+    case gzip(GzipStream)
+    case zstd(ZstdStream)
 }
