@@ -77,22 +77,23 @@ package final class Cleanup: @unchecked Sendable {
     /// Runs every registered action, then exits with `status` (a run that cannot go on, such
     /// as one out of memory, leaves no temporary file either).
     package func exit(status: Int32) -> Never {
-        lock.lock()
-        terminating = true
-        let all = actions.sorted { $0.key > $1.key }.map(\.value)
-        actions.removeAll()
-        lock.unlock()
-        for action in all { action() }
+        runAll()
         Foundation.exit(status)
     }
 
     private func terminate(signal: Int32) {
+        runAll()
+        jsonapi_die_of_signal(signal)
+    }
+
+    /// Runs every registered action, newest first; actions registered from now on run at
+    /// once.
+    private func runAll() {
         lock.lock()
         terminating = true
         let all = actions.sorted { $0.key > $1.key }.map(\.value)
         actions.removeAll()
         lock.unlock()
         for action in all { action() }
-        jsonapi_die_of_signal(signal)
     }
 }

@@ -8,18 +8,35 @@ import Testing
 @Suite struct GzipInput {
     /// `bytes` compressed by gzip(1).
     static func gzip(_ bytes: [UInt8], level: Int = 6) throws -> [UInt8] {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gz-\(UUID().uuidString)")
+        try compress(bytes, "/bin/gzip", { ["-\(level)", "-n", $0] }, suffix: ".gz")
+    }
+
+    /// `bytes` written to a file, compressed by `program` with `arguments(path)`, read back
+    /// from `path + suffix`.
+    static func compress(_ bytes: [UInt8], _ program: String, _ arguments: (String) -> [String], suffix: String) throws -> [UInt8] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("compressed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("in")
-        try Data(bytes).write(to: file)
+        let file = dir.appendingPathComponent("in").path
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        p.arguments = ["-\(level)", "-n", file.path]
+        p.executableURL = URL(fileURLWithPath: program)
+        p.arguments = arguments(file)
         try p.run()
         p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
-        return Array(try Data(contentsOf: dir.appendingPathComponent("in.gz")))
+        #expect(p.terminationStatus == 0, "\(program) failed (Scripts/setup.sh installs it)")
+        return Array(try Data(contentsOf: URL(fileURLWithPath: file + suffix)))
+    }
+
+    /// The message of the input error that reading `bytes` ends with (nil: read fine).
+    static func inputError(_ bytes: [UInt8], name: String) -> String? {
+        do {
+            _ = try ndjson(.bytes(bytes, name: name), chunk: 64)
+            return nil
+        } catch {
+            guard case .input(let message) = error else { return "not an input error: \(error)" }
+            return message
+        }
     }
 
     /// Normalizes `source` to NDJSON, read in chunks of `chunk`.
@@ -88,15 +105,7 @@ import Testing
     @Test func badTruncatedAndTrailingDataAreErrors() throws {
         let plain = Array(try Data(contentsOf: corpusURL("documents/spec-compound.json")))
         let compressed = try Self.gzip(plain)
-        func failure(_ bytes: [UInt8]) -> String? {
-            do {
-                _ = try Self.ndjson(.bytes(bytes, name: "doc.json.gz"), chunk: 64)
-                return nil
-            } catch {
-                guard case .input(let message) = error else { return "not an input error: \(error)" }
-                return message
-            }
-        }
+        func failure(_ bytes: [UInt8]) -> String? { GzipInput.inputError(bytes, name: "doc.json.gz") }
         let truncated = failure(Array(compressed.prefix(compressed.count / 2)))
         #expect(truncated?.contains("ends inside a member") == true, "\(truncated ?? "accepted")")
         var corrupt = compressed

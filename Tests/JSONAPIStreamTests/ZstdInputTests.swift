@@ -6,18 +6,7 @@ import Testing
 /// several frames as one stream, clear errors.
 @Suite struct ZstdInput {
     static func zstd(_ bytes: [UInt8], level: Int = 3) throws -> [UInt8] {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("zst-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("in")
-        try Data(bytes).write(to: file)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
-        p.arguments = ["-q", "-\(level)", file.path, "-o", file.path + ".zst"]
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "zstd(1) is needed (Scripts/setup.sh installs it)")
-        return Array(try Data(contentsOf: URL(fileURLWithPath: file.path + ".zst")))
+        try GzipInput.compress(bytes, "/usr/bin/zstd", { ["-q", "-\(level)", $0, "-o", $0 + ".zst"] }, suffix: ".zst")
     }
 
     @Test func aCompressedDocumentReadsLikeThePlainOne() throws {
@@ -44,15 +33,7 @@ import Testing
     @Test func badAndTruncatedDataAreErrors() throws {
         let plain = Array(try Data(contentsOf: corpusURL("documents/spec-compound.json")))
         let compressed = try Self.zstd(plain)
-        func failure(_ bytes: [UInt8]) -> String? {
-            do {
-                _ = try GzipInput.ndjson(.bytes(bytes, name: "doc.json.zst"), chunk: 64)
-                return nil
-            } catch {
-                guard case .input(let message) = error else { return "not an input error: \(error)" }
-                return message
-            }
-        }
+        func failure(_ bytes: [UInt8]) -> String? { GzipInput.inputError(bytes, name: "doc.json.zst") }
         let truncated = failure(Array(compressed.prefix(compressed.count / 2)))
         #expect(truncated?.contains("ends inside a frame") == true, "\(truncated ?? "accepted")")
         var corrupt = compressed

@@ -213,13 +213,21 @@ struct StructuralScanner {
             k = end &- bufferBase
         }
         if k < 0 { k = 0 }
+        return bufferBase &+ Self.startOfWord(endingAt: k, in: buffer)
+    }
+
+    /// The start of the run of word bytes (letters, digits, `-`, `+`, `.`, `/`: a number's,
+    /// a literal's or a stray slash's) that ends at `k` in `buffer` (`k` when there is none).
+    @inline(__always)
+    private static func startOfWord(endingAt k: Int, in buffer: UnsafeRawBufferPointer) -> Int {
+        var k = k
         while k > 0 {
             let c = buffer[k &- 1]
             let isWordByte = (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x2F
             if !isWordByte { break }
             k &-= 1
         }
-        return bufferBase &+ k
+        return k
     }
 
     /// Where to end the bytes handed to yajl, given the token `boundary` found by
@@ -242,12 +250,6 @@ struct StructuralScanner {
         let c = buffer[k &- 1]
         guard c == 0x3A || c == 0x2C || c == 0x5B || c == 0x7B else { return boundary }
         k &-= 1
-        while k > 0 {
-            let c = buffer[k &- 1]
-            let isWordByte = (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x2F
-            if !isWordByte { break }
-            k &-= 1
-        }
-        return bufferBase &+ k
+        return bufferBase &+ Self.startOfWord(endingAt: k, in: buffer)
     }
 }
