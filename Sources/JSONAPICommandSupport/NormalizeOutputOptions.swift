@@ -65,6 +65,13 @@ package struct NormalizeOutputOptions: ParsableArguments {
         return Normalizer(format: format, out: file.writer, output: options, document: document, duplicates: onDuplicate)
     }
 
+    /// Says on standard error how many numbers `--numbers safe` wrote as strings.
+    package func reportQuotedNumbers(of normalizer: Normalizer, quiet: Bool) {
+        let n = normalizer.numbersQuoted
+        guard n > 0 && !quiet else { return }
+        Terminal.standardError("jsonapi: \(n) number\(n == 1 ? "" : "s") written as strings of their exact text (--numbers safe: a double would change them)")
+    }
+
     /// Records written to standard output before a failure (`nil` when that count means
     /// nothing: a file, which is removed, or the flat object, which is written at the end).
     package func recordsWritten(by normalizer: Normalizer, to file: OutputFile) -> Int? {

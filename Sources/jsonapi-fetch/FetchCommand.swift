@@ -167,6 +167,7 @@ struct Fetch: ParsableCommand {
             try normalizer.finish()
             try file.commit()
             warnings.summary()
+            out.reportQuotedNumbers(of: normalizer, quiet: reporting.quiet)
             if fetched.truncated && fetched.pages >= pageLimit && (maxPages ?? .max) > pageLimit {
                 Terminal.standardError(
                     "jsonapi: error: stopped at the page limit, \(pageLimit) page\(pageLimit == 1 ? "" : "s"), while links.next "

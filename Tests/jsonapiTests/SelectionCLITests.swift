@@ -12,6 +12,11 @@ import Testing
         let article = try #require(lines.first { $0.hasPrefix(#"{"type":"articles""#) })
         #expect(article.contains(#""attributes":{"title":"#) && !article.contains(#""comments":{"#), "\(article)")
         #expect(lines.contains { $0.hasPrefix(#"{"type":"people""#) })
+        // --numbers safe says how many numbers it wrote as strings.
+        let numbers = try run(["normalize", "--format", "ndjson", "--numbers", "safe", "-"], stdin: Data(#"{"data":{"type":"a","id":"1","attributes":{"n":9007199254740993,"m":1e400,"ok":2}}}"#.utf8))
+        #expect(numbers.status == 0 && numbers.out.contains(#""n":"9007199254740993","m":"1e400","ok":2"#), "\(numbers.out)")
+        #expect(numbers.stderr.contains("jsonapi: 2 numbers written as strings"), "\(numbers.stderr)")
+        #expect(try run(["normalize", "--numbers", "rounded", doc]).status == 2)
         let bad = try run(["normalize", "--keep-fields", "articles", doc])
         #expect(bad.status == 2 && bad.stderr.contains("--keep-fields takes TYPE=NAME,NAME"), "\(bad.stderr)")
         let twice = try run(["normalize", "--keep-fields", "a=x", "--keep-fields", "a=y", doc])

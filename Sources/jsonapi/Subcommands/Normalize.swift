@@ -39,9 +39,7 @@ struct Normalize: ParsableCommand {
             progress.finish()
             try file.commit()
             warnings.summary()
-            if normalizer.numbersQuoted > 0 && !reporting.quiet {
-                Terminal.standardError("jsonapi: \(normalizer.numbersQuoted) number\(normalizer.numbersQuoted == 1 ? "" : "s") written as strings of their exact text (--numbers safe: a double would change them)")
-            }
+            out.reportQuotedNumbers(of: normalizer, quiet: reporting.quiet)
         } catch {
             progress.finish()
             file.abandon()
