@@ -40,7 +40,8 @@ public struct DocumentOptions: Sendable, Hashable {
 
     var compoundRules: Bool { checksCompoundRules ?? (validation == .strict) }
 
-    /// Apply the checks SPEC-RULES note (c) keeps for strict mode (meta and link member names)
-    /// while still collecting findings as warnings: what `validate` does.
+    /// Apply the checks kept for strict mode (custom link names, `@`-member names) while
+    /// still collecting findings as warnings: what `validate` does. Keys inside attribute
+    /// values and `meta` objects are never checked (any JSON).
     var strictChecks = false
 }
