@@ -40,7 +40,7 @@ struct DuplicateMerger: ~Copyable {
     /// Places `bytes` as the value that replaces `old`: over it when it fits (and it is an
     /// old value), otherwise in the tail.
     private mutating func place(_ bytes: UnsafeRawBufferPointer, over old: ValueSpan) -> ValueSpan {
-        if !old.isNone && old.start < valueMark && bytes.count <= old.count {
+        if fits(bytes.count, over: old) {
             builder.store.overwrite(at: old.start, with: bytes)
             return ValueSpan(start: old.start, count: bytes.count)
         }
@@ -52,9 +52,19 @@ struct DuplicateMerger: ~Copyable {
     /// Keeps `span`: an old value stays where it is; a new one moves over `old` or to the tail.
     private mutating func keep(_ span: ValueSpan, over old: ValueSpan = .none) -> ValueSpan {
         guard isNew(span) else { return span }
-        var copy = ByteArena(capacity: span.count)
-        builder.store.withBytes { copy.append(UnsafeRawBufferPointer(rebasing: $0[span.range])) }
-        return copy.withBytes { place($0, over: old) }
+        if fits(span.count, over: old) {
+            // The old value is below the mark, the new one above it: no overlap.
+            builder.store.copyWithin(span.range, to: old.start)
+            return ValueSpan(start: old.start, count: span.count)
+        }
+        let start = valueMark + valueTail.count
+        builder.store.withBytes { valueTail.append(UnsafeRawBufferPointer(rebasing: $0[span.range])) }
+        return ValueSpan(start: start, count: span.count)
+    }
+
+    /// Whether a value of `count` bytes can be written over `old` (an old value, no shorter).
+    private func fits(_ count: Int, over old: ValueSpan) -> Bool {
+        !old.isNone && old.start < valueMark && count <= old.count
     }
 
     /// Two stored objects merged: a name in both keeps its first position and takes the

@@ -17,11 +17,6 @@ final class GzipStream {
     private var inMember = false
     private var initialized = false
 
-    /// The two bytes every gzip member starts with.
-    static func isGzip(_ prefix: UnsafeRawBufferPointer) -> Bool {
-        prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B
-    }
-
     init(name: String, outputSize: Int) throws(JSONAPIError) {
         self.name = name
         self.outputSize = max(outputSize, 64 * 1024)
@@ -50,7 +45,8 @@ final class GzipStream {
             if !inMember {
                 // A new member must start here: only gzip members may follow one another.
                 let rest = UnsafeRawBufferPointer(rebasing: chunk[offset...])
-                if rest.count >= 2 && !Self.isGzip(rest) || rest.count == 1 && rest[0] != 0x1F {
+                let isMember = rest.count >= 2 ? Compression.detect(Array(rest.prefix(2))) == .gzip : rest[0] == Compression.gzipMagic[0]
+                if !isMember {
                     throw JSONAPIError.input("cannot read \(name): data after the end of the gzip stream at compressed byte \(consumed + offset)")
                 }
                 if consumed + offset > 0 { inflateReset(&stream) }

@@ -177,9 +177,12 @@ public enum Compression: Sendable, Hashable {
     /// Too few bytes to tell (all of them a magic's start).
     case undecided
 
+    /// The bytes a gzip member and a zstd frame start with.
+    static let gzipMagic: [UInt8] = [0x1F, 0x8B]
+    static let zstdMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+
     static func detect(_ first: [UInt8]) -> Compression {
-        let gzip: [UInt8] = [0x1F, 0x8B]
-        let zstd: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+        let gzip = gzipMagic, zstd = zstdMagic
         if first.count >= 2 && Array(first.prefix(2)) == gzip { return .gzip }
         if first.count >= 4 && Array(first.prefix(4)) == zstd { return .zstd }
         if first.count < 2 && gzip.starts(with: first) { return .undecided }

@@ -14,10 +14,6 @@ final class ZstdStream {
     /// zstd's hint after the last call: 0 when a frame has just ended.
     private var pending = 0
 
-    static func isZstd(_ prefix: UnsafeRawBufferPointer) -> Bool {
-        prefix.count >= 4 && prefix[0] == 0x28 && prefix[1] == 0xB5 && prefix[2] == 0x2F && prefix[3] == 0xFD
-    }
-
     init(name: String, outputSize: Int) throws(JSONAPIError) {
         self.name = name
         self.outputSize = max(outputSize, 64 * 1024)

@@ -52,9 +52,12 @@ final class ResourceParts {
         keptAttributes.append(UInt8(ascii: "{"))
         var first = true
         StoredJSON.forEachMember(a, 0..<a.count) { name, value in
-            // Names are stored minimally escaped: decode before comparing.
-            let decoded = Array(StoredJSON.decodeString(a, name).utf8)
-            if decoded.withUnsafeBytes({ kept($0) }) {
+            // Names are stored minimally escaped: one with an escape is decoded first.
+            let inner = UnsafeRawBufferPointer(rebasing: a[name.lowerBound + 1..<name.upperBound - 1])
+            let keep = inner.contains(UInt8(ascii: "\\"))
+                ? Array(StoredJSON.decodeString(a, name).utf8).withUnsafeBytes { kept($0) }
+                : kept(inner)
+            if keep {
                 if !first { keptAttributes.append(UInt8(ascii: ",")) }
                 first = false
                 keptAttributes.append(UnsafeRawBufferPointer(rebasing: a[name]))

@@ -103,6 +103,12 @@ struct ByteArena: ~Copyable {
         (base + offset).copyMemory(from: source, byteCount: bytes.count)
     }
 
+    /// Copies the bytes in `source` to `offset` (both inside the arena; they may overlap).
+    mutating func copyWithin(_ source: Range<Int>, to offset: Int) {
+        precondition(source.lowerBound >= 0 && source.upperBound <= count && offset >= 0 && offset + source.count <= count)
+        (base + offset).copyMemory(from: base + source.lowerBound, byteCount: source.count)
+    }
+
     /// Removes the byte at `index`, moving the bytes after it down by one.
     ///
     /// - Complexity: O(`count - index`).
@@ -161,13 +167,7 @@ struct ByteArena: ~Copyable {
 
     /// Gives memory back when far more is held than used.
     mutating func shrinkToFit() {
-        guard capacity > 2 * count + 4096 else { return }
-        let c = LargeAllocation.roundUp(Swift.max(count, 16))
-        let p = LargeAllocation.allocate(byteCount: c)
-        p.copyMemory(from: base, byteCount: count)
-        LargeAllocation.deallocate(base, byteCount: capacity)
-        base = p
-        capacity = c
+        if capacity > 2 * count + 4096 { resize(to: count) }
     }
 }
 
