@@ -96,6 +96,7 @@ struct Fetch: ParsableCommand {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        try out.check(splitting: false)
         _ = try query()
         _ = try headerFields()
     }
@@ -156,7 +157,7 @@ struct Fetch: ParsableCommand {
             : PageFollowing.first
         let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         // Whole pages reach the output as they end: nothing read is held back until the crawl ends.
-        let bound = Unchecked(PageFlushingConsumer(normalizer: normalizer, writer: file.writer, flushes: out.format != .json))
+        let bound = Unchecked(PageFlushingConsumer(normalizer: normalizer, writer: file.writer, flushes: out.outputFormat != .json))
 
         let outcome = Self.wait {
             try await client.fetch(first, pages: following, into: bound.value) { progress.update($0) }

@@ -39,7 +39,7 @@ public final class Normalizer {
             streaming = nil
             reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
         } else {
-            let sink = StreamingSink(out: out, format: format, options: output, duplicates: duplicates, strict: document.validation == .strict)
+            let sink = StreamingSink(out: out, format: format, options: output, duplicates: duplicates)
             streaming = sink
             graphSink = nil
             reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)

@@ -12,7 +12,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
 /// or edge lines. Memory stays bounded by the largest resource; a document's primary linkage
 /// (for its document line) goes to a ``SpillBuffer``.
 ///
-/// With ``DuplicatePolicy/first`` or ``DuplicatePolicy/error`` (or in strict mode) it keeps
+/// With ``DuplicatePolicy/first`` or ``DuplicatePolicy/error`` it keeps
 /// the set of keys seen, so memory then grows with the number of resources.
 final class StreamingSink: DocumentSink {
     let keepsValues = false
@@ -30,28 +30,22 @@ final class StreamingSink: DocumentSink {
     private let selecting: Bool
     private let primary = SpillBuffer()
     private var primaryCount = 0
-    private let duplicates: DuplicatePolicy
-    private let strict: Bool
-    private var seen = ByteInterner()
-    private let tracksKeys: Bool
-    private var seenAt: [(document: Int32, position: SourcePosition, source: String?)] = []
-    private var scratch = ByteArena(capacity: 256)
+    /// Keys seen, under `--on-duplicate first|error`.
+    private let duplicates: DuplicateTracker?
     var sourceName: String?
     var onDiagnostic: ((Diagnostic) -> Void)?
     /// Resources and documents written.
     private(set) var resourcesWritten = 0
     private(set) var documentsWritten = 0
 
-    init(out: ByteWriter, format: OutputFormat, options: OutputOptions, duplicates: DuplicatePolicy, strict: Bool) {
+    init(out: ByteWriter, format: OutputFormat, options: OutputOptions, duplicates: DuplicatePolicy) {
         precondition(format != .json)
         self.out = out
         self.format = format
         self.options = options
         self.writer = ResourceWriter(out: out, options: options)
         self.identifierWriter = ResourceWriter(out: ByteWriter(), options: options)
-        self.duplicates = duplicates
-        self.strict = strict
-        tracksKeys = duplicates != .last
+        self.duplicates = duplicates != .last ? DuplicateTracker(policy: duplicates) : nil
         selection = Selection(options)
         selecting = options.selects
     }
@@ -59,7 +53,7 @@ final class StreamingSink: DocumentSink {
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         // A duplicate skipped under --on-duplicate first writes no line, but it is still
         // this document's primary data: its identifier stays in the document line.
-        var writes = tracksKeys ? try firstOccurrence(r, b) : true
+        var writes = try duplicates?.admits(r, from: b, sourceName: sourceName, onDiagnostic: onDiagnostic) ?? true
         if selecting {
             // Resources of other types (--type) write no line; primary data stays whole.
             if !selection.selects(b.scratch.bytes(in: r.type.range)) { writes = false }
@@ -92,39 +86,6 @@ final class StreamingSink: DocumentSink {
             try o.buffer.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
             primaryCount += 1
         }
-    }
-
-    /// Whether this (type, id) is new; applies the duplicate policy when it is not.
-    private func firstOccurrence(_ r: ResourceDraft, _ b: DocumentBuilder) throws(JSONAPIError) -> Bool {
-        let type = b.scratch.bytes(in: r.type.range)
-        let id = r.id.isNone ? b.scratch.bytes(in: r.lid.range) : b.scratch.bytes(in: r.id.range)
-        scratch.removeAll()
-        scratch.append(UInt8(truncatingIfNeeded: type.count >> 8))
-        scratch.append(UInt8(truncatingIfNeeded: type.count))
-        scratch.append(type)
-        scratch.append(r.id.isNone ? 1 : 0)
-        scratch.append(id)
-        let before = seen.count
-        let key = scratch.withBytes { seen.intern($0) }
-        if seen.count > before {
-            seenAt.append((Int32(r.documentIndex), r.position, sourceName))
-            return true
-        }
-        let first = seenAt[Int(key)]
-        let sameDocument = first.document == Int32(r.documentIndex)
-        let firstPlace = first.source != nil && first.source != sourceName ? "\(first.source!):\(first.position)" : first.position.description
-        let what = "resource (type \(quoted(String(decoding: type, as: UTF8.self))), \(r.id.isNone ? "lid" : "id") \(quoted(String(decoding: id, as: UTF8.self))))"
-        if duplicates == .error {
-            throw JSONAPIError.document(Diagnostic(
-                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
-                location: r.position, pointer: r.pointer, source: sourceName))
-        }
-        let written = duplicates == .last
-        onDiagnostic?(Diagnostic(
-            severity: .warning, rule: sameDocument ? .R22 : .N01,
-            message: "\(what) appears again (first at \(firstPlace)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
-            location: r.position, pointer: r.pointer, source: sourceName))
-        return written
     }
 
     func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {

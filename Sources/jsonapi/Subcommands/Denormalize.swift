@@ -1,10 +1,11 @@
 import ArgumentParser
+import Foundation
 import JSONAPICommandSupport
 import JSONAPIStream
 
 struct Denormalize: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn normalize output (flat JSON or NDJSON) back into one JSON:API compound document.",
+        abstract: "Turn normalize output (flat JSON, NDJSON, or a --split-by-type directory) back into one JSON:API compound document.",
         discussion: """
             Resources merge as when reading documents (the later member wins). Without --include, \
             every resource that is not primary data goes into included; with it, only those the \
@@ -38,7 +39,14 @@ struct Denormalize: ParsableCommand {
         do { file = try OutputFile(path: output) } catch { throw report(error) }
         let denormalizer = Denormalizer()
         do {
-            for source in input.sources { try denormalizer.read(source, chunkSize: input.chunkSize) }
+            for source in input.sources {
+                var isDirectory: ObjCBool = false
+                if source.name != "-", FileManager.default.fileExists(atPath: source.name, isDirectory: &isDirectory), isDirectory.boolValue {
+                    try denormalizer.read(tables: source.name)
+                } else {
+                    try denormalizer.read(source, chunkSize: input.chunkSize)
+                }
+            }
             try denormalizer.write(to: file.writer, options: options)
             try file.commit()
         } catch {

@@ -4,11 +4,16 @@ import JSONAPIStream
 
 struct Normalize: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn JSON:API documents into flat JSON, NDJSON or edge lines.",
+        abstract: "Turn JSON:API documents into flat JSON, NDJSON, edge lines, or one table per resource type.",
         discussion: """
             json: one flat object (resources by type and id). ndjson: one line per resource, \
             then one line per document; streams in bounded memory. edges: one line per \
             relationship linkage entry. Several files, and several documents per input, merge.
+
+            --split-by-type DIR: one table per resource type (DIR/TYPE.ndjson or .csv, every \
+            row with the same columns), _documents, _relationships and _edges tables, and \
+            _schema.json with each column's type; numbers are safe unless --numbers exact. \
+            DIR must not exist or be empty (--force replaces it); it appears only once complete.
             """)
 
     @OptionGroup var input: InputOptions
@@ -17,7 +22,24 @@ struct Normalize: ParsableCommand {
 
     @OptionGroup var out: NormalizeOutputOptions
 
+    @Option(name: .customLong("split-by-type"), help: ArgumentHelp("Write one table per resource type into this directory.", valueName: "dir"))
+    var splitByType: String?
+
+    @Flag(help: "With --split-by-type: replace the directory when it is not empty.")
+    var force = false
+
+    @Flag(name: .customLong("keep-partial"), help: "With --split-by-type: when the input fails, keep the whole rows read before the error.")
+    var keepPartial = false
+
+    func validate() throws {
+        try out.check(splitting: splitByType != nil)
+        if splitByType == nil && (force || keepPartial) {
+            throw ValidationError("--force and --keep-partial apply to --split-by-type")
+        }
+    }
+
     func run() throws {
+        if let directory = splitByType { return try split(into: directory) }
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let file: OutputFile
         do { file = try OutputFile(path: out.output) } catch { throw report(error) }
@@ -25,16 +47,9 @@ struct Normalize: ParsableCommand {
         normalizer.onDiagnostic = { warnings.print($0) }
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {
-            for source in input.sources {
-                progress.totalBytes = source.knownSize
-                try normalizer.beginInput(named: source.name)
-                let base = normalizer.bytesRead
-                try source.read(chunkSize: input.chunkSize) { (chunk) throws(JSONAPIError) in
-                    try normalizer.feed(chunk)
-                    progress.update(bytes: normalizer.bytesRead - base, resources: normalizer.resourcesRead)
-                }
-                try normalizer.endInput()
-            }
+            try readInputs(
+                progress, begin: normalizer.beginInput, feed: normalizer.feed, end: normalizer.endInput,
+                bytes: { normalizer.bytesRead }, resources: { normalizer.resourcesRead })
             try normalizer.finish()
             progress.finish()
             try file.commit()
@@ -45,6 +60,78 @@ struct Normalize: ParsableCommand {
             file.abandon()
             warnings.summary()
             throw report(error.withSourceIfMissing(input.sources.first?.name ?? "-"), recordsWritten: out.recordsWritten(by: normalizer, to: file))
+        }
+    }
+
+    /// Feeds every input to a reader, updating the progress line.
+    private func readInputs(
+        _ progress: ProgressLine,
+        begin: (String) throws(JSONAPIError) -> Void, feed: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void,
+        end: () throws(JSONAPIError) -> Void, bytes: () -> Int, resources: () -> Int
+    ) throws(JSONAPIError) {
+        for source in input.sources {
+            progress.totalBytes = source.knownSize
+            try begin(source.name)
+            let base = bytes()
+            try source.read(chunkSize: input.chunkSize) { (chunk) throws(JSONAPIError) in
+                try feed(chunk)
+                progress.update(bytes: bytes() - base, resources: resources())
+            }
+            try end()
+        }
+    }
+
+    /// `--split-by-type DIR`.
+    private func split(into path: String) throws {
+        let warnings = WarningPrinter(quiet: reporting.quiet)
+        let directory: OutputDirectory
+        let splitter: TableSplitter
+        do { directory = try OutputDirectory(path: path, force: force) } catch { throw report(error) }
+        do {
+            splitter = try TableSplitter(
+                directory: directory.temporaryPath, format: out.tableFormat, output: out.tableOptions(),
+                document: parsing.documentOptions(), duplicates: out.onDuplicate)
+        } catch {
+            directory.abandon()
+            throw report(error)
+        }
+        splitter.onDiagnostic = { warnings.print($0) }
+        let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
+        do {
+            try readInputs(
+                progress, begin: splitter.beginInput, feed: splitter.feed, end: splitter.endInput,
+                bytes: { splitter.bytesRead }, resources: { splitter.resourcesRead })
+            let tables = try splitter.finish()
+            progress.finish()
+            try directory.commit()
+            warnings.summary()
+            out.reportQuotedNumbers(splitter.numbersQuoted, quiet: reporting.quiet)
+            if !reporting.quiet {
+                let types = tables.filter { $0.type != nil }
+                Terminal.standardError("jsonapi: \(types.count) type table\(types.count == 1 ? "" : "s") (\(types.reduce(0) { $0 + $1.rows }) rows) written to \(path)")
+            }
+        } catch {
+            progress.finish()
+            var kept: [TableSummary]? = nil
+            if keepPartial {
+                do {
+                    kept = try splitter.finishAfterFailure()
+                    try directory.commit()
+                } catch let second {
+                    kept = nil
+                    directory.abandon()
+                    Terminal.standardError("jsonapi: could not keep the partial output: \(second.description)")
+                }
+            } else {
+                splitter.abandon()
+                directory.abandon()
+            }
+            warnings.summary()
+            if let kept {
+                let counts = kept.map { "\($0.file) \($0.rows)" }.joined(separator: ", ")
+                Terminal.standardError("jsonapi: kept the whole rows read before the error in \(path) (rows: \(counts))")
+            }
+            throw report(error.withSourceIfMissing(input.sources.first?.name ?? "-"))
         }
     }
 }

@@ -1,0 +1,47 @@
+/// The keys (type, id or lid) of the resources a streaming writer has written, for
+/// ``DuplicatePolicy/first`` and ``DuplicatePolicy/error``: says whether a resource is new,
+/// and warns about (or refuses) one seen before. Memory grows with the number of resources.
+final class DuplicateTracker {
+    private let policy: DuplicatePolicy
+    private var seen = ByteInterner()
+    private var seenAt: [(document: Int32, position: SourcePosition, source: String?)] = []
+    private var scratch = ByteArena(capacity: 256)
+
+    init(policy: DuplicatePolicy) { self.policy = policy }
+
+    /// Whether this (type, id) is written: true when it is new, or (policy `last`) when it
+    /// is written again; throws under policy `error`.
+    func admits(
+        _ r: ResourceDraft, from b: DocumentBuilder, sourceName: String?, onDiagnostic: ((Diagnostic) -> Void)?
+    ) throws(JSONAPIError) -> Bool {
+        let type = b.scratch.bytes(in: r.type.range)
+        let id = r.id.isNone ? b.scratch.bytes(in: r.lid.range) : b.scratch.bytes(in: r.id.range)
+        scratch.removeAll()
+        scratch.append(UInt8(truncatingIfNeeded: type.count >> 8))
+        scratch.append(UInt8(truncatingIfNeeded: type.count))
+        scratch.append(type)
+        scratch.append(r.id.isNone ? 1 : 0)
+        scratch.append(id)
+        let before = seen.count
+        let key = scratch.withBytes { seen.intern($0) }
+        if seen.count > before {
+            seenAt.append((Int32(r.documentIndex), r.position, sourceName))
+            return true
+        }
+        let first = seenAt[Int(key)]
+        let sameDocument = first.document == Int32(r.documentIndex)
+        let firstPlace = first.source != nil && first.source != sourceName ? "\(first.source!):\(first.position)" : first.position.description
+        let what = "resource (type \(quoted(String(decoding: type, as: UTF8.self))), \(r.id.isNone ? "lid" : "id") \(quoted(String(decoding: id, as: UTF8.self))))"
+        if policy == .error {
+            throw JSONAPIError.document(Diagnostic(
+                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
+                location: r.position, pointer: r.pointer, source: sourceName))
+        }
+        let written = policy == .last
+        onDiagnostic?(Diagnostic(
+            severity: .warning, rule: sameDocument ? .R22 : .N01,
+            message: "\(what) appears again (first at \(firstPlace)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
+            location: r.position, pointer: r.pointer, source: sourceName))
+        return written
+    }
+}

@@ -1,0 +1,228 @@
+/// How `normalize --split-by-type` writes each table.
+public enum TableFormat: String, Sendable, Hashable, CaseIterable {
+    /// One JSON object per row, every row with the same members in the same order.
+    case ndjson
+    /// A header line, then one line per row (RFC 4180 quoting; an empty cell is null).
+    case csv
+
+    var fileExtension: String { rawValue }
+}
+
+/// The type of a table column, as `_schema.json` declares it.
+public enum ColumnType: String, Sendable, Hashable, CaseIterable {
+    /// Text (also a column that only ever held null).
+    case string
+    /// Integers that a 64-bit integer and a double both hold exactly.
+    case integer
+    /// Numbers a double holds (integers among them are written with `.0` under
+    /// `--numbers safe`, so that readers do not take the column for integers).
+    case double
+    /// Exact decimal numbers that a double would change, written as strings of their exact
+    /// text under `--numbers safe` (as numbers under `exact`; in CSV always their text).
+    case decimal
+    case boolean
+    /// JSON text: objects, arrays, and attributes whose values mix JSON types.
+    case json
+}
+
+/// Writes the rows of one table, in NDJSON or CSV, to a ``ByteWriter``: each row is
+/// ``begin()``, one value per column in the table's order, then ``end()``.
+///
+/// In NDJSON every row names every column (a value is `null` when the row has none); in CSV
+/// the names go once into the header. Values come in four forms: text (unescaped bytes),
+/// JSON strings as the value store holds them (minimally escaped, with quotes), JSON
+/// literals (numbers, `true`, `false`), and JSON text written as a string (objects, arrays).
+final class RowWriter {
+    let format: TableFormat
+    let out: ByteWriter
+    /// NDJSON: `"name":` for each column.
+    private let names: [[UInt8]]
+    private var column = 0
+    /// Unescaped text for CSV cells.
+    private var text = ByteArena(capacity: 256)
+
+    /// A writer for a table with these column names (UTF-8 text).
+    init(format: TableFormat, out: ByteWriter, columns: [[UInt8]]) {
+        self.format = format
+        self.out = out
+        var arena = ByteArena(capacity: 64)
+        names = columns.map { name in
+            arena.removeAll()
+            name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &arena) }
+            arena.append(UInt8(ascii: ":"))
+            return arena.array(0..<arena.count)
+        }
+    }
+
+    /// CSV: the header line (NDJSON has none).
+    func writeHeader(_ columns: [[UInt8]]) throws(JSONAPIError) {
+        guard format == .csv else { return }
+        for (k, name) in columns.enumerated() {
+            if k > 0 { out.write(byte: UInt8(ascii: ",")) }
+            name.withUnsafeBytes { cell($0) }
+        }
+        out.write(byte: 0x0A)
+        try out.endRecord()
+    }
+
+    func begin() {
+        column = 0
+        if format == .ndjson { out.write(byte: UInt8(ascii: "{")) }
+    }
+
+    func end() throws(JSONAPIError) {
+        assert(column == names.count, "a row has one value per column")
+        if format == .ndjson { out.write(byte: UInt8(ascii: "}")) }
+        out.write(byte: 0x0A)
+        try out.endRecord()
+    }
+
+    /// Before each value: the separator and (NDJSON) the column's name.
+    @inline(__always)
+    private func next() {
+        if column > 0 { out.write(byte: UInt8(ascii: ",")) }
+        if format == .ndjson { names[column].withUnsafeBytes { out.write($0) } }
+        column += 1
+    }
+
+    func null() {
+        next()
+        if format == .ndjson { out.write("null") }
+    }
+
+    /// Text given as its UTF-8 bytes (type names, ids).
+    func text(_ bytes: UnsafeRawBufferPointer?) {
+        guard let bytes else { return null() }
+        next()
+        if format == .ndjson { JSONEscaping.appendQuoted(bytes, to: &out.buffer) } else { cell(bytes) }
+    }
+
+    /// A string as the value store holds it: quoted, minimally escaped.
+    func storedString(_ quoted: UnsafeRawBufferPointer) {
+        next()
+        if format == .ndjson {
+            out.write(quoted)
+        } else {
+            text.removeAll()
+            Self.appendUnescaped(UnsafeRawBufferPointer(rebasing: quoted[1..<quoted.count - 1]), to: &text)
+            text.withBytes { cell($0) }
+        }
+    }
+
+    /// A JSON number, `true` or `false`, as it is.
+    func literal(_ bytes: UnsafeRawBufferPointer) {
+        next()
+        out.write(bytes)
+    }
+
+    /// An integer.
+    func integer(_ n: Int) {
+        next()
+        out.write(String(n))
+    }
+
+    /// A number as a string of its text in NDJSON (its text in CSV).
+    func numberAsText(_ bytes: UnsafeRawBufferPointer) {
+        next()
+        if format == .ndjson {
+            out.write(byte: UInt8(ascii: "\""))
+            out.write(bytes)
+            out.write(byte: UInt8(ascii: "\""))
+        } else {
+            out.write(bytes)
+        }
+    }
+
+    /// An integer literal in a double column: `5` as `5.0` in NDJSON (as it is in CSV).
+    func integerAsDouble(_ bytes: UnsafeRawBufferPointer) {
+        next()
+        out.write(bytes)
+        if format == .ndjson { out.write(".0") }
+    }
+
+    /// JSON text (`{"a":1}`) as a value: a JSON string holding it in NDJSON, a cell in CSV.
+    func jsonText(_ json: UnsafeRawBufferPointer?) {
+        guard let json else { return null() }
+        next()
+        if format == .ndjson { JSONEscaping.appendQuoted(json, to: &out.buffer) } else { cell(json) }
+    }
+
+    /// JSON text written in pieces (a document's primary linkage, which may be long):
+    /// ``beginJSONText()``, ``jsonTextPiece(_:)``…, ``endJSONText()``.
+    func beginJSONText() {
+        next()
+        out.write(byte: UInt8(ascii: "\""))
+    }
+
+    func jsonTextPiece(_ json: UnsafeRawBufferPointer) {
+        if format == .ndjson {
+            if JSONEscaping.isPlain(json) { out.write(json) } else { JSONEscaping.appendEscaped(json, to: &out.buffer) }
+        } else {
+            Self.appendDoublingQuotes(json, to: &out.buffer)
+        }
+    }
+
+    func endJSONText() { out.write(byte: UInt8(ascii: "\"")) }
+
+    /// A CSV cell: as it is, or quoted (RFC 4180) when it holds a comma, a quote, a line
+    /// break, or nothing at all (an empty string, told apart from null, which is no cell).
+    private func cell(_ bytes: UnsafeRawBufferPointer) {
+        var needsQuotes = bytes.isEmpty
+        if !needsQuotes {
+            for c in bytes where c == UInt8(ascii: ",") || c == UInt8(ascii: "\"") || c == 0x0A || c == 0x0D {
+                needsQuotes = true
+                break
+            }
+        }
+        guard needsQuotes else { return out.write(bytes) }
+        out.write(byte: UInt8(ascii: "\""))
+        Self.appendDoublingQuotes(bytes, to: &out.buffer)
+        out.write(byte: UInt8(ascii: "\""))
+    }
+
+    private static func appendDoublingQuotes(_ bytes: UnsafeRawBufferPointer, to a: inout ByteArena) {
+        var start = 0
+        for i in 0..<bytes.count where bytes[i] == UInt8(ascii: "\"") {
+            a.append(UnsafeRawBufferPointer(rebasing: bytes[start...i]))
+            a.append(UInt8(ascii: "\""))
+            start = i + 1
+        }
+        if start < bytes.count { a.append(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
+    }
+
+    /// Appends the characters of a stored string's inside (between its quotes). The store
+    /// escapes only `"`, `\` and control characters (`\u00XX` or a short form).
+    /// The bytes of a static string (which lives as long as the program).
+    static func bytes(_ s: StaticString) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+    }
+
+    static func appendUnescaped(_ inner: UnsafeRawBufferPointer, to a: inout ByteArena) {
+        var start = 0
+        var i = 0
+        let n = inner.count
+        while i < n {
+            guard inner[i] == UInt8(ascii: "\\") else { i += 1; continue }
+            if start < i { a.append(UnsafeRawBufferPointer(rebasing: inner[start..<i])) }
+            let e = inner[i + 1]
+            switch e {
+            case UInt8(ascii: "b"): a.append(0x08)
+            case UInt8(ascii: "f"): a.append(0x0C)
+            case UInt8(ascii: "n"): a.append(0x0A)
+            case UInt8(ascii: "r"): a.append(0x0D)
+            case UInt8(ascii: "t"): a.append(0x09)
+            case UInt8(ascii: "u"):
+                var v: UInt8 = 0
+                for k in 4..<6 { v = v << 4 | UInt8(hexDigitValue(inner[i + k])) }
+                a.append(v)
+                i += 6
+                start = i
+                continue
+            default: a.append(e)
+            }
+            i += 2
+            start = i
+        }
+        if start < n { a.append(UnsafeRawBufferPointer(rebasing: inner[start..<n])) }
+    }
+}

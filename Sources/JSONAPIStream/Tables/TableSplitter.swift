@@ -1,0 +1,311 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One table that a ``TableSplitter`` wrote.
+public struct TableSummary: Sendable, Hashable {
+    /// The resource type, or nil for `_documents`, `_relationships` and `_edges`.
+    public var type: String?
+    /// The file's name in the directory.
+    public var file: String
+    public var rows: Int
+    /// Column names and types, in order.
+    public var columns: [(name: String, type: ColumnType)] { zip(columnNames, columnTypes).map { ($0, $1) } }
+    var columnNames: [String]
+    var columnTypes: [ColumnType]
+
+    public static func == (a: TableSummary, b: TableSummary) -> Bool {
+        a.type == b.type && a.file == b.file && a.rows == b.rows && a.columnNames == b.columnNames && a.columnTypes == b.columnTypes
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(type)
+        h.combine(file)
+        h.combine(rows)
+    }
+}
+
+/// Splits JSON:API documents into one table per resource type, beside tables of the
+/// documents, the relationship objects and the linkage (`jsonapi normalize --split-by-type`).
+///
+/// The tables go into `directory` (which must exist; the command line writes into a
+/// temporary directory and renames it): `<type>.ndjson` (or `.csv`) per type, `_documents`,
+/// `_relationships`, `_edges`, and `_schema.json`, which gives each file's columns and
+/// their types. Every row of a table has the same columns in the same order.
+///
+/// Memory stays bounded whatever the input size: a type's columns are known only once the
+/// input ends, so its rows are spilled to a temporary file in the directory as they are read
+/// and rewritten into the table at ``finish()`` (one read of the input, which may be a
+/// pipe; each row written twice).
+///
+/// ```swift
+/// let splitter = try TableSplitter(directory: "out")
+/// try splitter.read(.file("articles.json"))
+/// let tables = try splitter.finish()
+/// ```
+public final class TableSplitter {
+    public let directory: String
+    public let format: TableFormat
+    public let output: OutputOptions
+    private let reader: DocumentReader
+    private let sink: TableSink
+    private let validator: Validator?
+    private var diagnosticHandler: ((Diagnostic) -> Void)?
+    /// Numbers written as strings (``NumberPolicy/safe``), known after ``finish()``.
+    public private(set) var numbersQuoted = 0
+
+    /// Output options for tables: ``NumberPolicy/safe`` numbers.
+    public static var defaultOutput: OutputOptions {
+        var o = OutputOptions()
+        o.numbers = .safe
+        return o
+    }
+
+    public init(
+        directory: String, format: TableFormat = .ndjson, output: OutputOptions = TableSplitter.defaultOutput,
+        document: DocumentOptions = .default, duplicates: DuplicatePolicy = .last
+    ) throws(JSONAPIError) {
+        self.directory = directory
+        self.format = format
+        self.output = output
+        let sink = try TableSink(directory: directory, format: format, options: output, duplicates: duplicates)
+        let validator = Validator.ifNeeded(for: document)
+        self.sink = sink
+        self.validator = validator
+        reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
+    }
+
+    /// Receives warnings as they are found.
+    public var onDiagnostic: ((Diagnostic) -> Void)? {
+        get { diagnosticHandler }
+        set {
+            diagnosticHandler = newValue
+            reader.onDiagnostic = newValue
+            sink.onDiagnostic = newValue
+            validator?.onDiagnostic = newValue
+        }
+    }
+
+    public var resourcesRead: Int { reader.resourcesBuilt }
+    public var bytesRead: Int { reader.bytesRead }
+    /// Resource rows taken so far (written to their tables at ``finish()``).
+    public var rowsTaken: Int { sink.resourcesWritten }
+
+    /// Reads one input as a stream.
+    public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
+        sink.sourceName = source.name
+        validator?.sourceName = source.name
+        try reader.read(source, chunkSize: chunkSize)
+    }
+
+    /// Starts an input fed with ``feed(_:)``.
+    public func beginInput(named name: String) throws(JSONAPIError) {
+        sink.sourceName = name
+        validator?.sourceName = name
+        try reader.begin(sourceName: name)
+    }
+
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try reader.feed(chunk) }
+
+    public func endInput() throws(JSONAPIError) { try reader.end() }
+
+    /// Writes every type's table and `_schema.json`; returns what was written.
+    @discardableResult
+    public func finish() throws(JSONAPIError) -> [TableSummary] {
+        try reader.end()
+        reader.close()
+        return try writeTables()
+    }
+
+    /// After a failed read: writes the whole rows taken so far (the tables as they stand,
+    /// with the columns seen so far) and `_schema.json`.
+    @discardableResult
+    public func finishAfterFailure() throws(JSONAPIError) -> [TableSummary] {
+        reader.close()
+        return try writeTables()
+    }
+
+    /// After a failure: removes the spill files (the caller removes the directory).
+    public func abandon() {
+        reader.close()
+        for t in sink.tables { unlink(t.spillPath) }
+        for f in [sink.documents, sink.relationships, sink.edges] { close(f.fd) }
+    }
+
+    // MARK: - The second pass
+
+    private func writeTables() throws(JSONAPIError) -> [TableSummary] {
+        var summaries: [TableSummary] = []
+        for f in [sink.documents, sink.relationships, sink.edges] {
+            try f.finish()
+            summaries.append(TableSummary(
+                type: nil, file: f.file, rows: f.rowCount, columnNames: f.columns,
+                columnTypes: f.columns.map { Self.fixedColumnType($0) }))
+        }
+        var typeSummaries: [TableSummary] = []
+        for t in sink.tables { typeSummaries.append(try rewrite(t)) }
+        try writeSchema(types: typeSummaries, fixed: summaries)
+        return typeSummaries + summaries
+    }
+
+    /// The types of the fixed tables' columns.
+    static func fixedColumnType(_ name: String) -> ColumnType {
+        switch name {
+        case "document", "count", "position", "from_row": return .integer
+        case "primary", "meta", "links", "jsonapi", "errors", "_other": return .json
+        default: return .string
+        }
+    }
+
+    /// Writes the table of `t` from its spilled rows.
+    private func rewrite(_ t: TypeTable) throws(JSONAPIError) -> TableSummary {
+        let path = directory + "/" + t.file
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw JSONAPIError.input("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let out = ByteWriter(fd: fd)
+        // The columns: id, lid, one per attribute, then the JSON-text ones.
+        var names: [[UInt8]] = [Array("id".utf8)]
+        var types: [ColumnType] = [.string]
+        if t.hasLid { names.append(Array("lid".utf8)); types.append(.string) }
+        let attributeStart = names.count
+        let columnTypes = t.columns.map { $0.kinds.columnType }
+        for (c, type) in zip(t.columns, columnTypes) {
+            names.append(c.name)
+            types.append(type)
+        }
+        let hasMissing = t.hasMissing
+        for (flag, name) in [(t.hasLinks, "_links"), (t.hasMeta, "_meta"), (t.hasOther, "_other"), (hasMissing, "_missing")] where flag {
+            names.append(Array(name.utf8))
+            types.append(.json)
+        }
+        let w = RowWriter(format: format, out: out, columns: names)
+        try w.writeHeader(names)
+        let safe = output.numbers == .safe
+        var quoted = 0
+        // Per row: where each column's value is, and the text of `_other` and `_missing`.
+        var slots = [Range<Int>?](repeating: nil, count: t.columns.count)
+        var other = ByteArena(capacity: 256)
+        var missing = ByteArena(capacity: 64)
+        var quotedNames: [[UInt8]] = t.columns.map { name in
+            var a = ByteArena(capacity: name.name.count + 2)
+            name.name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &a) }
+            return a.array(0..<a.count)
+        }
+        _ = attributeStart
+        try t.forEachSpilledRow { (row) throws(JSONAPIError) in
+            for k in slots.indices { slots[k] = nil }
+            other.removeAll()
+            let attributes = row.attributes
+            if let a = attributes, a.first == UInt8(ascii: "{") {
+                var othersOpen = false
+                StoredJSON.forEachMember(a, 0..<a.count) { name, value in
+                    let k = Int(t.names.find(UnsafeRawBufferPointer(rebasing: a[name]))!)
+                    let entry = t.attributeNames[k]
+                    if entry.column >= 0 {
+                        slots[Int(entry.column)] = value
+                    } else {
+                        if othersOpen { other.append(UInt8(ascii: ",")) } else { other.append(#"{"attributes":{"#) }
+                        othersOpen = true
+                        entry.quoted.withUnsafeBytes { other.append($0) }
+                        other.append(UInt8(ascii: ":"))
+                        other.append(UnsafeRawBufferPointer(rebasing: a[value]))
+                    }
+                    return true
+                }
+                if othersOpen { other.append(UInt8(ascii: "}")) }
+            } else if let a = attributes {
+                other.append(#"{"attributes":"#)
+                other.append(a)
+            }
+            if let extras = row.other {
+                other.append(other.count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                other.append(extras)
+            }
+            if other.count > 0 { other.append(UInt8(ascii: "}")) }
+
+            w.begin()
+            w.text(row.id)
+            if t.hasLid { w.text(row.lid) }
+            missing.removeAll()
+            for c in 0..<slots.count {
+                guard let r = slots[c], let a = attributes else {
+                    w.null()
+                    if hasMissing {
+                        missing.append(missing.count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                        quotedNames[c].withUnsafeBytes { missing.append($0) }
+                    }
+                    continue
+                }
+                let v = UnsafeRawBufferPointer(rebasing: a[r])
+                if v.first == UInt8(ascii: "n") { w.null(); continue }
+                switch columnTypes[c] {
+                case .string: w.storedString(v)
+                case .boolean, .integer: w.literal(v)
+                case .double:
+                    if safe && ValueKinds.isIntegerLiteral(v) { w.integerAsDouble(v) } else { w.literal(v) }
+                case .decimal:
+                    if safe {
+                        w.numberAsText(v)
+                        if format == .ndjson { quoted += 1 }
+                    } else {
+                        w.literal(v)
+                    }
+                case .json: w.jsonText(v)
+                }
+            }
+            if t.hasLinks { w.jsonText(row.links) }
+            if t.hasMeta { w.jsonText(row.meta) }
+            if t.hasOther { other.withBytes { w.jsonText($0.isEmpty ? nil : $0) } }
+            if hasMissing {
+                if missing.count > 0 { missing.append(UInt8(ascii: "]")) }
+                missing.withBytes { w.jsonText($0.isEmpty ? nil : $0) }
+            }
+            try w.end()
+        }
+        quotedNames.removeAll()
+        try out.flush()
+        if fsync(fd) != 0 && errno != EINVAL {
+            throw JSONAPIError.input("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        numbersQuoted += quoted
+        return TableSummary(
+            type: String(decoding: t.type, as: UTF8.self), file: t.file, rows: t.rows,
+            columnNames: names.map { String(decoding: $0, as: UTF8.self) }, columnTypes: types)
+    }
+
+    /// `_schema.json`: the files, their rows, and each column's name and type.
+    private func writeSchema(types: [TableSummary], fixed: [TableSummary]) throws(JSONAPIError) {
+        var j = JSONTextWriter()
+        func table(_ s: TableSummary) -> JSONValue {
+            var o = JSONObject()
+            if let type = s.type { o.append("type", .string(type)) } else { o.append("table", .string(String(s.file.prefix { $0 != "." }))) }
+            o.append("file", .string(s.file))
+            o.append("rows", .number(JSONNumber(s.rows)))
+            o.append("columns", .array(s.columns.map { c in
+                var col = JSONObject()
+                col.append("name", .string(c.name))
+                col.append("type", .string(c.type.rawValue))
+                return .object(col)
+            }))
+            return .object(o)
+        }
+        var root = JSONObject()
+        root.append("format", .string(format.rawValue))
+        root.append("numbers", .string(output.numbers.rawValue))
+        root.append("keys", .string(output.keys.rawValue))
+        root.append("types", .array(types.map(table)))
+        root.append("tables", .array(fixed.map(table)))
+        j.write(.object(root))
+        j.arena.append(UInt8(0x0A))
+        let path = directory + "/_schema.json"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw JSONAPIError.input("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        try j.arena.withBytes { (b) throws(JSONAPIError) in try writeAll(fd, b, path: path) }
+    }
+}
