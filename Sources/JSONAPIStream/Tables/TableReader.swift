@@ -70,6 +70,7 @@ struct TableDirectory {
         }
         switch format {
         case .ndjson:
+            if bytes.isEmpty { return [] }
             var options = ParseOptions()
             options.duplicateMembers = .allowInValues
             let values: [JSONValue]
