@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine with Swift:
 # yajl (libyajl-dev), libcrypto (libssl-dev), zlib (zlib1g-dev), libzstd (libzstd-dev; the zstd
-# and gzip programs for the tests) and pkg-config from apt, DuckDB's Python package from PyPI (for the
-# loadability check), and the JSON:API test server's packages from PyPI (Django,
+# and gzip programs for the tests) and pkg-config from apt, python3-venv (the loadability check,
+# Scripts/duckdb-check.py, installs DuckDB, pandas, polars and pyarrow from PyPI into a virtual
+# environment of its own, .build/check-venv), and the JSON:API test server's packages from PyPI (Django,
 # djangorestframework-jsonapi, in TestServer/.venv, for the client's end-to-end tests).
 # Does nothing when they are already there.
 set -euo pipefail
@@ -16,13 +17,13 @@ pkg-config --exists libzstd 2>/dev/null || missing+=(libzstd-dev)
 command -v zstd >/dev/null || missing+=(zstd)
 command -v gzip >/dev/null || missing+=(gzip)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
+if [ "${1:-}" = "--with-duckdb" ]; then
+    python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}" >&2
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-if [ "${1:-}" = "--with-duckdb" ]; then
-    python3 -c "import duckdb" 2>/dev/null || python3 -m pip install -q duckdb >&2
 fi
 if [ "${1:-}" = "--with-duckdb" ] || [ "${1:-}" = "--with-test-server" ]; then
     # Idempotent; the tests install it too on first use, and fail (never skip) without it.

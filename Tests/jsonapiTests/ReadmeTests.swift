@@ -50,6 +50,15 @@ struct ReadmeTests {
         let validate = try run(["validate", "Corpus/invalid/R07-object.json"])
         #expect(validate.status == 1)
         #expect(Self.readme.contains(validate.stderr.trimmingCharacters(in: .newlines)), "README lacks \(validate.stderr)")
+        // The tables of --split-by-type (the type tables and the document table, in full).
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out")
+        #expect(try run(["normalize", "--quiet", "--split-by-type", out.path, "Corpus/documents/spec-compound.json"]).status == 0)
+        for file in ["articles.ndjson", "people.ndjson", "comments.ndjson", "_documents.ndjson"] {
+            let text = try String(contentsOf: out.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") { #expect(Self.readme.contains(line), "README lacks \(file): \(line)") }
+        }
         let flat = try run(["normalize", "Corpus/documents/spec-compound.json"]).stdout
         let shown = try #require(Self.readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
         let a = try JSONSerialization.jsonObject(with: flat) as! NSDictionary

@@ -26,7 +26,10 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Writes the rows of one table, in NDJSON or CSV, to a ``ByteWriter``: each row is
-/// ``begin()``, one value per column in the table's order, then ``end()``.
+/// ``begin()``, one value per column in the table's order, then ``end()``. Rows are only
+/// appended to the writer's buffer: the caller ends the record (`endRecord()`, which may
+/// write the buffer out) where all the rows of one resource or document are complete, so that
+/// a resource that fails half-way can be taken back whole.
 ///
 /// In NDJSON every row names every column (a value is `null` when the row has none); in CSV
 /// the names go once into the header. Values come in four forms: text (unescaped bytes),
@@ -38,6 +41,8 @@ final class RowWriter {
     /// NDJSON: `"name":` for each column.
     private let names: [[UInt8]]
     private var column = 0
+    /// Rows written (not counting a CSV header).
+    private(set) var rows = 0
     /// Unescaped text for CSV cells.
     private var text = ByteArena(capacity: 256)
 
@@ -55,14 +60,13 @@ final class RowWriter {
     }
 
     /// CSV: the header line (NDJSON has none).
-    func writeHeader(_ columns: [[UInt8]]) throws(JSONAPIError) {
+    func writeHeader(_ columns: [[UInt8]]) {
         guard format == .csv else { return }
         for (k, name) in columns.enumerated() {
             if k > 0 { out.write(byte: UInt8(ascii: ",")) }
             name.withUnsafeBytes { cell($0) }
         }
         out.write(byte: 0x0A)
-        try out.endRecord()
     }
 
     func begin() {
@@ -70,11 +74,11 @@ final class RowWriter {
         if format == .ndjson { out.write(byte: UInt8(ascii: "{")) }
     }
 
-    func end() throws(JSONAPIError) {
+    func end() {
         assert(column == names.count, "a row has one value per column")
         if format == .ndjson { out.write(byte: UInt8(ascii: "}")) }
         out.write(byte: 0x0A)
-        try out.endRecord()
+        rows += 1
     }
 
     /// Before each value: the separator and (NDJSON) the column's name.

@@ -26,11 +26,14 @@ final class FixedTable {
         out = ByteWriter(fd: fd, bufferSize: 128 * 1024)
         let names = columns.map { Array($0.utf8) }
         rows = RowWriter(format: format, out: out, columns: names)
-        try rows.writeHeader(names)
+        rows.writeHeader(names)
     }
 
     /// Rows written (CSV: not counting the header).
-    var rowCount: Int { out.recordsCompleted - (rows.format == .csv ? 1 : 0) }
+    var rowCount: Int { rows.rows }
+
+    /// Where the buffer stands, to take back the rows of a resource that fails.
+    var mark: (buffer: Int, rows: Int) { (out.mark, rows.rows) }
 
     /// Writes out what is buffered and closes the file.
     func finish() throws(JSONAPIError) {
@@ -112,12 +115,21 @@ final class TableSink: DocumentSink {
         }
         guard writes else { return }
         if selecting, let fields = selection.fields(of: parts.type) { parts.keepFields(fields) }
+        let t = table(parts.type)
+        // The relationship and edge rows stay in their buffers until the resource's own row
+        // is spilled: a resource that fails half-way (N04) is taken back whole.
+        let relationshipMark = relationships.out.mark
+        let edgeMark = edges.out.mark
         do {
-            let row = try spillRow()
-            try writeRelationships(row: row)
+            try writeRelationships(row: t.rows + 1)
+            try spillRow(t)
         } catch {
+            relationships.out.discard(from: relationshipMark)
+            edges.out.discard(from: edgeMark)
             throw error.withSourceIfMissing(sourceName ?? "-")
         }
+        try relationships.out.endRecord()
+        try edges.out.endRecord()
         resourcesWritten += 1
     }
 
@@ -134,11 +146,13 @@ final class TableSink: DocumentSink {
         return tables[k]
     }
 
-    /// Spills the resource's row; returns its number in its table (from 1).
-    private func spillRow() throws(JSONAPIError) -> Int {
+    /// Spills the resource's row to its table `t`: whole, or (on an error) not at all.
+    private func spillRow(_ t: TypeTable) throws(JSONAPIError) {
         let p = parts
-        let t = table(p.type)
         let row = t.rows
+        // What can fail comes first: the meta object with its names formatted (held by
+        // textWriter until the row is spilled), then the attribute names.
+        let meta = try formattedMeta(p.meta, pointer: "/meta")
         // Columns and their kinds.
         var present = 0
         var collision: String? = nil
@@ -178,7 +192,7 @@ final class TableSink: DocumentSink {
         t.spillField(p.lid)
         t.spillField(p.attributes)
         t.spillField(p.links)
-        if let m = try formattedMeta(p.meta, pointer: "/meta") { t.spillField(m) } else { t.spillField(nil) }
+        t.spillField(meta)
         if p.resourceExtras.isEmpty {
             t.spillField(nil)
         } else {
@@ -201,7 +215,6 @@ final class TableSink: DocumentSink {
             for table in tables { try table.flushSpill() }
             spilledInMemory = 0
         }
-        return t.rows
     }
 
     /// A `meta` object with its member names formatted (as it is without `--keys`).
@@ -268,7 +281,7 @@ final class TableSink: DocumentSink {
         w.jsonText(rel.links)
         w.jsonText(try formattedMeta(rel.meta, pointer: "/relationships"))
         w.jsonText(otherText(rel.extras))
-        try w.end()
+        w.end()
         let e = edges.rows
         for (position, k) in rel.targets.enumerated() {
             let t = p.identifiers[k]
@@ -284,7 +297,7 @@ final class TableSink: DocumentSink {
             e.text(t.lid)
             e.jsonText(try formattedMeta(t.meta, pointer: "/relationships"))
             e.jsonText(otherText(t.extras))
-            try e.end()
+            e.end()
         }
     }
 
@@ -347,6 +360,7 @@ final class TableSink: DocumentSink {
             other.append(UInt8(ascii: "}"))
             other.withBytes { w.jsonText($0) }
         }
-        try w.end()
+        w.end()
+        try documents.out.endRecord()
     }
 }

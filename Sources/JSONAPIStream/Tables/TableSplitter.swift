@@ -184,7 +184,7 @@ public final class TableSplitter {
             types.append(.json)
         }
         let w = RowWriter(format: format, out: out, columns: names)
-        try w.writeHeader(names)
+        w.writeHeader(names)
         let safe = output.numbers == .safe
         var quoted = 0
         // Per row: where each column's value is, and the text of `_other` and `_missing`.
@@ -265,7 +265,8 @@ public final class TableSplitter {
                 if missing.count > 0 { missing.append(UInt8(ascii: "]")) }
                 missing.withBytes { w.jsonText($0.isEmpty ? nil : $0) }
             }
-            try w.end()
+            w.end()
+            try out.endRecord()
         }
         quotedNames.removeAll()
         try out.flush()

@@ -229,7 +229,10 @@ final class TypeTable {
                     }
                 }
                 buffer.removeFirst(used)
-                if ended { break }
+                if ended {
+                    guard buffer.count == 0 else { throw JSONAPIError.input("\(spillPath) ends inside a row (was it changed while the run went on?)") }
+                    break
+                }
                 // A row longer than the buffer doubles what is read next.
                 let want = max(1 << 20, buffer.count)
                 let p = buffer.reserveTail(want)
