@@ -108,7 +108,7 @@ final class RowWriter {
             out.write(quoted)
         } else {
             text.removeAll()
-            Self.appendUnescaped(UnsafeRawBufferPointer(rebasing: quoted[1..<quoted.count - 1]), to: &text)
+            StoredJSON.appendUnescaped(UnsafeRawBufferPointer(rebasing: quoted[1..<quoted.count - 1]), to: &text)
             text.withBytes { cell($0) }
         }
     }
@@ -194,39 +194,8 @@ final class RowWriter {
         if start < bytes.count { a.append(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
     }
 
-    /// Appends the characters of a stored string's inside (between its quotes). The store
-    /// escapes only `"`, `\` and control characters (`\u00XX` or a short form).
     /// The bytes of a static string (which lives as long as the program).
     static func bytes(_ s: StaticString) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
-    }
-
-    static func appendUnescaped(_ inner: UnsafeRawBufferPointer, to a: inout ByteArena) {
-        var start = 0
-        var i = 0
-        let n = inner.count
-        while i < n {
-            guard inner[i] == UInt8(ascii: "\\") else { i += 1; continue }
-            if start < i { a.append(UnsafeRawBufferPointer(rebasing: inner[start..<i])) }
-            let e = inner[i + 1]
-            switch e {
-            case UInt8(ascii: "b"): a.append(0x08)
-            case UInt8(ascii: "f"): a.append(0x0C)
-            case UInt8(ascii: "n"): a.append(0x0A)
-            case UInt8(ascii: "r"): a.append(0x0D)
-            case UInt8(ascii: "t"): a.append(0x09)
-            case UInt8(ascii: "u"):
-                var v: UInt8 = 0
-                for k in 4..<6 { v = v << 4 | UInt8(hexDigitValue(inner[i + k])) }
-                a.append(v)
-                i += 6
-                start = i
-                continue
-            default: a.append(e)
-            }
-            i += 2
-            start = i
-        }
-        if start < n { a.append(UnsafeRawBufferPointer(rebasing: inner[start..<n])) }
     }
 }

@@ -263,12 +263,7 @@ final class TableSink: DocumentSink {
     private func writeRelationship(_ rel: ResourceParts.Relationship, name: UnsafeRawBufferPointer, row: Int) throws(JSONAPIError) {
         let p = parts
         let w = relationships.rows
-        w.begin()
-        w.text(p.type)
-        w.text(p.id)
-        w.text(p.lid)
-        w.integer(row)
-        w.text(name)
+        beginRow(w, row: row, name: name)
         let shape: StaticString
         switch rel.kind {
         case .absent: shape = "absent"
@@ -285,12 +280,7 @@ final class TableSink: DocumentSink {
         let e = edges.rows
         for (position, k) in rel.targets.enumerated() {
             let t = p.identifiers[k]
-            e.begin()
-            e.text(p.type)
-            e.text(p.id)
-            e.text(p.lid)
-            e.integer(row)
-            e.text(name)
+            beginRow(e, row: row, name: name)
             e.integer(position)
             e.text(t.type)
             e.text(t.id)
@@ -299,6 +289,16 @@ final class TableSink: DocumentSink {
             e.jsonText(otherText(t.extras))
             e.end()
         }
+    }
+
+    /// A relationship or edge row's first columns: where it is from, and the relationship.
+    private func beginRow(_ w: RowWriter, row: Int, name: UnsafeRawBufferPointer) {
+        w.begin()
+        w.text(parts.type)
+        w.text(parts.id)
+        w.text(parts.lid)
+        w.integer(row)
+        w.text(name)
     }
 
     // MARK: - Documents

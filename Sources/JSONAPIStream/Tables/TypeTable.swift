@@ -137,7 +137,7 @@ final class TypeTable {
 
     private func addName(_ stored: UnsafeRawBufferPointer, keys: KeyFormat) {
         var raw = ByteArena(capacity: stored.count)
-        RowWriter.appendUnescaped(UnsafeRawBufferPointer(rebasing: stored[1..<stored.count - 1]), to: &raw)
+        StoredJSON.appendUnescaped(UnsafeRawBufferPointer(rebasing: stored[1..<stored.count - 1]), to: &raw)
         var name = raw.array(0..<raw.count)
         var formatted: [UInt8] = []
         if name.withUnsafeBytes({ keys.apply($0, into: &formatted) }) { name = formatted }

@@ -113,31 +113,40 @@ enum StoredJSON {
     static func decodeString(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> String {
         let inner = UnsafeRawBufferPointer(rebasing: b[(span.lowerBound + 1)..<(span.upperBound - 1)])
         if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(inner.count)
+        var out = ByteArena(capacity: inner.count)
+        appendUnescaped(inner, to: &out)
+        return out.string(0..<out.count)
+    }
+
+    /// Appends the characters of a stored string's inside (between its quotes). The store
+    /// escapes only `"`, `\` and control characters (`\u00XX` or a short form).
+    static func appendUnescaped(_ inner: UnsafeRawBufferPointer, to a: inout ByteArena) {
+        var start = 0
         var i = 0
-        while i < inner.count {
-            let c = inner[i]
-            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
+        let n = inner.count
+        while i < n {
+            guard inner[i] == UInt8(ascii: "\\") else { i += 1; continue }
+            if start < i { a.append(UnsafeRawBufferPointer(rebasing: inner[start..<i])) }
             let e = inner[i + 1]
             switch e {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "b"): a.append(0x08)
+            case UInt8(ascii: "f"): a.append(0x0C)
+            case UInt8(ascii: "n"): a.append(0x0A)
+            case UInt8(ascii: "r"): a.append(0x0D)
+            case UInt8(ascii: "t"): a.append(0x09)
             case UInt8(ascii: "u"):
-                // The store only escapes control characters as \u00XX.
-                var v: UInt32 = 0
-                for k in 2..<6 { v = v << 4 | UInt32(hexDigitValue(inner[i + k])) }
-                out.append(UInt8(truncatingIfNeeded: v))
+                var v: UInt8 = 0
+                for k in 4..<6 { v = v << 4 | hexDigitValue(inner[i + k]) }
+                a.append(v)
                 i += 6
+                start = i
                 continue
-            default: out.append(e)
+            default: a.append(e)
             }
             i += 2
+            start = i
         }
-        return String(decoding: out, as: UTF8.self)
+        if start < n { a.append(UnsafeRawBufferPointer(rebasing: inner[start..<n])) }
     }
 
     /// Decodes the value at `span` into a ``JSONValue``.
