@@ -1040,7 +1040,89 @@ public enum FuzzChecks {
                 problems.append("json top level differs from the ndjson document lines: \(difference(.object(rest), expected)); json \(text(.object(rest))) vs ndjson \(text(expected))")
             }
         }
+        if problems.isEmpty { problems += splitTables(c, document: document, ndjson: ndjson.output) }
         return problems
+    }
+
+    /// `normalize --split-by-type` of the same input (exact numbers; NDJSON or CSV tables), read
+    /// back by `denormalize DIR`, gives the graph that the NDJSON lines give `denormalize`
+    /// (attributes compared by name: a table has them in its column order).
+    static func splitTables(_ c: Config, document: DocumentOptions, ndjson: [UInt8]) -> [String] {
+        guard c.output.numbers == .exact, !c.output.resourcesOnly else { return [] }
+        let format: TableFormat = c.body.count % 2 == 0 ? .ndjson : .csv
+        // One directory per check: the regression tests run checks in parallel.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fuzz-split-\(getpid())-\(UUID().uuidString)").path
+        try? FileManager.default.removeItem(atPath: dir)
+        guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil else { return [] }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var output = c.output
+        output.hash = false
+        func graph(_ read: (Denormalizer) throws(JSONAPIError) -> Void) -> Result<JSONValue, JSONAPIError> {
+            do throws(JSONAPIError) {
+                let d = Denormalizer()
+                try read(d)
+                let doc = ByteWriter()
+                try d.write(to: doc)
+                let flat = ByteWriter()
+                var options = DocumentOptions()
+                options.validation = .off
+                options.context = .create
+                options.parse.duplicateMembers = c.document.parse.duplicateMembers
+                let n = Normalizer(format: .json, out: flat, document: options)
+                try n.read(.bytes(doc.bytes, name: "document"))
+                try n.finish()
+                return .success(comparableFlat(try JSONValue(parsing: flat.bytes, options: options.parse)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let splitter: TableSplitter
+        do throws(JSONAPIError) {
+            splitter = try TableSplitter(directory: dir, format: format, output: output, document: document, duplicates: c.duplicates)
+            try feed(c.body, sizes: c.sizes) { (b) throws(JSONAPIError) in try splitter.feed(b) }
+            try splitter.finish()
+        } catch {
+            return ["split (\(format)): failed where ndjson did not: \(error)"]
+        }
+        let fromLines = graph { (d) throws(JSONAPIError) in try d.read(.bytes(ndjson, name: "ndjson")) }
+        let fromTables = graph { (d) throws(JSONAPIError) in try d.read(tables: dir) }
+        switch (fromLines, fromTables) {
+        case (.success(let a), .success(let b)):
+            return a == b ? [] : ["split (\(format)): the tables give another graph than the ndjson lines: \(difference(a, b))"]
+        case (.failure, _):
+            return []  // What the lines cannot give back (checked elsewhere).
+        case (.success, .failure(let e)):
+            return ["split (\(format)): denormalize DIR failed: \(e)"]
+        }
+    }
+
+    /// A flat object with resources sorted by type and key and each resource's attributes by name.
+    static func comparableFlat(_ v: JSONValue) -> JSONValue {
+        guard case .object(let top) = v else { return v }
+        var out = JSONObject()
+        for m in top.members {
+            guard m.key == "resources", case .object(let byType) = m.value else { out.append(m.key, m.value); continue }
+            var types = JSONObject()
+            for t in byType.members.sorted(by: { $0.key < $1.key }) {
+                guard case .object(let byKey) = t.value else { types.append(t.key, t.value); continue }
+                var keys = JSONObject()
+                for r in byKey.members.sorted(by: { $0.key < $1.key }) {
+                    guard case .object(let resource) = r.value else { keys.append(r.key, r.value); continue }
+                    var sorted = JSONObject()
+                    for member in resource.members {
+                        if member.key == "attributes", case .object(let a) = member.value {
+                            sorted.append("attributes", .object(JSONObject(a.members.sorted { $0.key < $1.key })))
+                        } else {
+                            sorted.append(member.key, member.value)
+                        }
+                    }
+                    keys.append(r.key, .object(sorted))
+                }
+                types.append(t.key, .object(keys))
+            }
+            out.append("resources", .object(types))
+        }
+        return .object(out)
     }
 
     /// The flat output's top level (without `resources`) from NDJSON document lines: `data`

@@ -196,6 +196,26 @@ struct SplitByTypeTests {
         }
     }
 
+    /// A member whose value is `null` comes back as `null`, not as a member that was absent
+    /// (a fuzz finding, `Corpus/fuzz/roundtrip/split-null-top-level-member-is-not-absent.input`:
+    /// `{"errors":null}` lost its `errors`).
+    @Test func aNullMemberIsNotAnAbsentOne() throws {
+        let (parent, out) = try Self.target()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let doc = try Self.write(#"{"data":{"type":"a","id":"1","attributes":{"x":null},"links":null,"meta":{"m":null}},"jsonapi":null}"#, in: parent)
+        for format in ["ndjson", "csv"] {
+            let dir = out.appendingPathExtension(format)
+            let r = try run(["normalize", "--quiet", "--format", format, "--split-by-type", dir.path, doc])
+            #expect(r.status == 0, "\(r.stderr)")
+            let back = try run(["denormalize", dir.path])
+            #expect(back.status == 0, "\(back.stderr)")
+            #expect(back.out.contains(#""links":null"#) && back.out.contains(#""jsonapi":null"#), "\(format): \(back.out)")
+            let again = try run(["normalize", "--quiet", "-"], stdin: back.stdout)
+            let original = try run(["normalize", "--quiet", doc])
+            #expect(try Self.comparable(again.stdout) == Self.comparable(original.stdout), "\(format): \(back.out)")
+        }
+    }
+
     /// Type names that are not safe file names, that differ only by case, or are long; and
     /// attributes whose names would collide with a fixed column or another column.
     @Test func namesThatCannotBeUsedAsTheyAre() throws {

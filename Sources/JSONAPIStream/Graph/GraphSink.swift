@@ -162,8 +162,8 @@ final class GraphSink: DocumentSink {
         s.duplicateCount += 1
         let old = s.resources[row]
         let identity = describe(row: row)
-        // SPEC-RULES note (a): a primary-data item with only type, id and meta is an identifier
-        // (a relationship endpoint response), not a second resource object.
+        // A primary-data item with only type, id and meta is a resource identifier (a
+        // relationship endpoint's response), not a second resource object.
         let newIsIdentifier = draft.isPrimary && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
         let oldIsIdentifier = old.flags & GraphStorage.ResourceRecord.included == 0
             && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone

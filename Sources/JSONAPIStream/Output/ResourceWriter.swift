@@ -45,7 +45,7 @@ struct Selection {
     }
 }
 
-/// Writes the parts of resources as the output contract says (`CONTRACT.md`): values are
+/// Writes the parts of resources as the output contract says (`docs/output-contract.md`): values are
 /// copied from the value store as they are (numbers as in the input, strings minimally
 /// escaped, member order kept); only member names are rewritten for `--keys`.
 final class ResourceWriter {

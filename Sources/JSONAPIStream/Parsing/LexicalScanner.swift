@@ -3,7 +3,7 @@ internal import CPlatform
 /// The lexical side scanner: a byte-level pass that runs over every input byte before yajl
 /// sees it.
 ///
-/// It adds what yajl 2.1.0 lacks (see `SPEC-RULES.md`):
+/// It adds what yajl 2.1.0 lacks (the J rules of `docs/rules.md`):
 /// - `J01` only space, tab, line feed and carriage return between tokens;
 /// - `J02` strict UTF-8 inside strings (no overlong forms, no encoded surrogates, nothing
 ///   above U+10FFFF); yajl's own string validation is switched off;

@@ -1,6 +1,6 @@
 /// Limits that bound the work and memory of a parse. Each overflow is its own error.
 ///
-/// Defaults follow `SPEC-RULES.md`: nesting depth 512, member names 64 KiB, strings
+/// Defaults: nesting depth 512, member names 64 KiB, strings
 /// 64 MiB, numbers 4,096 characters, no limit on input size or resource count.
 public struct Limits: Sendable, Hashable {
     /// Deepest nesting of objects and arrays (the root object is depth 1). `J05`.

@@ -53,18 +53,31 @@ struct TableDirectory {
         self.fixed = fixed
     }
 
+    /// The bytes of the file at `path` (read with the system's calls: Foundation's
+    /// `FileManager.contents(atPath:)` leaks a buffer per call, as LeakSanitizer shows).
     static func contents(of path: String) throws(JSONAPIError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw JSONAPIError.input("cannot read \(path): \(String(cString: strerror(errno)))")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw JSONAPIError.input("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw JSONAPIError.input("cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
         }
-        return [UInt8](data)
     }
 
-    /// The rows of `table`: for each, one value per column (nil: the cell is null).
-    func rows(of table: Table) throws(JSONAPIError) -> [[JSONValue]] {
+    /// The rows of `table`: for each, one value per column; nil where the cell is null (a
+    /// JSON-text cell holding `null` is `.null`: a member that was there with the value null).
+    func rows(of table: Table) throws(JSONAPIError) -> [[JSONValue?]] {
         let file = path + "/" + table.file
         let bytes = try Self.contents(of: file)
-        var rows: [[JSONValue]] = []
+        var rows: [[JSONValue?]] = []
         func bad(_ row: Int, _ what: String) -> JSONAPIError {
             .input("\(file), row \(row): \(what) (not a table written by normalize --split-by-type)")
         }
@@ -77,7 +90,7 @@ struct TableDirectory {
             do { values = try JSONValue.parseAll(bytes, options: options) } catch { throw error.withSourceIfMissing(file) }
             for (k, v) in values.enumerated() {
                 guard case .object(let o) = v, o.members.count == table.columns.count else { throw bad(k + 1, "not an object with one member per column") }
-                var row: [JSONValue] = []
+                var row: [JSONValue?] = []
                 for (c, column) in table.columns.enumerated() {
                     guard o.members[c].key == column.name else { throw bad(k + 1, "member \(c + 1) is not \(quoted(column.name))") }
                     row.append(try value(o.members[c].value, column.type, file, k + 1))
@@ -92,7 +105,7 @@ struct TableDirectory {
             while let cells = try reader.next(file) {
                 k += 1
                 guard cells.count == table.columns.count else { throw bad(k, "\(cells.count) cells for \(table.columns.count) columns") }
-                var row: [JSONValue] = []
+                var row: [JSONValue?] = []
                 for (cell, column) in zip(cells, table.columns) {
                     row.append(try value(csv: cell, column.type, file, k))
                 }
@@ -103,8 +116,8 @@ struct TableDirectory {
     }
 
     /// A value of an NDJSON row as the resource had it.
-    private func value(_ v: JSONValue, _ type: ColumnType, _ file: String, _ row: Int) throws(JSONAPIError) -> JSONValue {
-        if v == .null { return .null }
+    private func value(_ v: JSONValue, _ type: ColumnType, _ file: String, _ row: Int) throws(JSONAPIError) -> JSONValue? {
+        if v == .null { return nil }
         switch type {
         case .json:
             guard case .string(let text) = v else { return v }
@@ -119,8 +132,8 @@ struct TableDirectory {
     }
 
     /// A CSV cell as the resource had it.
-    private func value(csv cell: CSVReader.Cell, _ type: ColumnType, _ file: String, _ row: Int) throws(JSONAPIError) -> JSONValue {
-        if cell.text.isEmpty && !cell.quoted { return .null }
+    private func value(csv cell: CSVReader.Cell, _ type: ColumnType, _ file: String, _ row: Int) throws(JSONAPIError) -> JSONValue? {
+        if cell.text.isEmpty && !cell.quoted { return nil }
         switch type {
         case .string: return .string(cell.text)
         case .boolean:

@@ -42,7 +42,8 @@ final class Validator: DocumentSink {
         let row = Int32(rows.count)
         if keyRow[Int(key)] >= 0 {
             let first = rows[Int(keyRow[Int(key)])]
-            // SPEC-RULES note (a): primary data made of identifiers alone do not count.
+            // Primary data made of resource identifiers alone (a relationship endpoint's
+            // response) do not count as a second resource object.
             if !(asIdentifier && r.isPrimary) && !(first.asIdentifier && !first.included) {
                 try report(.R22, "a compound document MUST NOT include more than one resource object for \(describe(r, b)) (the first is at \(first.position))", r.position, r.pointer)
             }
