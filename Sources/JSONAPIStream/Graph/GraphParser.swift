@@ -12,18 +12,13 @@
 /// ``DuplicatePolicy`` says, with a warning naming both places.
 public final class GraphParser {
     private let sink: GraphSink
-    private let validator: Validator?
-    private let reader: DocumentReader
-    private var finished = false
+    private let stream: DocumentStream
 
     public init(options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) {
         let sink = GraphSink(options: options, policy: duplicates)
-        let validator = Validator.ifNeeded(for: options)
         self.sink = sink
-        self.validator = validator
-        reader = DocumentReader(options: options, sink: validator.map { SinkGroup([$0, sink]) } ?? sink, requiresKeys: true)
-        reader.onDiagnostic = { [sink] d in sink.record(d) }
-        validator?.onDiagnostic = { [sink] d in sink.record(d) }
+        stream = DocumentStream(options: options, sink: sink)
+        stream.onDiagnostic = { [sink] d in sink.record(d) }
     }
 
     /// Called with each warning as it is found (besides being kept in the graph).
@@ -34,69 +29,52 @@ public final class GraphParser {
 
     /// Starts a new input (its positions count from its own first byte), ending the
     /// current one. Not needed for a single input.
-    public func beginInput(named name: String?) throws(JSONAPIError) {
-        sink.sourceName = name
-        validator?.sourceName = name
-        try reader.begin(sourceName: name)
-    }
+    public func beginInput(named name: String?) throws(JSONAPIError) { try stream.beginInput(named: name) }
 
     /// Ends the current input: a document left open is an error. Not needed before
     /// ``finish()`` or ``beginInput(named:)``, which end it too.
-    public func endInput() throws(JSONAPIError) {
-        guard !finished else { throw JSONAPIError.misuse("endInput after finish") }
-        try reader.end()
-    }
+    public func endInput() throws(JSONAPIError) { try stream.endInput() }
 
     /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
     /// it closes (off by default). Set it before the first ``feed(_:)``.
     public var recordsTopLevel: Bool {
-        get { reader.builder.recordsTopLevel }
-        set { reader.builder.recordsTopLevel = newValue }
+        get { stream.recordsTopLevel }
+        set { stream.recordsTopLevel = newValue }
     }
 
     /// The top-level `links` and `meta` of the last document read, with ``recordsTopLevel``;
     /// final once ``endInput()`` returns.
-    public var lastDocument: DocumentTopLevel? { reader.builder.lastDocument }
+    public var lastDocument: DocumentTopLevel? { stream.lastDocument }
 
     /// Resources read so far.
-    public var resourcesRead: Int { reader.resourcesBuilt }
+    public var resourcesRead: Int { stream.resourcesRead }
 
     /// Bytes read so far.
-    public var bytesRead: Int { reader.bytesRead }
+    public var bytesRead: Int { stream.bytesRead }
 
     /// Parses the next piece of the current input.
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
-        guard !finished else { throw JSONAPIError.misuse("feed after finish") }
-        try reader.feed(chunk)
-    }
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
 
     /// Parses the next piece of the current input.
-    public func feed(_ chunk: some Collection<UInt8>) throws(JSONAPIError) {
-        try withContiguousBytes(of: chunk) { (b) throws(JSONAPIError) in try feed(b) }
-    }
+    public func feed(_ chunk: some Collection<UInt8>) throws(JSONAPIError) { try stream.feed(chunk) }
 
     /// Reads a whole input (a file, standard input, bytes) as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        sink.sourceName = source.name
-        validator?.sourceName = source.name
-        try reader.read(source, chunkSize: chunkSize)
+        try stream.read(source, chunkSize: chunkSize)
     }
 
     /// Ends the input and returns the graph.
     ///
     /// - Throws: ``JSONAPIError`` when the input ends inside a document.
     public func finish() throws(JSONAPIError) -> Graph {
-        guard !finished else { throw JSONAPIError.misuse("finish called twice") }
-        try reader.end()
-        reader.close()
-        finished = true
+        try stream.finish()
         let s = sink.storage
-        swap(&s.values, &reader.builder.store)
+        swap(&s.values, &stream.reader.builder.store)
         s.values.shrinkToFit()
         if s.keyRow.count < s.keys.count {
             s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
         }
-        s.inputBytes = reader.bytesRead
+        s.inputBytes = stream.bytesRead
         return Graph(storage: s)
     }
 }

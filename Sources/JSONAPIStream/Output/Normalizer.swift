@@ -15,11 +15,9 @@ public final class Normalizer {
     public let document: DocumentOptions
     public let duplicates: DuplicatePolicy
     private let out: ByteWriter
-    private let reader: DocumentReader
+    private let stream: DocumentStream
     private let streaming: StreamingSink?
     private let graphSink: GraphSink?
-    private let validator: Validator?
-    private var graphParser: GraphParser?
     private var diagnosticHandler: ((Diagnostic) -> Void)?
 
     public init(
@@ -32,21 +30,20 @@ public final class Normalizer {
         self.duplicates = duplicates
         self.out = out
         out.quotesUnsafeNumbers = output.numbers == .safe
-        validator = Validator.ifNeeded(for: document)
         if format == .json {
             let sink = GraphSink(options: document, policy: duplicates)
             graphSink = sink
             streaming = nil
-            reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
+            stream = DocumentStream(options: document, sink: sink)
         } else {
             let sink = StreamingSink(out: out, format: format, options: output, duplicates: duplicates)
             streaming = sink
             graphSink = nil
-            reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
+            stream = DocumentStream(options: document, sink: sink)
         }
         if output.numbers == .safe {
             let alarm = NumberAlarm()
-            reader.builder.numberAlarm = alarm
+            stream.reader.builder.numberAlarm = alarm
             streaming?.numberAlarm = alarm
             graphSink?.numberAlarm = alarm
         }
@@ -57,10 +54,9 @@ public final class Normalizer {
         get { diagnosticHandler }
         set {
             diagnosticHandler = newValue
-            reader.onDiagnostic = newValue
+            stream.onDiagnostic = newValue
             streaming?.onDiagnostic = newValue
             graphSink?.onDiagnostic = newValue
-            validator?.onDiagnostic = newValue
         }
     }
 
@@ -71,53 +67,44 @@ public final class Normalizer {
     public var numbersQuoted: Int { out.numbersQuoted }
 
     /// Resources read so far.
-    public var resourcesRead: Int { reader.resourcesBuilt }
+    public var resourcesRead: Int { stream.resourcesRead }
 
     /// Bytes read so far.
-    public var bytesRead: Int { reader.bytesRead }
+    public var bytesRead: Int { stream.bytesRead }
 
     /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
     /// it closes (off by default). Set it before the first ``feed(_:)``.
     public var recordsTopLevel: Bool {
-        get { reader.builder.recordsTopLevel }
-        set { reader.builder.recordsTopLevel = newValue }
+        get { stream.recordsTopLevel }
+        set { stream.recordsTopLevel = newValue }
     }
 
     /// The top-level `links` and `meta` of the last document read, with ``recordsTopLevel``;
     /// final once ``endInput()`` returns.
-    public var lastDocument: DocumentTopLevel? { reader.builder.lastDocument }
+    public var lastDocument: DocumentTopLevel? { stream.lastDocument }
 
     /// Reads one input as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        streaming?.sourceName = source.name
-        graphSink?.sourceName = source.name
-        validator?.sourceName = source.name
-        try reader.read(source, chunkSize: chunkSize)
+        try stream.read(source, chunkSize: chunkSize)
     }
 
     /// Starts an input fed with ``feed(_:)``.
-    public func beginInput(named name: String) throws(JSONAPIError) {
-        streaming?.sourceName = name
-        graphSink?.sourceName = name
-        validator?.sourceName = name
-        try reader.begin(sourceName: name)
-    }
+    public func beginInput(named name: String) throws(JSONAPIError) { try stream.beginInput(named: name) }
 
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try reader.feed(chunk) }
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
 
-    public func endInput() throws(JSONAPIError) { try reader.end() }
+    public func endInput() throws(JSONAPIError) { try stream.endInput() }
 
     /// Writes what is left (the flat object for `json`) and flushes.
     public func finish() throws(JSONAPIError) {
-        try reader.end()
-        reader.close()
+        try stream.finish()
         if let graphSink {
             let s = graphSink.storage
-            swap(&s.values, &reader.builder.store)
+            swap(&s.values, &stream.reader.builder.store)
             if s.keyRow.count < s.keys.count {
                 s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
             }
-            s.inputBytes = reader.bytesRead
+            s.inputBytes = stream.bytesRead
             try FlatJSONWriter(graph: Graph(storage: s), out: out, options: output).write()
         }
         try out.flush()

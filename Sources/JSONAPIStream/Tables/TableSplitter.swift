@@ -51,9 +51,8 @@ public final class TableSplitter {
     public let directory: String
     public let format: TableFormat
     public let output: OutputOptions
-    private let reader: DocumentReader
+    private let stream: DocumentStream
     private let sink: TableSink
-    private let validator: Validator?
     private var diagnosticHandler: ((Diagnostic) -> Void)?
     /// Numbers written as strings (``NumberPolicy/safe``), known after ``finish()``.
     public private(set) var numbersQuoted = 0
@@ -73,10 +72,8 @@ public final class TableSplitter {
         self.format = format
         self.output = output
         let sink = try TableSink(directory: directory, format: format, options: output, duplicates: duplicates)
-        let validator = Validator.ifNeeded(for: document)
         self.sink = sink
-        self.validator = validator
-        reader = DocumentReader(options: document, sink: validator.map { SinkGroup([$0, sink]) } ?? sink)
+        stream = DocumentStream(options: document, sink: sink)
     }
 
     /// Receives warnings as they are found.
@@ -84,40 +81,32 @@ public final class TableSplitter {
         get { diagnosticHandler }
         set {
             diagnosticHandler = newValue
-            reader.onDiagnostic = newValue
+            stream.onDiagnostic = newValue
             sink.onDiagnostic = newValue
-            validator?.onDiagnostic = newValue
         }
     }
 
-    public var resourcesRead: Int { reader.resourcesBuilt }
-    public var bytesRead: Int { reader.bytesRead }
+    public var resourcesRead: Int { stream.resourcesRead }
+    public var bytesRead: Int { stream.bytesRead }
     /// Resource rows taken so far (written to their tables at ``finish()``).
     public var rowsTaken: Int { sink.resourcesWritten }
 
     /// Reads one input as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        sink.sourceName = source.name
-        validator?.sourceName = source.name
-        try reader.read(source, chunkSize: chunkSize)
+        try stream.read(source, chunkSize: chunkSize)
     }
 
     /// Starts an input fed with ``feed(_:)``.
-    public func beginInput(named name: String) throws(JSONAPIError) {
-        sink.sourceName = name
-        validator?.sourceName = name
-        try reader.begin(sourceName: name)
-    }
+    public func beginInput(named name: String) throws(JSONAPIError) { try stream.beginInput(named: name) }
 
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try reader.feed(chunk) }
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
 
-    public func endInput() throws(JSONAPIError) { try reader.end() }
+    public func endInput() throws(JSONAPIError) { try stream.endInput() }
 
     /// Writes every type's table and `_schema.json`; returns what was written.
     @discardableResult
     public func finish() throws(JSONAPIError) -> [TableSummary] {
-        try reader.end()
-        reader.close()
+        try stream.finish()
         return try writeTables()
     }
 
@@ -125,13 +114,13 @@ public final class TableSplitter {
     /// with the columns seen so far) and `_schema.json`.
     @discardableResult
     public func finishAfterFailure() throws(JSONAPIError) -> [TableSummary] {
-        reader.close()
+        stream.abandon()
         return try writeTables()
     }
 
     /// After a failure: removes the spill files (the caller removes the directory).
     public func abandon() {
-        reader.close()
+        stream.abandon()
         for t in sink.tables { unlink(t.spillPath) }
         for f in [sink.documents, sink.relationships, sink.edges] { close(f.fd) }
     }
