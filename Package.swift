@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .library(name: "JSONAPIStream", targets: ["JSONAPIStream"]),
         .library(name: "JSONAPIClient", targets: ["JSONAPIClient"]),
+        // The benchmark passes and the document generator, for `jsonapi bench`, `generate` and
+        // the benchmark package (Benchmarks/). Not part of the library's stable API.
+        .library(name: "JSONAPIBenchmarking", targets: ["JSONAPIBenchmarking"]),
         .executable(name: "jsonapi", targets: ["jsonapi"]),
         .executable(name: "jsonapi-fetch", targets: ["jsonapi-fetch"]),
     ],
@@ -48,6 +51,12 @@ let package = Package(
             name: "JSONAPIStream",
             dependencies: ["CYajl", "CCrypto", "CZlib", "CZstd", "CPlatform"]
         ),
+        // Benchmark passes (bare yajl, the library's passes, Foundation's) and the generator of
+        // large compound documents: out of the core library, which apps link.
+        .target(
+            name: "JSONAPIBenchmarking",
+            dependencies: ["JSONAPIStream", "CYajl"]
+        ),
         // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
         .target(
             name: "JSONAPIClient",
@@ -67,6 +76,7 @@ let package = Package(
             name: "jsonapi",
             dependencies: [
                 "JSONAPIStream",
+                "JSONAPIBenchmarking",
                 "JSONAPICommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -85,12 +95,13 @@ let package = Package(
             name: "JSONAPIStreamTests",
             dependencies: [
                 "JSONAPIStream",
+                "JSONAPIBenchmarking",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
             name: "jsonapiTests",
-            dependencies: ["jsonapi", "JSONAPIStream"]
+            dependencies: ["jsonapi", "JSONAPIStream", "JSONAPIBenchmarking"]
         ),
         // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
         .testTarget(

@@ -17,6 +17,7 @@ let package = Package(
             name: "Parsing",
             dependencies: [
                 .product(name: "JSONAPIStream", package: "JSONAPIStream"),
+                .product(name: "JSONAPIBenchmarking", package: "JSONAPIStream"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/Parsing",

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+@testable import JSONAPIBenchmarking
 
 /// The typed-decoding passes of `jsonapi bench` compare this library's decoder with
 /// Foundation's `JSONDecoder`. The comparison is fair only if both produce the same values
@@ -17,7 +18,7 @@ import Testing
         try JSONDecoder().decode(GeneratedDocument.self, from: Data(input()))
     }
 
-    static func same(_ a: JSONAPIStream.Identifier, _ b: ResourceIdentifier) -> Bool {
+    static func same(_ a: JSONAPIBenchmarking.Identifier, _ b: ResourceIdentifier) -> Bool {
         a.type == b.type && a.id == b.id
     }
 
@@ -50,7 +51,7 @@ import Testing
     @Test func includedResourcesHoldWhatJSONDecoderReads() throws {
         let g = try Self.graph()
         let o = DecodingPeers.options
-        var people: [JSONAPIStream.Person] = [], tags: [JSONAPIStream.Tag] = [], comments: [JSONAPIStream.Comment] = []
+        var people: [JSONAPIBenchmarking.Person] = [], tags: [JSONAPIBenchmarking.Tag] = [], comments: [JSONAPIBenchmarking.Comment] = []
         for member in try Self.foundation().included {
             switch member {
             case .person(let p): people.append(p)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+import JSONAPIBenchmarking
 
 /// Decoding gives the same values whatever the chunk size the graph was fed with, and the
 /// generator's documents decode in full.

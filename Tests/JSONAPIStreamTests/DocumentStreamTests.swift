@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import JSONAPIStream
+import JSONAPIBenchmarking
 
 /// `DocumentStream` with the user's own sinks: the same resources, in the same order, with
 /// the same content as the library's writers get, at every read size.

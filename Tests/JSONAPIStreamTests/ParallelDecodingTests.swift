@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+import JSONAPIBenchmarking
 
 /// Decoding many resources on several cores (``Graph/decodeConcurrently(_:options:)``): the
 /// same array, and the same first error, as on one thread.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+@testable import JSONAPIBenchmarking
 
 /// Parsing on one thread and building on another (``ParseConcurrency/pipelined``) must be
 /// indistinguishable from one thread: same output bytes, same errors at the same positions

@@ -1,5 +1,6 @@
 import Testing
 @testable import JSONAPIStream
+@testable import JSONAPIBenchmarking
 
 /// The pre-scan skips runs of plain bytes 32 at a time (SSE2), takes eight at a time
 /// elsewhere, and carries its state across reads. Whatever the path and the split, it must

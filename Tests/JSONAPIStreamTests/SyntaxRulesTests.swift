@@ -1,5 +1,6 @@
 import Testing
 @testable import JSONAPIStream
+@testable import JSONAPIBenchmarking
 
 /// `SyntaxRules.isURIReference` skips the plain bytes after a link's first delimiter eight at
 /// a time (CPlatform). It must answer as reading one byte at a time does.

@@ -1,5 +1,6 @@
 import Foundation
 import JSONAPIStream
+import JSONAPIBenchmarking
 import Testing
 
 /// `jsonapi bench` as a user runs it: every pass runs in its own process and reports

@@ -12,6 +12,7 @@
 import Benchmark
 import Foundation
 import JSONAPIStream
+import JSONAPIBenchmarking
 
 /// Input bytes per second of one iteration.
 var bytesPerSecond: BenchmarkMetric { .custom("bytesPerSecond", polarity: .prefersLarger, useScalingFactor: false) }

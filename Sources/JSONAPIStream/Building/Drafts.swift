@@ -8,12 +8,12 @@ struct ScratchSpan: Hashable {
     var range: Range<Int> { Int(start)..<Int(start) + Int(max(count, 0)) }
 }
 
-/// A range of bytes in the value store holding minified JSON text.
-public struct ValueSpan: Hashable, Sendable {
-    public var start: Int
-    public var count: Int
-    public static let none = ValueSpan(start: 0, count: -1)
-    public var isNone: Bool { count < 0 }
+/// A range of bytes in the value store holding minified JSON text (`count` -1: none).
+struct ValueSpan: Hashable, Sendable {
+    var start: Int
+    var count: Int
+    static let none = ValueSpan(start: 0, count: -1)
+    var isNone: Bool { count < 0 }
     var range: Range<Int> { start..<start + max(count, 0) }
     init(start: Int, count: Int) {
         self.start = start

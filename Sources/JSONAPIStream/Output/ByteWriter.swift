@@ -92,7 +92,12 @@ public final class ByteWriter {
     @inline(__always)
     func write(_ b: UnsafeRawBufferPointer) { buffer.append(b) }
     @inline(__always)
-    func write(byte: UInt8) { buffer.append(byte) }
+    package func write(byte: UInt8) { buffer.append(byte) }
+    /// `s` as a quoted JSON string, minimally escaped.
+    package func writeQuoted(_ s: String) {
+        var s = s
+        s.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &buffer) }
+    }
     /// Disfavoured, so that string literals take the `StaticString` path (no bridging, no
     /// reference counting).
     @_disfavoredOverload

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JSONAPICommandSupport
 import JSONAPIStream
+import JSONAPIBenchmarking
 
 /// `jsonapi bench`: every pass over the same bytes, each in its own child process, as a
 /// fraction of yajl's own scan.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JSONAPICommandSupport
 import JSONAPIStream
+import JSONAPIBenchmarking
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,3 +1,4 @@
+import JSONAPIStream
 /// Typed decoding with this library (``Resource/decode(_:options:)``, ``Graph/decode(_:options:)``),
 /// into models that hold the same values as Foundation's typed peer (``GeneratedDocument``):
 /// each resource's type and id, every attribute, each relationship's identifiers, and the

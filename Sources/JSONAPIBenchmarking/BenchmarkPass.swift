@@ -1,3 +1,4 @@
+import JSONAPIStream
 import Foundation
 
 /// One pass over a document in memory, as `jsonapi bench` and the benchmark package run it.

@@ -1,3 +1,4 @@
+import JSONAPIStream
 /// Writes large, realistic, deterministic JSON:API compound documents: the same parameters
 /// give the same bytes, at any size, streamed out in bounded memory.
 ///
@@ -314,8 +315,7 @@ struct JSONTextBuilder {
 
     mutating func key(_ name: String) {
         separate()
-        var name = name
-        name.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &writer.buffer) }
+        writer.writeQuoted(name)
         writer.write(pretty ? ": " : ":")
         afterKey = true
         needComma = true
@@ -323,8 +323,7 @@ struct JSONTextBuilder {
 
     mutating func string(_ s: String) {
         separate()
-        var s = s
-        s.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &writer.buffer) }
+        writer.writeQuoted(s)
         needComma = true
     }
 

@@ -1,3 +1,4 @@
+import JSONAPIStream
 import Foundation
 
 /// Foundation's JSON readers on the same bytes, for `jsonapi bench` and the benchmark package.

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONAPIStream
 
 /// The ways of reading a document that `jsonapi bench`, `Scripts/callgrind.sh` and the
 /// benchmark package (`Benchmarks/`) time, each over the same bytes held in memory, fed in the
@@ -22,38 +23,18 @@ public enum BenchmarkPasses {
     /// Returns false if yajl rejected the input.
     @discardableResult
     public static func bareYajl(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20) -> Bool {
-        // `validateStrings: false` states what happens either way: YajlParser always turns
-        // yajl's string validation off.
-        let parser = YajlParser(bareMultipleValues: true, validateStrings: false)
-        var i = 0
-        while i < bytes.count {
-            let end = min(i + chunkSize, bytes.count)
-            if parser.parse(UnsafeRawBufferPointer(rebasing: bytes[i..<end])) != .ok { return false }
-            i = end
-        }
-        return parser.complete() == .ok
+        ParserPasses.bareYajl(bytes, chunkSize: chunkSize)
     }
 
     /// The structural pre-scan alone (UTF-8, whitespace, string boundaries, line feeds).
     @discardableResult
     public static func scanOnly(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20) -> Bool {
-        var scanner = StructuralScanner()
-        var i = 0
-        while i < bytes.count {
-            let end = min(i + chunkSize, bytes.count)
-            do { try scanner.scan(UnsafeRawBufferPointer(rebasing: bytes[i..<end]), base: i) } catch { return false }
-            scanner.newlines.removeAll(keepingCapacity: true)
-            i = end
-        }
-        return true
+        ParserPasses.scanOnly(bytes, chunkSize: chunkSize)
     }
 
     /// The JSON layer (scanner, yajl, depth, duplicate names) with no document building.
     public static func syntaxOnly(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: ParseOptions = .default) throws(JSONAPIError) {
-        let receiver = JSONEventReceiver(options: options)
-        let parser = JSONStreamParser(receiver: receiver, options: options)
-        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
-        try parser.finish()
+        try ParserPasses.syntaxOnly(bytes, chunkSize: chunkSize, options: options)
     }
 
     /// Building a ``Graph`` with ``GraphParser``.
