@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import JSONAPICommandSupport
+import JSONAPIStream
+import JSONAPIBenchmarking
+
+/// The resident set size of this process.
+enum ResidentMemory {
+    /// Now, in bytes.
+    static var current: Int { procStatus("VmRSS:") ?? 0 }
+
+    /// The high-water mark since this process image started, in bytes.
+    static var peak: Int {
+        if let hwm = procStatus("VmHWM:") { return hwm }
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Int(usage.ru_maxrss) * 1024
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss)
+        #endif
+    }
+
+    /// A `kB` line of `/proc/self/status`, in bytes (nil where there is no /proc).
+    private static func procStatus(_ key: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
+            let digits = line.dropFirst(key.count).filter(\.isNumber)
+            return Int(digits).map { $0 * 1024 }
+        }
+        return nil
+    }
+}
+
+/// Processor time of this process: user and system, all threads.
+enum ProcessorTime {
+    static var now: Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+/// Starting `jsonapi bench-pass` and reading its reply.
+enum BenchChild {
+    struct Reply: Codable {
+        var pass: String
+        var bytes: Int
+        var seconds: [Double]
+        /// Processor time per run (user and system, all threads).
+        var cpuSeconds: [Double]
+        /// Passes per timed run (more than 1 for small documents).
+        var repeats: Int
+        var result: Int
+        var residentBeforeRuns: Int
+        var peakResident: Int
+        var error: String?
+
+        var encoded: String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+        }
+    }
+
+    static func run(executable: String, pass: BenchmarkPass, path: String, runs: Int, chunkSize: Int, concurrency: ParseConcurrency) -> BenchOutcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "bench-pass", "--pass", pass.rawValue, "--runs", String(runs), "--warmup", "1",
+            "--chunk-size", String(chunkSize), "--concurrency", concurrency.rawValue, path,
+        ]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do {
+            try process.run()
+        } catch {
+            return BenchOutcome(error: "cannot start \(executable): \(error)")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let reply = try? JSONDecoder().decode(Reply.self, from: data) else {
+            let why = errors.split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
+            return BenchOutcome(error: why)
+        }
+        var outcome = BenchOutcome()
+        outcome.seconds = reply.seconds
+        outcome.cpuSeconds = reply.cpuSeconds
+        outcome.residentBeforeRuns = reply.residentBeforeRuns
+        outcome.peakResident = reply.peakResident
+        outcome.error = reply.error
+        return outcome
+    }
+}

@@ -1,0 +1,218 @@
+import ArgumentParser
+import Foundation
+import JSONAPICommandSupport
+import JSONAPIStream
+import JSONAPIBenchmarking
+
+/// What one pass gave on one input (pooled over rounds).
+struct BenchOutcome {
+    var seconds: [Double] = []
+    var cpuSeconds: [Double] = []
+    var residentBeforeRuns = 0
+    var peakResident = 0
+    var error: String?
+
+    init(error: String? = nil) { self.error = error }
+
+    mutating func merge(_ other: BenchOutcome) {
+        seconds += other.seconds
+        cpuSeconds += other.cpuSeconds
+        peakResident = max(peakResident, other.peakResident)
+        residentBeforeRuns = residentBeforeRuns == 0 ? other.residentBeforeRuns : min(residentBeforeRuns, other.residentBeforeRuns)
+        if error == nil { error = other.error }
+    }
+
+    var median: Double? { error == nil ? Self.median(seconds) : nil }
+    var cpuMedian: Double? { error == nil ? Self.median(cpuSeconds) : nil }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let s = values.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+}
+
+struct BenchInput {
+    var name: String
+    var path: String
+    var temporary: Bool
+    var bytes = 0
+    var resources = 0
+    var outcomes: [BenchmarkPass: BenchOutcome] = [:]
+}
+
+/// Where the figures came from.
+struct BenchMachine: Codable {
+    var cpu: String
+    var logicalCores: Int
+    var memoryBytes: UInt64
+    var os: String
+    var jsonapi: String
+    /// The 1-minute load average when the measurements started and when they ended: other
+    /// processes on the machine slow the passes (not their instruction counts).
+    var loadAverage: [Double] = []
+
+    /// The 1-minute load average (nil where there is no /proc/loadavg).
+    static var loadAverage: Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
+
+    static var current: BenchMachine {
+        var cpu = "unknown"
+        if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+           let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+           let colon = line.firstIndex(of: ":") {
+            cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return BenchMachine(
+            cpu: cpu, logicalCores: ProcessInfo.processInfo.activeProcessorCount,
+            memoryBytes: ProcessInfo.processInfo.physicalMemory,
+            os: ProcessInfo.processInfo.operatingSystemVersionString, jsonapi: JSONAPIVersion.current)
+    }
+}
+
+/// The table and the JSON document `bench` prints.
+struct BenchReport {
+    var machine: BenchMachine
+    var runs: Int
+    var rounds: Int
+    var chunkSize: Int
+    var concurrency: ParseConcurrency
+    var inputs: [BenchInput]
+    var passes: [BenchmarkPass]
+
+    struct Row: Codable {
+        var pass: String
+        var title: String
+        var runs: Int
+        var medianSeconds: Double?
+        var minSeconds: Double?
+        var megabytesPerSecond: Double?
+        var resourcesPerSecond: Double?
+        var throughputRatio: Double?
+        var medianCPUSeconds: Double?
+        var cpuRatio: Double?
+        var peakResidentBytes: Int?
+        var peakRatio: Double?
+        var aboveInputBytes: Int?
+        var error: String?
+    }
+
+    struct InputReport: Codable {
+        var name: String
+        var file: String?
+        var bytes: Int
+        var resources: Int
+        var passes: [Row]
+    }
+
+    struct Document: Codable {
+        var machine: BenchMachine
+        var runs: Int
+        var rounds: Int
+        var warmupRuns: Int
+        var chunkSize: Int
+        var concurrency: String
+        var statistic: String
+        var inputs: [InputReport]
+    }
+
+    func rows(_ input: BenchInput) -> [Row] {
+        let floor = input.outcomes[.bareYajl]
+        let floorSeconds = floor?.median
+        let floorPeak = floor?.peakResident ?? 0
+        return passes.map { pass in
+            let o = input.outcomes[pass] ?? BenchOutcome(error: "not run")
+            var row = Row(pass: pass.rawValue, title: pass.title, runs: o.seconds.count, error: o.error)
+            if let median = o.median {
+                row.medianSeconds = median
+                row.minSeconds = o.seconds.min()
+                row.megabytesPerSecond = Double(input.bytes) / median / 1e6
+                row.resourcesPerSecond = Double(input.resources) / median
+                if let floorSeconds { row.throughputRatio = floorSeconds / median }
+            }
+            if let cpu = o.cpuMedian, cpu > 0 {
+                row.medianCPUSeconds = cpu
+                if let floorCPU = floor?.cpuMedian { row.cpuRatio = floorCPU / cpu }
+            }
+            if o.peakResident > 0 {
+                row.peakResidentBytes = o.peakResident
+                row.aboveInputBytes = max(0, o.peakResident - o.residentBeforeRuns)
+                if floorPeak > 0 { row.peakRatio = Double(o.peakResident) / Double(floorPeak) }
+            }
+            return row
+        }
+    }
+
+    var json: String {
+        let document = Document(
+            machine: machine, runs: runs, rounds: rounds, warmupRuns: 1, chunkSize: chunkSize, concurrency: concurrency.rawValue, statistic: "median",
+            inputs: inputs.map { InputReport(name: $0.name, file: $0.temporary ? nil : $0.path, bytes: $0.bytes, resources: $0.resources, passes: rows($0)) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: (try? encoder.encode(document)) ?? Data(), as: UTF8.self)
+    }
+
+    var text: String {
+        var lines: [String] = []
+        let load = machine.loadAverage.isEmpty ? "" : "; load average " + machine.loadAverage.map { String(format: "%.1f", $0) }.joined(separator: " → ")
+        lines.append("\(machine.cpu), \(machine.logicalCores) cores, \(machine.memoryBytes >> 30) GiB; jsonapi \(machine.jsonapi)\(load)")
+        // The pass column fits the longest title of any table, so that all tables line up.
+        let titleWidth = max(34, inputs.flatMap { rows($0) }.map { $0.title.count + 1 }.max() ?? 0)
+        for input in inputs {
+            lines.append("")
+            let size = input.bytes >= 100_000 ? String(format: "%.1f MB", Double(input.bytes) / 1e6) : String(format: "%.1f kB", Double(input.bytes) / 1e3)
+            lines.append("\(input.name): \(size), \(grouped(input.resources)) resources")
+            let widths = [titleWidth, 8, 8, 11, 13, 12, 8, 13]
+            lines.append(cells(["pass", "MB/s", "× yajl", "CPU × yajl", "resources/s", "peak RSS", "× yajl", "above input"], widths))
+            for row in rows(input) {
+                if let error = row.error {
+                    let short = error.count > 90 ? String(error.prefix(89)) + "…" : error
+                    lines.append(cells([row.title, "failed: \(short)"], [titleWidth, 0]))
+                    continue
+                }
+                lines.append(cells([
+                    row.title,
+                    row.megabytesPerSecond.map { String(format: "%.1f", $0) } ?? "-",
+                    row.throughputRatio.map { String(format: "%.2f", $0) } ?? "-",
+                    row.cpuRatio.map { String(format: "%.2f", $0) } ?? "-",
+                    row.resourcesPerSecond.map { grouped(Int($0.rounded())) } ?? "-",
+                    row.peakResidentBytes.map(mebibytes) ?? "-",
+                    row.peakRatio.map { String(format: "%.2f", $0) } ?? "-",
+                    row.aboveInputBytes.map(mebibytes) ?? "-",
+                ], widths))
+            }
+        }
+        lines.append("")
+        lines.append("median of \(runs * rounds) runs after a warm-up run, each pass in its own process; concurrency \(concurrency.rawValue); MB = 10^6 bytes, MiB = 2^20")
+        return lines.joined(separator: "\n")
+    }
+
+    private func cells(_ values: [String], _ widths: [Int]) -> String {
+        var line = ""
+        for (i, v) in values.enumerated() {
+            let w = i < widths.count ? widths[i] : 0
+            if i == 0 {
+                line += v.count >= w ? v + " " : v + String(repeating: " ", count: w - v.count)
+            } else {
+                line += v.count >= w ? " " + v : String(repeating: " ", count: w - v.count) + v
+            }
+        }
+        return line
+    }
+
+    private func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+    private func grouped(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.reversed().enumerated() {
+            if i > 0, i % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return String(out.reversed())
+    }
+}
+
+// If the shared options gain a --concurrency option, this conformance moves to InputOptions.swift.
