@@ -9,8 +9,7 @@ final class TapeReplayer: SourcePositions {
 
     // Line feeds of the bytes the current events come from; older ones are summarised.
     @exclusivity(unchecked) private var newlines: [Int] = []
-    @exclusivity(unchecked) private var baseLine = 1
-    @exclusivity(unchecked) private var baseLineStart = 0
+    @exclusivity(unchecked) private var lines = LineIndex()
 
     // The event being replayed, for `currentTokenLocation`.
     @exclusivity(unchecked) private var currentKind = TapeKind.null
@@ -28,8 +27,7 @@ final class TapeReplayer: SourcePositions {
     func beginInput(named name: String?) {
         sourceName = name
         newlines.removeAll(keepingCapacity: true)
-        baseLine = 1
-        baseLineStart = 0
+        lines.reset()
     }
 
     /// Replays every event of `block`; returns false as soon as the receiver refuses one
@@ -100,26 +98,13 @@ final class TapeReplayer: SourcePositions {
 
     private func acceptNewlines(_ p: UnsafeRawPointer, count: Int) {
         // Every earlier event is done: earlier line feeds are only counted from now on.
-        if let last = newlines.last {
-            baseLine += newlines.count
-            baseLineStart = last + 1
-            newlines.removeAll(keepingCapacity: true)
-        }
+        lines.absorb(&newlines)
         for k in 0..<count { newlines.append(Int(p.loadUnaligned(fromByteOffset: k * 8, as: Int64.self))) }
     }
 
     // MARK: - SourcePositions
 
-    func location(of offset: Int) -> SourcePosition {
-        var lo = 0
-        var hi = newlines.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if newlines[mid] < offset { lo = mid + 1 } else { hi = mid }
-        }
-        let lineStart = lo > 0 ? newlines[lo - 1] + 1 : baseLineStart
-        return SourcePosition(offset: offset, line: baseLine + lo, column: max(1, offset - lineStart + 1))
-    }
+    func location(of offset: Int) -> SourcePosition { lines.location(of: offset, newlines: newlines) }
 
     func currentTokenLocation() -> SourcePosition {
         let start: Int
