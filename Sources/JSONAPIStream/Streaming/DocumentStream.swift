@@ -167,3 +167,11 @@ final class ViewSink: DocumentSink, InputLabelled {
         for s in sinks { try s.document(document) }
     }
 }
+
+/// A sink that keeps nothing (validation, where only the diagnostics are wanted).
+final class NullSink: DocumentSink, InputLabelled {
+    let keepsValues = false
+    var sourceName: String?
+    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {}
+    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {}
+}

@@ -56,12 +56,12 @@ public final class DocumentValidator {
                 try parser.finish()
                 parser.notices.forEach(collect)
             } else {
-                let validator = Validator(options: options)
-                validator.sourceName = source.name
-                validator.onDiagnostic = { collect($0) }
-                let reader = DocumentReader(options: options, sink: validator, requiresKeys: false)
-                reader.onDiagnostic = { collect($0) }
-                try reader.read(source, chunkSize: chunkSize)
+                // The stream puts the validator (rules across resources) in front of a sink
+                // that keeps nothing: only the findings are wanted.
+                let stream = DocumentStream(options: options, sink: NullSink(), requiresKeys: false)
+                stream.onDiagnostic = { collect($0) }
+                try stream.read(source, chunkSize: chunkSize)
+                try stream.finish()
             }
         } catch {
             switch error {
