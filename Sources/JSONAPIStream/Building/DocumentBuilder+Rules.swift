@@ -1,0 +1,272 @@
+
+
+// The rules the builder checks as it goes: member names, shapes, findings.
+extension DocumentBuilder {
+    // MARK: - Member names
+
+    static let pData: UInt64 = 0x61746164  // "data"
+    static let pMeta: UInt64 = 0x6174656D  // "meta"
+    static let pType: UInt64 = 0x65707974  // "type"
+    static let pLinks: UInt64 = 0x736B6E696C  // "links"
+    static let pErrors: UInt64 = 0x73726F727265  // "errors"
+    static let pJSONAPI: UInt64 = 0x6970616E6F736A  // "jsonapi"
+    static let pIncluded: UInt64 = 0x646564756C636E69  // "included"
+    static let pAttributes: UInt64 = 0x7475626972747461  // "attribut"
+    static let pRelationships: UInt64 = 0x6E6F6974616C6572  // "relation"
+    static let pID: UInt64 = 0x6469  // "id"
+    static let pLID: UInt64 = 0x64696C  // "lid"
+
+    @inline(__always)
+    static func classify(_ name: UnsafeRawBufferPointer) -> Member {
+        classify(name, prefix: JSONEventReceiver.prefix(name))
+    }
+
+    /// The member a name stands for, given its first eight bytes (zero-padded).
+    @inline(__always)
+    static func classify(_ name: UnsafeRawBufferPointer, prefix p: UInt64) -> Member {
+        switch name.count {
+        case 2: return p == pID ? .id : .other
+        case 3: return p == pLID ? .lid : .other
+        case 4:
+            if p == pType { return .type }
+            if p == pData { return .data }
+            if p == pMeta { return .meta }
+            return .other
+        case 5: return p == pLinks ? .links : .other
+        case 6: return p == pErrors ? .errors : .other
+        case 7: return p == pJSONAPI ? .jsonapi : .other
+        case 8: return p == pIncluded ? .included : .other
+        case 10:
+            return p == pAttributes && name.loadUnaligned(fromByteOffset: 8, as: UInt16.self) == 0x7365 /* "es" */ ? .attributes : .other
+        case 13:
+            return p == pRelationships && name.loadUnaligned(fromByteOffset: 5, as: UInt64.self) == 0x73706968736E6F69 /* "ionships" */
+                ? .relationships : .other
+        default: return .other
+        }
+    }
+
+    // MARK: - Findings
+
+    /// Reports a rule violation: a warning in lenient mode (returns true), an error in
+    /// strict mode (returns false). Does nothing when validation is off.
+    @discardableResult
+    func report(_ rule: Rule, _ message: String, at place: Place = .currentToken, pointer: String? = nil) -> Bool {
+        switch validation {
+        case .off: return true
+        case .strict: return fail(rule, message, at: place, pointer: pointer)
+        case .lenient:
+            warn(rule, message, at: place, pointer: pointer)
+            return true
+        }
+    }
+
+    func warn(_ rule: Rule, _ message: String, at place: Place = .currentToken, pointer: String? = nil) {
+        warningCount += 1
+        guard let onDiagnostic else { return }
+        let location: SourcePosition
+        switch place {
+        case .currentToken, .container: location = currentLocation()
+        case .at(let l): location = l
+        }
+        let p: String
+        if let pointer { p = pointer } else {
+            if case .container = place { p = containerPointer() } else { p = currentPointer() }
+        }
+        onDiagnostic(Diagnostic(severity: .warning, rule: rule, message: message, location: location, pointer: p, source: parser?.sourceName))
+    }
+
+    /// A rule whose violation makes a resource or linkage unkeyable: fatal when keys are
+    /// required, otherwise reported like any rule.
+    func keyRule(_ rule: Rule, _ message: String, at place: Place, pointer: String? = nil) -> Bool {
+        if requiresKeys { return fail(rule, message, at: place, pointer: pointer) }
+        return report(rule, message, at: place, pointer: pointer)
+    }
+
+    /// Something that is never acceptable (the root is not an object).
+    func fatal(_ rule: Rule, _ message: String, container: Bool) -> Bool {
+        fail(rule, message, at: .currentToken, pointer: "")
+    }
+
+    /// A value of the wrong shape where the builder interprets the document (primary data,
+    /// included, attributes, relationships, linkage). Fatal when keys are required; otherwise
+    /// reported, and the value is skipped.
+    func badShape(_ rule: Rule, _ message: String, container: Bool, isObject: Bool = true) -> Bool {
+        if requiresKeys { return fail(rule, message + "; the document cannot be normalized") }
+        if !report(rule, message) { return false }
+        startRawValue(.discard)
+        if container { return rawStartContainer(open: isObject ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: isObject) }
+        finishRaw()
+        return true
+    }
+
+    /// A number as `id` (flask-rest-jsonapi writes them on relationship endpoints): keyed by
+    /// its exact text (`1` is the id `"1"`, `1.0` the id `"1.0"`) with a warning naming R11;
+    /// an error in strict mode.
+    @inline(never)
+    func numericID(_ text: UnsafeRawBufferPointer, inIdentifier: Bool) -> Bool {
+        let shown = String(decoding: text, as: UTF8.self)
+        if validation == .strict {
+            return fail(.R11, "id MUST be a string, not the number \(shown)" + (requiresKeys ? "; the document cannot be normalized" : ""))
+        }
+        if validation != .off {
+            warn(.R11, "id MUST be a string, not the number \(shown); it is keyed as \(quoted(shown))")
+        }
+        if inIdentifier { identifier.id = appendToScratch(text) } else { resource.id = appendToScratch(text) }
+        return true
+    }
+
+    /// `type`, `id` or `lid` that is not a string.
+    func badKeyValue(container: Bool, object: Bool) -> Bool {
+        let name = member == .type ? "type" : (member == .id ? "id" : "lid")
+        return badShape(.R11, "\(name) MUST be a string", container: container, isObject: object)
+    }
+
+    func unknownMember(_ name: UnsafeRawBufferPointer, rule: Rule, owner: String) -> Bool {
+        // Where does its value go: the member spans of the owner, via the pending lists.
+        if name.first == UInt8(ascii: "@") {
+            return checkMemberName(name, what: "@-member name", always: false)
+        }
+        if let colon = name.firstIndex(of: UInt8(ascii: ":")) {
+            let ns = String(decoding: UnsafeRawBufferPointer(rebasing: name[..<colon]), as: UTF8.self)
+            if options.extensions.contains(ns) {
+                if frames.last == .document { documentHasExtensionMember = true }
+                if frames.last == .relationship { relationshipHasExtensionMember = true }
+                // The rest of the name follows the member-name rules (R41).
+                return checkMemberName(name, what: "extension member name", always: true)
+            }
+        }
+        if validation == .off { return true }
+        let text = String(decoding: name, as: UTF8.self)
+        if !checkMemberName(name, what: "member name", always: true) { return false }
+        return report(rule, "\(owner) MUST NOT contain the member \(quoted(text)) (it is kept)")
+    }
+
+    @inline(__always)
+    func checkTypeName(_ value: UnsafeRawBufferPointer) -> Bool {
+        let prefix = JSONEventReceiver.prefix(value)
+        if nameCache.contains(value, prefix: prefix, kind: 1) { return true }
+        return checkNewTypeName(value, prefix: prefix)
+    }
+
+    @inline(never)
+    func checkNewTypeName(_ value: UnsafeRawBufferPointer, prefix: UInt64) -> Bool {
+        if let problem = MemberNameRules.violation(value, extensions: options.extensions, allowAt: false) {
+            return report(.R12, "type \(quoted(String(decoding: value, as: UTF8.self))) is not a valid member name: \(problem.message)")
+        }
+        nameCache.insert(value, prefix: prefix, kind: 1)
+        return true
+    }
+
+
+    /// Checks a member name against R37–R41. `always`: names the spec always covers
+    /// (attributes, relationships); others only in strict mode.
+    @inline(__always)
+    func checkMemberName(_ name: UnsafeRawBufferPointer, what: StaticString, always: Bool) -> Bool {
+        guard always || validation == .strict || options.strictChecks else { return true }
+        // Called for the member name being reported, so `keyPrefix` is its prefix.
+        if nameCache.contains(name, prefix: keyPrefix, kind: 0) { return true }
+        return checkNewMemberName(name, what: what)
+    }
+
+    @inline(never)
+    func checkNewMemberName(_ name: UnsafeRawBufferPointer, what: StaticString) -> Bool {
+        if let problem = MemberNameRules.violation(name, extensions: options.extensions, allowAt: true) {
+            return report(problem.rule, "\(what) \(quoted(String(decoding: name, as: UTF8.self))): \(problem.message)")
+        }
+        nameCache.insert(name, prefix: keyPrefix, kind: 0)
+        return true
+    }
+
+    /// A key inside a checked raw value.
+    func checkKey(_ name: UnsafeRawBufferPointer) -> Bool {
+        if rawTarget == .resourceAttributes {
+            if rawDepth == 1 {
+                attributeNames.append(NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none))
+            }
+            // Keys inside an attribute's value are any JSON (a JSON field's keys, domain
+            // names with dots): the member-name rules cover the attribute names only.
+            return rawDepth == 1 ? checkMemberName(name, what: "attribute name", always: true) : true
+        }
+        return checker.key(name, prefix: keyPrefix, builder: self)
+    }
+
+    /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
+    func checkFieldNamespace() -> Bool {
+        for i in 0..<relationshipDrafts.count {
+            let name = relationshipDrafts[i].name
+            let bytes = scratch.bytes(in: name.range)
+            relationshipNames.append(NameWords(bytes, prefix: JSONEventReceiver.prefix(bytes), longName: name))
+        }
+        // The usual case, no clash, without copying the lists (no reference counting).
+        let clash = attributeNames.withUnsafeBufferPointer { attributes in
+            relationshipNames.withUnsafeBufferPointer { relationships in
+                for a in attributes {
+                    if a.isTypeOrID { return true }
+                    for r in relationships where r.equals(a, scratch) { return true }
+                }
+                for r in relationships where r.isTypeOrID { return true }
+                return false
+            }
+        }
+        if !clash { return true }
+        for a in attributeNames {
+            if a.isTypeOrID {
+                let name = a.text(scratch)
+                if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(name)) { return false }
+            }
+            for r in relationshipNames where r.equals(a, scratch) {
+                let name = a.text(scratch)
+                let later = relationshipsAfterAttributes ? "/relationships/" : "/attributes/"
+                if !report(.R17, "\(quoted(name)) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + later + escapePointerToken(name)) { return false }
+            }
+        }
+        for r in relationshipNames where r.isTypeOrID {
+            let name = r.text(scratch)
+            if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(name)) { return false }
+        }
+        return true
+    }
+
+    func failWith(_ error: JSONAPIError) -> Bool {
+        if failure == nil && thrown == nil { thrown = error }
+        return false
+    }
+}
+
+/// A member name as its length, first and last eight bytes: equal words mean equal names
+/// for names of up to 16 bytes; longer names also keep their bytes (`longName`).
+struct NameWords {
+    var length: Int
+    var prefix: UInt64
+    var suffix: UInt64
+    var longName: ScratchSpan
+
+    init(_ name: UnsafeRawBufferPointer, prefix: UInt64, longName: ScratchSpan) {
+        length = name.count
+        self.prefix = prefix
+        suffix = name.count > 8 ? name.loadUnaligned(fromByteOffset: name.count &- 8, as: UInt64.self) : 0
+        self.longName = longName
+    }
+
+    var isTypeOrID: Bool { (length == 4 && prefix == Names.type) || (length == 2 && prefix == Names.id) }
+
+    func equals(_ other: NameWords, _ scratch: borrowing ByteArena) -> Bool {
+        guard length == other.length && prefix == other.prefix && suffix == other.suffix else { return false }
+        if length <= 16 { return true }
+        return memoryEqual(scratch.bytes(in: longName.range), scratch.bytes(in: other.longName.range))
+    }
+
+    /// The name, for messages.
+    func text(_ scratch: borrowing ByteArena) -> String {
+        if length > 16 { return scratch.string(longName.range) }
+        var bytes: [UInt8] = []
+        for k in 0..<length {
+            bytes.append(k < 8 ? UInt8(truncatingIfNeeded: prefix >> (UInt64(k) * 8)) : UInt8(truncatingIfNeeded: suffix >> (UInt64(k - (length - 8)) * 8)))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+func staticBytes(_ s: StaticString) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+}

@@ -1,0 +1,164 @@
+
+
+// Values the builder does not interpret: scalars outside raw values, and raw values written
+// as minified JSON into the value store as they stream by.
+extension DocumentBuilder {
+    // MARK: - Scalars outside raw values
+
+    /// A scalar where the builder interprets values: a member stored as a scalar, or a
+    /// shape error.
+    @inline(__always)
+    func scalar(_ write: (DocumentBuilder) -> Void, check: (DocumentBuilder) -> Bool) -> Bool {
+        guard let top = frames.last else {
+            return fatal(.R01, "the root value MUST be a JSON object (a JSON:API document)", container: false)
+        }
+        let target: RawTarget
+        var schema: ValueChecker.Schema? = nil
+        switch top {
+        case .document:
+            switch member {
+            case .data: return badShape(.R06, "primary data MUST be null, a resource object or an array of resource objects", container: false)
+            case .included: return badShape(.R07, "included MUST be an array of resource objects", container: false)
+            case .meta: target = .documentMeta; schema = .meta
+            case .links: target = .documentLinks; schema = .links(.document)
+            case .jsonapi: target = .documentJSONAPI; schema = .jsonapi
+            case .errors: target = .documentErrors; schema = .errors
+            default: target = .documentExtra
+            }
+        case .dataArray:
+            return badShape(.R06, "primary data MUST be resource objects, not scalars", container: false)
+        case .includedArray:
+            return badShape(.R07, "included MUST be an array of resource objects, not scalars", container: false)
+        case .resource:
+            switch member {
+            case .attributes: return badShape(.R15, "attributes MUST be an object", container: false)
+            case .relationships: return badShape(.R16, "relationships MUST be an object", container: false)
+            case .type, .id, .lid: return badKeyValue(container: false, object: false)
+            case .links: target = .resourceLinks; schema = .links(.resource)
+            case .meta: target = .resourceMeta; schema = .meta
+            default: target = .resourceExtra
+            }
+        case .relationships:
+            return badShape(.R16, "a relationship MUST be a relationship object", container: false)
+        case .relationship:
+            switch member {
+            case .data: return badShape(.R20, "resource linkage MUST be null, an identifier or an array of identifiers", container: false)
+            case .links: target = .relationshipLinks; schema = .links(.relationship)
+            case .meta: target = .relationshipMeta; schema = .meta
+            default: target = .relationshipExtra
+            }
+        case .linkageArray:
+            return badShape(.R20, "resource linkage MUST be resource identifier objects, not scalars", container: false)
+        case .identifier:
+            switch member {
+            case .type, .id, .lid: return badKeyValue(container: false, object: false)
+            case .meta: target = .identifierMeta; schema = .meta
+            default: target = .identifierExtra
+            }
+        }
+        startRawValue(target)
+        write(self)
+        needComma = true
+        if let schema, validation != .off {
+            checker.begin(schema, builder: self)
+            rawChecked = true
+            if !check(self) { return false }
+        }
+        finishRaw()
+        return true
+    }
+
+    // MARK: - Raw values
+
+    /// Starts recording a value for `target`; the current event is its first.
+    @inline(__always)
+    func startRawValue(_ target: RawTarget) {
+        inRaw = true
+        rawDepth = 0
+        needComma = false
+        rawTarget = target
+        rawChecked = false
+        rawStart = store.count
+        if target == .documentExtra || target == .resourceExtra || target == .relationshipExtra || target == .identifierExtra {
+            // Unknown members are kept as `"name":value`.
+            writeLastKeyAsMember()
+        }
+    }
+
+    @inline(__always)
+    func beginRaw(_ target: RawTarget, checked schema: ValueChecker.Schema?, object: Bool) -> Bool {
+        startRawValue(target)
+        if let schema, validation != .off {
+            checker.begin(schema, builder: self)
+            rawChecked = true
+        }
+        return rawStartContainer(open: object ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: object)
+    }
+
+    /// A container where the rule wants something else but nothing is lost by keeping it.
+    func beginRawReporting(_ target: RawTarget, _ rule: Rule, _ message: String, isObject: Bool) -> Bool {
+        if validation != .off, !report(rule, message) { return false }
+        startRawValue(target)
+        return rawStartContainer(open: isObject ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: isObject)
+    }
+
+    @inline(__always)
+    func rawStartContainer(open: UInt8, isObject: Bool) -> Bool {
+        if needComma { store.append(UInt8(ascii: ",")) }
+        store.append(open)
+        needComma = false
+        rawDepth &+= 1
+        if rawChecked { return isObject ? checker.startObject(builder: self) : checker.startArray(builder: self) }
+        return true
+    }
+
+    @inline(__always)
+    func rawEndContainer(close: UInt8) -> Bool {
+        store.append(close)
+        needComma = true
+        rawDepth &-= 1
+        if rawChecked, !checker.endContainer(builder: self) { return false }
+        if rawDepth == 0 { finishRaw() }
+        return true
+    }
+
+    /// Assigns the recorded value to its place.
+    @inline(__always)
+    func finishRaw() {
+        inRaw = false
+        rawChecked = false
+        let span = ValueSpan(start: rawStart, count: store.count &- rawStart)
+        switch rawTarget {
+        case .discard: store.truncate(to: rawStart)
+        case .documentMeta: document.meta = span
+        case .documentLinks: document.links = span
+        case .documentJSONAPI: document.jsonapi = span
+        case .documentErrors: document.errors = span
+        case .resourceAttributes: resource.attributes = span
+        case .resourceLinks: resource.links = span
+        case .resourceMeta: resource.meta = span
+        case .relationshipLinks: relationship.links = span
+        case .relationshipMeta: relationship.meta = span
+        case .identifierMeta: identifier.meta = span
+        case .documentExtra: documentExtras.append(span)
+        case .resourceExtra: resourceExtras.append(span)
+        case .relationshipExtra: relationshipExtras.append(span)
+        case .identifierExtra: identifierExtras.append(span)
+        }
+    }
+
+    @inline(__always)
+    func appendPlainQuoted(_ bytes: UnsafeRawBufferPointer) {
+        let n = bytes.count
+        let p = store.reserveTail(n &+ 2)
+        p.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        if n > 0 { copyBytes(to: p + 1, from: bytes.baseAddress.unsafelyUnwrapped, count: n) }
+        p.storeBytes(of: UInt8(ascii: "\""), toByteOffset: n &+ 1, as: UInt8.self)
+    }
+
+    /// Writes the member name just read (the last key of the innermost object) as `"name":`.
+    func writeLastKeyAsMember() {
+        withLastKey { JSONEscaping.appendQuoted($0, to: &store) }
+        store.append(UInt8(ascii: ":"))
+    }
+}
