@@ -127,17 +127,8 @@ public final class ByteWriter {
     public func flush() throws(JSONAPIError) {
         guard case .fd(let fd) = destination, buffer.count > 0 else { return }
         settleNumbers()
-        var offset = 0
         let total = buffer.count
-        while offset < total {
-            let n = buffer.withBytes { all in systemWrite(fd, all.baseAddress! + offset, total - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let message = String(cString: strerror(errno))
-                throw JSONAPIError.input("cannot write output: \(message)")
-            }
-            offset += n
-        }
+        try buffer.withBytes { (all) throws(JSONAPIError) in try writeAll(fd, all, path: "output") }
         bytesWritten += total
         buffer.removeAll()
         checkedUpTo = 0
@@ -151,6 +142,19 @@ public final class ByteWriter {
         buffer.removeAll()
         checkedUpTo = 0
         buffer.giveBack(ifAbove: 4 << 20, to: 64 * 1024)
+    }
+}
+
+/// Writes all of `b` to `fd` (again after a short write or an interruption).
+func writeAll(_ fd: Int32, _ b: UnsafeRawBufferPointer, path: String) throws(JSONAPIError) {
+    var offset = 0
+    while offset < b.count {
+        let n = systemWrite(fd, b.baseAddress! + offset, b.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw JSONAPIError.input("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        offset += n
     }
 }
 

@@ -157,7 +157,6 @@ final class ViewSink: DocumentSink, InputLabelled {
 
     func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
         resource.fill(r, from: b, source: sourceName)
-        defer { resource.clear() }
         for s in sinks { try s.resource(resource) }
     }
 

@@ -33,8 +33,6 @@ public final class ResourceView {
         textWritten = false
     }
 
-    func clear() { textWritten = false }
-
     public var type: String { String(decoding: parts.type, as: UTF8.self) }
     public var id: String? { parts.id.map { String(decoding: $0, as: UTF8.self) } }
     public var lid: String? { parts.lid.map { String(decoding: $0, as: UTF8.self) } }

@@ -53,23 +53,12 @@ struct TableDirectory {
         self.fixed = fixed
     }
 
-    /// The bytes of the file at `path` (read with the system's calls: Foundation's
+    /// The bytes of the file at `path`, read as every input is (``InputSource``; Foundation's
     /// `FileManager.contents(atPath:)` leaks a buffer per call, as LeakSanitizer shows).
     static func contents(of path: String) throws(JSONAPIError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw JSONAPIError.input("cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw JSONAPIError.input("cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
+        try InputSource(path: path).read(chunkSize: 1 << 20) { (chunk) throws(JSONAPIError) in bytes.append(contentsOf: chunk) }
+        return bytes
     }
 
     /// The rows of `table`: for each, one value per column; nil where the cell is null (a

@@ -32,8 +32,6 @@ final class FixedTable {
     /// Rows written (CSV: not counting the header).
     var rowCount: Int { rows.rows }
 
-    /// Where the buffer stands, to take back the rows of a resource that fails.
-    var mark: (buffer: Int, rows: Int) { (out.mark, rows.rows) }
 
     /// Writes out what is buffered and closes the file.
     func finish() throws(JSONAPIError) {

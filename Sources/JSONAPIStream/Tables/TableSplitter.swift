@@ -6,6 +6,12 @@ import Musl
 import Darwin
 #endif
 
+/// A column of a table: its name and type (as `_schema.json` gives them).
+public struct TableColumn: Sendable, Hashable {
+    public var name: String
+    public var type: ColumnType
+}
+
 /// One table that a ``TableSplitter`` wrote.
 public struct TableSummary: Sendable, Hashable {
     /// The resource type, or nil for `_documents`, `_relationships` and `_edges`.
@@ -14,19 +20,7 @@ public struct TableSummary: Sendable, Hashable {
     public var file: String
     public var rows: Int
     /// Column names and types, in order.
-    public var columns: [(name: String, type: ColumnType)] { zip(columnNames, columnTypes).map { ($0, $1) } }
-    var columnNames: [String]
-    var columnTypes: [ColumnType]
-
-    public static func == (a: TableSummary, b: TableSummary) -> Bool {
-        a.type == b.type && a.file == b.file && a.rows == b.rows && a.columnNames == b.columnNames && a.columnTypes == b.columnTypes
-    }
-
-    public func hash(into h: inout Hasher) {
-        h.combine(type)
-        h.combine(file)
-        h.combine(rows)
-    }
+    public var columns: [TableColumn]
 }
 
 /// Splits JSON:API documents into one table per resource type, beside tables of the
@@ -132,8 +126,8 @@ public final class TableSplitter {
         for f in [sink.documents, sink.relationships, sink.edges] {
             try f.finish()
             summaries.append(TableSummary(
-                type: nil, file: f.file, rows: f.rowCount, columnNames: f.columns,
-                columnTypes: f.columns.map { Self.fixedColumnType($0) }))
+                type: nil, file: f.file, rows: f.rowCount,
+                columns: f.columns.map { TableColumn(name: $0, type: Self.fixedColumnType($0)) }))
         }
         var typeSummaries: [TableSummary] = []
         for t in sink.tables { typeSummaries.append(try rewrite(t)) }
@@ -161,7 +155,6 @@ public final class TableSplitter {
         var names: [[UInt8]] = [Array("id".utf8)]
         var types: [ColumnType] = [.string]
         if t.hasLid { names.append(Array("lid".utf8)); types.append(.string) }
-        let attributeStart = names.count
         let columnTypes = t.columns.map { $0.kinds.columnType }
         for (c, type) in zip(t.columns, columnTypes) {
             names.append(c.name)
@@ -180,12 +173,11 @@ public final class TableSplitter {
         var slots = [Range<Int>?](repeating: nil, count: t.columns.count)
         var other = ByteArena(capacity: 256)
         var missing = ByteArena(capacity: 64)
-        var quotedNames: [[UInt8]] = t.columns.map { name in
+        let quotedNames: [[UInt8]] = t.columns.map { name in
             var a = ByteArena(capacity: name.name.count + 2)
             name.name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &a) }
             return a.array(0..<a.count)
         }
-        _ = attributeStart
         try t.forEachSpilledRow { (row) throws(JSONAPIError) in
             for k in slots.indices { slots[k] = nil }
             other.removeAll()
@@ -257,7 +249,6 @@ public final class TableSplitter {
             w.end()
             try out.endRecord()
         }
-        quotedNames.removeAll()
         try out.flush()
         if fsync(fd) != 0 && errno != EINVAL {
             throw JSONAPIError.input("cannot write \(path): \(String(cString: strerror(errno)))")
@@ -265,7 +256,7 @@ public final class TableSplitter {
         numbersQuoted += quoted
         return TableSummary(
             type: String(decoding: t.type, as: UTF8.self), file: t.file, rows: t.rows,
-            columnNames: names.map { String(decoding: $0, as: UTF8.self) }, columnTypes: types)
+            columns: zip(names, types).map { TableColumn(name: String(decoding: $0, as: UTF8.self), type: $1) })
     }
 
     /// `_schema.json`: the files, their rows, and each column's name and type.

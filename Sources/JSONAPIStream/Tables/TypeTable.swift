@@ -284,19 +284,6 @@ struct SpilledRow {
     }
 }
 
-/// Writes all of `b` to `fd`.
-func writeAll(_ fd: Int32, _ b: UnsafeRawBufferPointer, path: String) throws(JSONAPIError) {
-    var offset = 0
-    while offset < b.count {
-        let n = write(fd, b.baseAddress! + offset, b.count - offset)
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw JSONAPIError.input("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        offset += n
-    }
-}
-
 /// File names for tables: safe for any type name on any file system.
 ///
 /// ASCII letters, digits, `-` and `_` stay; every other byte of the name's UTF-8 (and a
