@@ -14,7 +14,8 @@ public struct StreamedRelationship: Sendable, Hashable {
 /// valid only during ``StreamSink/resource(_:)``. Reading a part decodes only that part;
 /// numbers keep their exact text.
 public final class ResourceView {
-    let parts = ResourceParts()
+    /// The parts as byte views (for the package's own sinks, such as the database loader).
+    package let parts = ResourceParts()
     private let text = ByteWriter()
     private lazy var writer = ResourceWriter(out: text, options: OutputOptions())
     private var textWritten = false
@@ -125,7 +126,9 @@ public final class DocumentView {
     func clear() { store = UnsafeRawBufferPointer(start: nil, count: 0) }
 
     private func value(_ span: ValueSpan) -> JSONValue? {
-        span.isNone ? nil : StoredJSON.decode(store, span.range)
+        // Not `? nil :`, which JSONValue's nil literal would turn into `.null`.
+        guard !span.isNone else { return Optional.none }
+        return StoredJSON.decode(store, span.range)
     }
 
     /// The document's number among all read by the stream (0 for the first).
