@@ -57,6 +57,7 @@ final class ResourceWriter {
     /// The line being hashed (without `primary`), and the canonical form's working arrays.
     private var hashed = ByteArena(capacity: 1024)
     private var canonicalizer = Canonical()
+    private lazy var hasher = SHA256Hasher()
 
     init(out: ByteWriter, options: OutputOptions) {
         self.out = out
@@ -298,7 +299,7 @@ final class ResourceWriter {
         }
         hashed.append(UInt8(ascii: "}"))
         hashed.withBytes { t in canonicalizer.form(t, 0..<t.count, into: &canonical) }
-        return canonical.withBytes { SHA256.hex($0) }
+        return canonical.withBytes { hasher.hex($0) }
     }
 }
 
