@@ -97,7 +97,7 @@ public final class Denormalizer {
     }
 
     /// A resource line: the resource object without the members `normalize` added.
-    func acceptResourceLine(_ o: JSONObject) throws(JSONAPIError) {
+    package func acceptResourceLine(_ o: JSONObject) throws(JSONAPIError) {
         var resource = JSONObject()
         for m in o.members where m.key != "primary" && m.key != "hash" { resource.append(m.key, m.value) }
         if o["id"] == nil && o["lid"] == nil {
@@ -110,7 +110,7 @@ public final class Denormalizer {
     }
 
     /// A document line: its primary linkage (in order) and top-level members.
-    func acceptDocumentLine(_ doc: JSONObject) throws(JSONAPIError) {
+    package func acceptDocumentLine(_ doc: JSONObject) throws(JSONAPIError) {
         documentLines += 1
         var top = JSONObject()
         for m in doc.members {

@@ -8,7 +8,7 @@
 /// so a lookup of a name of up to 16 bytes (most ids) reads one slot and one entry and never
 /// the arena. Symbols for type and member names use tag 0; resource keys use the type's
 /// symbol as tag, so that `("articles", "1")` and `("people", "1")` are different keys.
-struct ByteInterner: ~Copyable {
+package struct ByteInterner: ~Copyable {
     struct Entry {
         /// Where the bytes are in `bytes`.
         var start: Int
@@ -37,14 +37,20 @@ struct ByteInterner: ~Copyable {
     private var tableSize = 64
     private var mask: UInt64 = 63
 
-    init(seed: HashSeed = .process) {
+    init(seed: HashSeed) {
+        self.init(seedValue: seed)
+    }
+
+    package init() { self.init(seedValue: .process) }
+
+    private init(seedValue seed: HashSeed) {
         self.seed = seed
         table.initialize(repeating: Slot(meta: 0, prefix: 0, suffix: 0, countAndTag: 0), count: 64)
     }
 
     deinit { table.deallocate() }
 
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     @inline(__always)
     static func words(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64) { SeededHash.words(name) }
@@ -59,7 +65,7 @@ struct ByteInterner: ~Copyable {
     ///
     /// - Complexity: O(`name.count`) expected.
     @inline(__always)
-    mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32 {
+    package mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32 {
         let (prefix, suffix) = Self.words(name)
         let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
         let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
@@ -149,7 +155,7 @@ struct ByteInterner: ~Copyable {
 
     /// The bytes of entry `n`; valid until the next insertion.
     @inline(__always)
-    func bytes(of n: UInt32) -> UnsafeRawBufferPointer {
+    package func bytes(of n: UInt32) -> UnsafeRawBufferPointer {
         let e = entries[Int(n)]
         return bytes.bytes(in: e.start..<e.start + Int(e.count))
     }

@@ -1,38 +1,38 @@
 /// One resource as writers see it: borrowed byte views of its parts, from a builder's
 /// draft (streaming) or a graph's records. Reused between resources, so filling it
 /// allocates nothing once warm. Views are valid only until the next fill.
-final class ResourceParts {
-    struct Identifier {
-        var type: UnsafeRawBufferPointer
-        var id: UnsafeRawBufferPointer?
-        var lid: UnsafeRawBufferPointer?
-        var meta: UnsafeRawBufferPointer?
-        var extras: Range<Int>
+package final class ResourceParts {
+    package struct Identifier {
+        package var type: UnsafeRawBufferPointer
+        package var id: UnsafeRawBufferPointer?
+        package var lid: UnsafeRawBufferPointer?
+        package var meta: UnsafeRawBufferPointer?
+        package var extras: Range<Int>
     }
 
-    struct Relationship {
-        var name: UnsafeRawBufferPointer
-        var kind: LinkageKind
-        var targets: Range<Int>
-        var links: UnsafeRawBufferPointer?
-        var meta: UnsafeRawBufferPointer?
-        var extras: Range<Int>
+    package struct Relationship {
+        package var name: UnsafeRawBufferPointer
+        package var kind: LinkageKind
+        package var targets: Range<Int>
+        package var links: UnsafeRawBufferPointer?
+        package var meta: UnsafeRawBufferPointer?
+        package var extras: Range<Int>
     }
 
-    @exclusivity(unchecked) var type = UnsafeRawBufferPointer(start: nil, count: 0)
-    @exclusivity(unchecked) var id: UnsafeRawBufferPointer?
-    @exclusivity(unchecked) var lid: UnsafeRawBufferPointer?
-    @exclusivity(unchecked) var isPrimary = false
-    @exclusivity(unchecked) var attributes: UnsafeRawBufferPointer?
-    @exclusivity(unchecked) var links: UnsafeRawBufferPointer?
-    @exclusivity(unchecked) var meta: UnsafeRawBufferPointer?
-    @exclusivity(unchecked) var relationships: [Relationship] = []
-    @exclusivity(unchecked) var identifiers: [Identifier] = []
+    @exclusivity(unchecked) package var type = UnsafeRawBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked) package var id: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) package var lid: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) package var isPrimary = false
+    @exclusivity(unchecked) package var attributes: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) package var links: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) package var meta: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) package var relationships: [Relationship] = []
+    @exclusivity(unchecked) package var identifiers: [Identifier] = []
     /// `"name":value` texts of unknown members (of the resource, relationships, identifiers).
-    @exclusivity(unchecked) var extras: [UnsafeRawBufferPointer] = []
-    @exclusivity(unchecked) var resourceExtras: Range<Int> = 0..<0
+    @exclusivity(unchecked) package var extras: [UnsafeRawBufferPointer] = []
+    @exclusivity(unchecked) package var resourceExtras: Range<Int> = 0..<0
     /// Where the resource is, for diagnostics.
-    @exclusivity(unchecked) var position = SourcePosition.start
+    @exclusivity(unchecked) package var position = SourcePosition.start
     /// Where the parts are in their document, for diagnostics.
     @exclusivity(unchecked) var place = ResourcePlace.document
     var pointer: String { place.pointer }

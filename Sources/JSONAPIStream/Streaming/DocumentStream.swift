@@ -128,8 +128,9 @@ public final class DocumentStream {
     }
 
     /// Ends the stream after a failure, without reading what is left (the second thread, if
-    /// any, is stopped).
-    func abandon() {
+    /// any, is stopped). Safe to call after ``finish()`` or a failed ``finish()``.
+    public func abandon() {
+        guard !finished else { return }
         reader.close()
         finished = true
     }

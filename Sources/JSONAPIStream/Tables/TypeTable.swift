@@ -7,22 +7,23 @@ import Darwin
 #endif
 
 /// The JSON types an attribute's values had across the rows of its type.
-struct ValueKinds: OptionSet {
-    let rawValue: UInt8
-    static let null = ValueKinds(rawValue: 1)
-    static let boolean = ValueKinds(rawValue: 2)
+package struct ValueKinds: OptionSet, Sendable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    package static let null = ValueKinds(rawValue: 1)
+    package static let boolean = ValueKinds(rawValue: 2)
     /// An integer literal that a 64-bit integer and a double both hold exactly.
-    static let integer = ValueKinds(rawValue: 4)
+    package static let integer = ValueKinds(rawValue: 4)
     /// Any other number a double holds (a fraction, an exponent, an integer past 64 bits).
-    static let double = ValueKinds(rawValue: 8)
+    package static let double = ValueKinds(rawValue: 8)
     /// A number a double would change (``SafeNumbers``).
-    static let decimal = ValueKinds(rawValue: 16)
-    static let string = ValueKinds(rawValue: 32)
-    static let object = ValueKinds(rawValue: 64)
-    static let array = ValueKinds(rawValue: 128)
+    package static let decimal = ValueKinds(rawValue: 16)
+    package static let string = ValueKinds(rawValue: 32)
+    package static let object = ValueKinds(rawValue: 64)
+    package static let array = ValueKinds(rawValue: 128)
 
     /// The kind of a stored JSON value.
-    static func of(_ v: UnsafeRawBufferPointer) -> ValueKinds {
+    package static func of(_ v: UnsafeRawBufferPointer) -> ValueKinds {
         switch v[0] {
         case UInt8(ascii: "\""): return .string
         case UInt8(ascii: "{"): return .object
@@ -39,7 +40,7 @@ struct ValueKinds: OptionSet {
     }
 
     @inline(__always)
-    static func isIntegerLiteral(_ t: UnsafeRawBufferPointer) -> Bool {
+    package static func isIntegerLiteral(_ t: UnsafeRawBufferPointer) -> Bool {
         for c in t where c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { return false }
         return true
     }
@@ -60,7 +61,7 @@ struct ValueKinds: OptionSet {
     }
 
     /// The column type that holds every value of these kinds without change.
-    var columnType: ColumnType {
+    package var columnType: ColumnType {
         let k = subtracting(.null)
         if k.isEmpty || k == .string { return .string }
         if k == .boolean { return .boolean }

@@ -3,12 +3,12 @@
 ///
 /// It is `~Copyable`, so exactly one owner frees it. Views handed out by ``withBytes(_:)``
 /// and ``bytes(in:)`` stay valid only until the next mutation (growth may move the storage).
-struct ByteArena: ~Copyable {
+package struct ByteArena: ~Copyable {
     private(set) var base: UnsafeMutableRawPointer
-    private(set) var count: Int
+    package private(set) var count: Int
     private(set) var capacity: Int
 
-    init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         let c = LargeAllocation.roundUp(Swift.max(capacity, 16))
         base = LargeAllocation.allocate(byteCount: c)
         count = 0
@@ -17,17 +17,17 @@ struct ByteArena: ~Copyable {
 
     deinit { LargeAllocation.deallocate(base, byteCount: capacity) }
 
-    var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         if count == capacity { grow(minimum: count + 1) }
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count &+= 1
     }
 
     @inline(__always)
-    mutating func append(_ a: UInt8, _ b: UInt8) {
+    package mutating func append(_ a: UInt8, _ b: UInt8) {
         if count &+ 2 > capacity { grow(minimum: count + 2) }
         base.storeBytes(of: a, toByteOffset: count, as: UInt8.self)
         base.storeBytes(of: b, toByteOffset: count &+ 1, as: UInt8.self)
@@ -35,7 +35,7 @@ struct ByteArena: ~Copyable {
     }
 
     @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         let n = bytes.count
         guard n > 0 else { return }
         if count &+ n > capacity { grow(minimum: count + n) }
@@ -44,23 +44,23 @@ struct ByteArena: ~Copyable {
     }
 
     /// Appends the bytes of `other` in `range`.
-    mutating func append(from other: borrowing ByteArena, _ range: Range<Int>) {
+    package mutating func append(from other: borrowing ByteArena, _ range: Range<Int>) {
         append(other.bytes(in: range))
     }
 
     @inline(__always)
-    mutating func append(_ string: StaticString) {
+    package mutating func append(_ string: StaticString) {
         append(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
     }
 
-    mutating func append<S: Sequence<UInt8>>(contentsOf bytes: S) {
+    package mutating func append<S: Sequence<UInt8>>(contentsOf bytes: S) {
         for b in bytes { append(b) }
     }
 
     /// Reserves `n` bytes at the end and returns where they start; the caller must write all
     /// of them before the next call.
     @inline(__always)
-    mutating func reserveTail(_ n: Int) -> UnsafeMutableRawPointer {
+    package mutating func reserveTail(_ n: Int) -> UnsafeMutableRawPointer {
         if count &+ n > capacity { grow(minimum: count + n) }
         let p = base + count
         count &+= n
@@ -69,19 +69,19 @@ struct ByteArena: ~Copyable {
 
     /// Gives back the last `n` bytes taken by ``reserveTail(_:)`` and not written.
     @inline(__always)
-    mutating func shrink(by n: Int) { count &-= n }
+    package mutating func shrink(by n: Int) { count &-= n }
 
-    mutating func truncate(to newCount: Int) {
+    package mutating func truncate(to newCount: Int) {
         precondition(newCount >= 0 && newCount <= count)
         count = newCount
     }
 
-    mutating func removeAll() { count = 0 }
+    package mutating func removeAll() { count = 0 }
 
     /// Takes `n` as the count: bytes written into the storage from outside (the tape
     /// recorder's C callbacks, which append through the base and capacity lent to them).
     @inline(__always)
-    mutating func adoptCount(_ n: Int) {
+    package mutating func adoptCount(_ n: Int) {
         precondition(n >= 0 && n <= capacity)
         count = n
     }
@@ -89,7 +89,7 @@ struct ByteArena: ~Copyable {
     /// Drops the first `n` bytes, moving the rest to the front.
     ///
     /// - Complexity: O(`count - n`).
-    mutating func removeFirst(_ n: Int) {
+    package mutating func removeFirst(_ n: Int) {
         precondition(n >= 0 && n <= count)
         if n == count { count = 0; return }
         (base).copyMemory(from: base + n, byteCount: count - n)
@@ -97,14 +97,14 @@ struct ByteArena: ~Copyable {
     }
 
     /// Writes `bytes` over the bytes from `offset` (which must already be part of the arena).
-    mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
+    package mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
         precondition(offset >= 0 && offset + bytes.count <= count)
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         (base + offset).copyMemory(from: source, byteCount: bytes.count)
     }
 
     /// Copies the bytes in `source` to `offset` (both inside the arena; they may overlap).
-    mutating func copyWithin(_ source: Range<Int>, to offset: Int) {
+    package mutating func copyWithin(_ source: Range<Int>, to offset: Int) {
         precondition(source.lowerBound >= 0 && source.upperBound <= count && offset >= 0 && offset + source.count <= count)
         (base + offset).copyMemory(from: base + source.lowerBound, byteCount: source.count)
     }
@@ -112,7 +112,7 @@ struct ByteArena: ~Copyable {
     /// Removes the byte at `index`, moving the bytes after it down by one.
     ///
     /// - Complexity: O(`count - index`).
-    mutating func remove(at index: Int) {
+    package mutating func remove(at index: Int) {
         precondition(index >= 0 && index < count)
         (base + index).copyMemory(from: base + index + 1, byteCount: count - index - 1)
         count -= 1
@@ -125,19 +125,19 @@ struct ByteArena: ~Copyable {
 
     /// A borrowed view of `range`; valid until the next mutation.
     @inline(__always)
-    func bytes(in range: Range<Int>) -> UnsafeRawBufferPointer {
+    package func bytes(in range: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count)
     }
 
-    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    package func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// A copy of `range` as an array.
-    func array(_ range: Range<Int>) -> [UInt8] { Array(bytes(in: range)) }
+    package func array(_ range: Range<Int>) -> [UInt8] { Array(bytes(in: range)) }
 
     @inline(never)
-    mutating func grow(minimum: Int) {
+    package mutating func grow(minimum: Int) {
         // Doubling keeps appends amortized O(1); one append larger than that (a long string)
         // takes what it needs, not the next power of two.
         let newCapacity = LargeAllocation.roundUp(Swift.max(Swift.max(capacity, 16) &* 2, minimum))
@@ -145,13 +145,13 @@ struct ByteArena: ~Copyable {
         capacity = newCapacity
     }
 
-    mutating func reserveCapacity(_ n: Int) { if n > capacity { grow(minimum: n) } }
+    package mutating func reserveCapacity(_ n: Int) { if n > capacity { grow(minimum: n) } }
 
     /// Gives the storage back to the system when it grew past `limit` (for one long token)
     /// and holds no more than `size` bytes now: the pages a long string needed do not stay
     /// resident for the rest of the run.
     @inline(__always)
-    mutating func giveBack(ifAbove limit: Int, to size: Int) {
+    package mutating func giveBack(ifAbove limit: Int, to size: Int) {
         if capacity > limit && count <= size { resize(to: size) }
     }
 
@@ -166,14 +166,14 @@ struct ByteArena: ~Copyable {
     }
 
     /// Gives memory back when far more is held than used.
-    mutating func shrinkToFit() {
+    package mutating func shrinkToFit() {
         if capacity > 2 * count + 4096 { resize(to: count) }
     }
 }
 
 extension ByteArena {
     /// The bytes in `range`, as a `String` (they are valid UTF-8 by construction).
-    func string(_ range: Range<Int>) -> String {
+    package func string(_ range: Range<Int>) -> String {
         String(decoding: bytes(in: range), as: UTF8.self)
     }
 }

@@ -1,7 +1,7 @@
 /// Minimal JSON string escaping, as the output contract requires: `"`, `\` and control
 /// characters only (`\b \f \n \r \t` in their short forms, the rest as `\u00XX`); `/` and
 /// non-ASCII characters are written as UTF-8.
-enum JSONEscaping {
+package enum JSONEscaping {
     /// 0: copy as is; otherwise the character after the backslash (`u` for `\u00XX`).
     static let table: [UInt8] = {
         var t = [UInt8](repeating: 0, count: 256)
@@ -36,7 +36,7 @@ enum JSONEscaping {
 
     /// Appends `bytes` (UTF-8) to `out` as a quoted JSON string.
     @inline(__always)
-    static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
+    package static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
         out.append(0x22)
         if isPlain(bytes) { out.append(bytes) } else { appendEscaped(bytes, to: &out) }
         out.append(0x22)

@@ -1,10 +1,10 @@
 /// Reading the value store: minified JSON text that the builder wrote and checked, so no
 /// validation is needed and every walk is a plain byte scan.
-enum StoredJSON {
+package enum StoredJSON {
     /// The offset just past the value starting at `i`.
     ///
     /// - Complexity: O(length of the value).
-    static func skipValue(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
+    package static func skipValue(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
         let c = b[i]
         switch c {
         case UInt8(ascii: "\""): return skipString(b, at: i)
@@ -36,7 +36,7 @@ enum StoredJSON {
 
     /// The offset just past the string whose opening quote is at `i`.
     @inline(__always)
-    static func skipString(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
+    package static func skipString(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
         guard let p = b.baseAddress else { return b.count }
         var j = i &+ 1
         let n = b.count
@@ -70,7 +70,7 @@ enum StoredJSON {
 
     /// Calls `body` for each member of the object at `span` until it returns false.
     @inline(__always)
-    static func forEachMember(_ b: UnsafeRawBufferPointer, _ span: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Bool) {
+    package static func forEachMember(_ b: UnsafeRawBufferPointer, _ span: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Bool) {
         guard span.count >= 2, b[span.lowerBound] == UInt8(ascii: "{") else { return }
         var i = span.lowerBound + 1
         let end = span.upperBound - 1
@@ -110,7 +110,7 @@ enum StoredJSON {
     }
 
     /// Decodes the string with quotes at `span` into its UTF-8 bytes.
-    static func decodeString(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> String {
+    package static func decodeString(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> String {
         let inner = UnsafeRawBufferPointer(rebasing: b[(span.lowerBound + 1)..<(span.upperBound - 1)])
         if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
         var out = ByteArena(capacity: inner.count)
@@ -120,7 +120,7 @@ enum StoredJSON {
 
     /// Appends the characters of a stored string's inside (between its quotes). The store
     /// escapes only `"`, `\` and control characters (`\u00XX` or a short form).
-    static func appendUnescaped(_ inner: UnsafeRawBufferPointer, to a: inout ByteArena) {
+    package static func appendUnescaped(_ inner: UnsafeRawBufferPointer, to a: inout ByteArena) {
         var start = 0
         var i = 0
         let n = inner.count
@@ -150,7 +150,7 @@ enum StoredJSON {
     }
 
     /// Decodes the value at `span` into a ``JSONValue``.
-    static func decode(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> JSONValue {
+    package static func decode(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> JSONValue {
         let c = b[span.lowerBound]
         switch c {
         case UInt8(ascii: "\""): return .string(decodeString(b, span))
