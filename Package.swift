@@ -10,6 +10,8 @@ let package = Package(
         // The benchmark passes and the document generator, for `jsonapi bench`, `generate` and
         // the benchmark package (Benchmarks/). Not part of the library's stable API.
         .library(name: "JSONAPIBenchmarking", targets: ["JSONAPIBenchmarking"]),
+        // Loading documents into SQLite (`jsonapi load`): apps that only parse do not link a database.
+        .library(name: "JSONAPILoad", targets: ["JSONAPILoad"]),
         .executable(name: "jsonapi", targets: ["jsonapi"]),
         .executable(name: "jsonapi-fetch", targets: ["jsonapi-fetch"]),
     ],
@@ -43,6 +45,13 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // The system's libsqlite3, for `jsonapi load`: the database most systems already have,
+        // called directly (prepared statements, no ORM in between).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // Platform calls the Swift overlay lacks (mremap).
         .target(name: "CPlatform"),
         // The core library: CYajl, CCrypto, CZlib, CZstd, CPlatform, the standard library and
@@ -56,6 +65,11 @@ let package = Package(
         .target(
             name: "JSONAPIBenchmarking",
             dependencies: ["JSONAPIStream", "CYajl"]
+        ),
+        // Loading into databases: a StreamSink of DocumentStream over the system's libsqlite3.
+        .target(
+            name: "JSONAPILoad",
+            dependencies: ["JSONAPIStream", "CSQLite"]
         ),
         // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
         .target(
@@ -78,6 +92,7 @@ let package = Package(
                 "JSONAPIStream",
                 "JSONAPIBenchmarking",
                 "JSONAPICommandSupport",
+                "JSONAPILoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -101,7 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "jsonapiTests",
-            dependencies: ["jsonapi", "JSONAPIStream", "JSONAPIBenchmarking"]
+            dependencies: ["jsonapi", "JSONAPIStream", "JSONAPIBenchmarking", "JSONAPILoad"]
         ),
         // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
         .testTarget(

@@ -12,6 +12,12 @@ changed value:
    compared with the document's own (read with exact decimals): strings and booleans equal,
    integers equal, doubles equal to the nearest double of the text, exact decimals equal as text,
    JSON text equal as JSON.
+3. `jsonapi load` into SQLite of the same two documents: DuckDB attaches the file (its
+   sqlite_scanner extension, from PyPI, loaded from the installed path: DuckDB would otherwise
+   fetch it from the network) and reads every type table with the row count of `stats` and every
+   value as in the document, in the column types `_columns` records.
+
+DuckDB is pinned to 1.5.5, the last version whose extensions are on PyPI.
 
 The Python packages (duckdb, pandas, polars, pyarrow) are installed into a virtual environment the
 script makes (.build/check-venv) and reuses; the script then runs itself from there.
@@ -22,7 +28,7 @@ import os, subprocess, sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.environ.get("JSONAPI_CHECK_VENV", os.path.join(REPO, ".build", "check-venv"))
-PACKAGES = ["duckdb", "pandas", "polars", "pyarrow"]
+PACKAGES = ["duckdb==1.5.5", "duckdb-extension-sqlite-scanner==1.5.5", "pandas", "polars", "pyarrow"]
 
 
 def in_venv():
@@ -46,6 +52,7 @@ import datetime, json, math, random, tempfile
 from decimal import Decimal
 
 import duckdb, pandas, polars, pyarrow.json
+import duckdb_extension_sqlite_scanner
 
 binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/jsonapi")
 if not os.path.exists(binary):
@@ -268,15 +275,53 @@ def tables(d, name, doc):
           f"pyarrow (NDJSON) and DuckDB and pandas (CSV, declared types), every value as in the document")
 
 
+def sqlite_extension():
+    """The sqlite_scanner extension file the PyPI package installed."""
+    root = os.path.dirname(duckdb_extension_sqlite_scanner.__file__)
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            if f == "sqlite_scanner.duckdb_extension":
+                return os.path.join(dirpath, f)
+    raise SystemExit("check: the sqlite_scanner extension file is not in its package")
+
+
+def database(d, name, doc):
+    """`jsonapi load` into SQLite, read back by DuckDB."""
+    counts = {t["type"]: t["resources"] for t in stats(doc)["types"]}
+    expected = expected_rows(doc)
+    db = os.path.join(d, name + ".sqlite")
+    subprocess.run([binary, "load", "--quiet", db, doc], check=True)
+    con = duckdb.connect()
+    con.execute(f"LOAD '{sqlite_extension()}'")
+    con.execute(f"ATTACH '{db}' AS db (TYPE sqlite, READ_ONLY)")
+    tables = con.execute('select "type", "table" from db._tables').fetchall()
+    loaded = 0
+    for type_, table in tables:
+        columns = con.execute('select "column", "type" from db._columns where "table" = ? and role in (\'id\', \'lid\', \'attribute\') '
+                              'order by position', [table]).fetchall()
+        quoted = table.replace('"', '""')
+        cur = con.execute(f'select * from db."{quoted}" order by _resource')
+        names = [c[0] for c in cur.description]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+        if len(rows) != counts.get(type_):
+            problems.append(f"{name}: SQLite table {table}: {len(rows)} rows, stats counts {counts.get(type_)}")
+        compare(f"{name} duckdb sqlite {table}", rows, expected[type_], columns, problems)
+        loaded += len(rows)
+    edges = con.execute("select count(*) from db._edges").fetchone()[0]
+    print(f"check: {name}: {loaded} rows in {len(tables)} SQLite tables (and {edges} edges) read by DuckDB, every value as in the document")
+
+
 with tempfile.TemporaryDirectory() as d:
     ndjson_and_edges(d)
     generated = os.path.join(d, "generated.json")
     with open(generated, "wb") as f:
         f.write(jsonapi("generate", "--resources", "3000", "--seed", "7"))
     tables(d, "generated", generated)
+    database(d, "generated", generated)
     server = os.path.join(d, "server-like.json")
     server_like(server)
     tables(d, "server-like", server)
+    database(d, "server-like", server)
 
 if problems:
     print("check FAILED:\n  " + "\n  ".join(problems[:40]))

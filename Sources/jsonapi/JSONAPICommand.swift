@@ -12,7 +12,7 @@ struct JSONAPICommand: ParsableCommand {
             JSON:API rule), 2 usage or I/O error.
             """,
         version: JSONAPIVersion.current,
-        subcommands: [Normalize.self, Fetch.self, Denormalize.self, Validate.self, Stats.self, Generate.self, Bench.self, BenchPass.self]
+        subcommands: [Normalize.self, Load.self, Fetch.self, Denormalize.self, Validate.self, Stats.self, Generate.self, Bench.self, BenchPass.self]
     )
 
     static func main() { runAsTool() }

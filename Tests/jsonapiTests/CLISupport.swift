@@ -21,12 +21,22 @@ struct RunResult {
     var out: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-/// Runs `jsonapi` with `arguments`, feeding `stdin`, in the repository root.
+/// Runs `jsonapi` with `arguments`, feeding `stdin`, in the repository root; as another user
+/// (through `runuser`, when the tests run as root) with `user`.
 @discardableResult
-func run(_ arguments: [String], stdin: Data? = nil) throws -> RunResult {
+func run(_ arguments: [String], stdin: Data? = nil, user: String? = nil) throws -> RunResult {
     let p = Process()
-    p.executableURL = jsonapiBinary
-    p.arguments = arguments
+    var shared: URL? = nil
+    defer { if let shared { try? FileManager.default.removeItem(at: shared.deletingLastPathComponent()) } }
+    if let user {
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        let copy = try sharedBinary()
+        shared = copy
+        p.arguments = ["-u", user, "--", copy.path] + arguments
+    } else {
+        p.executableURL = jsonapiBinary
+        p.arguments = arguments
+    }
     p.currentDirectoryURL = repositoryRoot
     let out = Pipe()
     let err = Pipe()
@@ -52,6 +62,17 @@ func run(_ arguments: [String], stdin: Data? = nil) throws -> RunResult {
     group.wait()
     p.waitUntilExit()
     return RunResult(status: p.terminationStatus, stdout: outData, stderr: String(decoding: errBox.data, as: UTF8.self))
+}
+
+/// A copy of the binary that any user can run (removed by `run` after use) (the build directory may be private, as in a
+/// clone under `mktemp -d`).
+func sharedBinary() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-tests-shared-\(UUID().uuidString)")
+    let copy = dir.appendingPathComponent("jsonapi")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+    try FileManager.default.copyItem(at: jsonapiBinary, to: copy)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+    return copy
 }
 
 func temporaryDirectory() throws -> URL {

@@ -1,4 +1,5 @@
 import Foundation
+import JSONAPILoad
 import Testing
 
 /// The README's promises that tests can hold it to.
@@ -50,6 +51,20 @@ struct ReadmeTests {
         let validate = try run(["validate", "Corpus/invalid/R07-object.json"])
         #expect(validate.status == 1)
         #expect(Self.readme.contains(validate.stderr.trimmingCharacters(in: .newlines)), "README lacks \(validate.stderr)")
+        // `load` and a query of what it wrote.
+        let loadDir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: loadDir) }
+        let db = loadDir.appendingPathComponent("shop.sqlite").path
+        let load = try run(["load", db, "Corpus/documents/spec-compound.json"])
+        #expect(load.status == 0)
+        for line in load.stderr.replacingOccurrences(of: db, with: "shop.sqlite").split(separator: "\n") {
+            #expect(Self.readme.contains(line), "README lacks \(line)")
+        }
+        let query = "select c.body, e.to_type, e.to_id from comments c join _edges e on e.resource = c._resource where e.name = 'author'"
+        #expect(Self.readme.contains("$ sqlite3 shop.sqlite \"\(query)\""))
+        for row in try SQLiteInspection.rows(database: db, query) {
+            #expect(Self.readme.contains("\n" + row.map { $0 ?? "" }.joined(separator: "|") + "\n"), "README lacks \(row)")
+        }
         // The tables of --split-by-type (the type tables and the document table, in full).
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,0 +1,194 @@
+import JSONAPIStream
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a column of a type's table holds, as the catalog (`_columns`) records it.
+enum ColumnRole: String {
+    /// The resource's key in `_resources` (the table's rowid: rows stay in load order).
+    case key = "_resource"
+    case id, lid
+    case attribute
+    case links = "_links"
+    case meta = "_meta"
+    /// Unknown and `@`-members of the resource object (and `attributes` when it was not an object).
+    case other = "_other"
+    /// The names of attributes whose value is JSON `null` (a NULL cell whose name is not
+    /// here is an attribute the resource did not have).
+    case nulls = "_nulls"
+    /// Attributes without a column of their own, as one JSON object.
+    case overflow = "_overflow"
+}
+
+extension ColumnType {
+    /// The declared SQL type: its affinity keeps every value as written (TEXT affinity for
+    /// decimals and JSON, so that SQLite never turns `1.0` into `1`).
+    var sqliteDeclaration: String {
+        switch self {
+        case .string: "TEXT"
+        case .integer: "INTEGER"
+        case .double: "REAL"
+        case .decimal: "DECIMAL TEXT"
+        case .boolean: "BOOLEAN"
+        case .json: "JSON TEXT"
+        }
+    }
+}
+
+/// Whether two byte runs are equal.
+func memoryEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+}
+
+/// Quotes an SQL identifier (`"a""b"`).
+func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+/// ASCII lower case, as SQLite compares identifiers.
+func folded(_ name: String) -> String {
+    String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+}
+
+/// One resource type's table: its columns in order, the catalog's record of them, and the
+/// upsert statements prepared for the column sets its resources have.
+///
+/// An attribute gets a column named as it is, unless its name starts with `_`, is longer
+/// than 63 bytes (PostgreSQL's limit), holds U+0000, equals `id`, `lid` or an earlier
+/// column's name ignoring ASCII case, or the table already has ``LoadOptions/maxColumns``
+/// attribute columns: then it goes to `_overflow`. The mapping is stable: it is kept in
+/// `_columns`, and a name is decided once.
+final class LoadTable {
+    struct Column {
+        var name: String
+        var role: ColumnRole
+        var type: ColumnType
+        var kinds: ValueKinds
+    }
+
+    let type: String
+    let typeBytes: [UInt8]
+    let name: String
+    /// Every column in table order.
+    private(set) var columns: [Column]
+    /// Column index by name (attributes and fixed columns).
+    private var index: [String: Int] = [:]
+    private var foldedNames: Set<String> = []
+    private(set) var attributeCount = 0
+    /// Stored (quoted, minimally escaped) attribute names seen, and each one's column (-1:
+    /// overflow).
+    private var storedNames = ByteInterner()
+    private var storedColumn: [Int32] = []
+    /// Resources read into this table in this run.
+    var resourcesRead = 0
+    /// Upserts by column signature.
+    var upserts: [[Int32]: SQLiteStatement] = [:]
+    /// The old row's mergeable members (see ``SQLiteLoader``), by table version.
+    var oldRowStatement: SQLiteStatement?
+
+    init(type: String, name: String, columns: [Column]) {
+        self.type = type
+        typeBytes = Array(type.utf8)
+        self.name = name
+        self.columns = []
+        // `lid` is reserved for the lid column even before the table has one.
+        foldedNames.insert("lid")
+        for c in columns { register(c) }
+    }
+
+    private func register(_ c: Column) {
+        index[c.name] = columns.count
+        foldedNames.insert(folded(c.name))
+        if c.role == .attribute { attributeCount += 1 }
+        columns.append(c)
+    }
+
+    func column(_ role: ColumnRole) -> Int? {
+        switch role {
+        case .attribute: nil
+        default: index[role.rawValue]
+        }
+    }
+
+    func column(named name: String) -> Int? { index[name] }
+
+    /// The column of a stored attribute name: an existing one, -1 for overflow, or nil when
+    /// the name is new and may get a column (``canHaveColumn(_:maxColumns:)``).
+    func storedColumn(of stored: UnsafeRawBufferPointer) -> (key: UInt32, column: Int32?) {
+        let before = storedNames.count
+        let k = storedNames.intern(stored)
+        if storedNames.count > before {
+            storedColumn.append(-2)
+            let name = StoredJSON.decodeString(stored, 0..<stored.count)
+            if let c = index[name], columns[c].role == .attribute {
+                storedColumn[Int(k)] = Int32(c)
+            } else if !canHaveColumn(name) {
+                storedColumn[Int(k)] = -1
+            }
+        }
+        let c = storedColumn[Int(k)]
+        return (k, c == -2 ? nil : c)
+    }
+
+    /// Records the decision for a stored name that had none.
+    func decide(_ key: UInt32, column: Int32) { storedColumn[Int(key)] = column }
+
+    private func canHaveColumn(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.first != UInt8(ascii: "_") && name.utf8.count <= 63 && !name.utf8.contains(0)
+            && !foldedNames.contains(folded(name))
+    }
+
+    /// Adds a column (the caller alters the table and the catalog).
+    @discardableResult
+    func add(_ c: Column) -> Int {
+        register(c)
+        upserts.removeAll()
+        oldRowStatement = nil
+        return columns.count - 1
+    }
+
+    /// Changes a column's type and kinds (after the table was rebuilt).
+    func retype(_ c: Int, to type: ColumnType, kinds: ValueKinds) {
+        columns[c].type = type
+        columns[c].kinds = kinds
+        upserts.removeAll()
+        oldRowStatement = nil
+    }
+
+    func noteKinds(_ c: Int, _ kinds: ValueKinds) { columns[c].kinds.formUnion(kinds) }
+
+    /// The SQL that creates the table with its columns.
+    func createSQL(named table: String? = nil) -> String {
+        var parts: [String] = []
+        for c in columns {
+            var def = quoted(c.name) + " " + (c.role == .key ? "INTEGER PRIMARY KEY" : c.type.sqliteDeclaration)
+            if c.role == .id { def += " UNIQUE" }
+            parts.append(def)
+        }
+        return "CREATE TABLE \(quoted(table ?? name)) (\(parts.joined(separator: ", ")))"
+    }
+}
+
+/// A table name for a type: the type itself when SQL can use it, otherwise a documented
+/// mapping. A name starting with `_` or `sqlite_` (reserved) gets `t` in front; U+0000 is
+/// dropped; a name longer than 63 bytes is cut there; a name equal to an earlier table's,
+/// ignoring ASCII case, gets `~2`, `~3`, ….
+func tableName(for type: String, taken: Set<String>) -> String {
+    var base = String(decoding: type.utf8.filter { $0 != 0 }, as: UTF8.self)
+    if base.isEmpty || base.hasPrefix("_") || folded(base).hasPrefix("sqlite_") { base = "t" + base }
+    if base.utf8.count > 60 {
+        var cut = Array(base.utf8.prefix(60))
+        // Back to a character boundary.
+        while let last = cut.last, last & 0xC0 == 0x80 { cut.removeLast() }
+        if let last = cut.last, last >= 0xC0 { cut.removeLast() }
+        base = String(decoding: cut, as: UTF8.self)
+    }
+    var name = base
+    var n = 2
+    while taken.contains(folded(name)) {
+        name = "\(base)~\(n)"
+        n += 1
+    }
+    return name
+}

@@ -1,0 +1,446 @@
+import JSONAPIStream
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writing one resource: its row (merged with the stored one), its relationships and
+/// linkage, its `_resources` entry.
+extension SQLiteLoader {
+    /// An attribute of the resource being written: its column (or -1 for `_overflow`), and
+    /// the spans of its name and value in the `attributes` text.
+    struct Cell {
+        var column: Int
+        var name: Range<Int>
+        var value: Range<Int>
+        var isNull: Bool
+    }
+
+    func write(_ view: ResourceView) throws(JSONAPIError) {
+        let p = view.parts
+        summary.resources += 1
+        if p.isPrimary { appendPrimary(p) }
+        let t = try table(for: p.type)
+        t.resourcesRead += 1
+        view.withJSONText { hasher.hex($0, into: hash) }
+        guard let document = documentKey else { throw JSONAPIError.misuse("a resource outside a document") }
+        // The stored resource: by type and id, or (no id) by lid within the document; a
+        // resource with neither is always new.
+        var stored = Stored.new
+        if let id = p.id {
+            if options.onDuplicate == .error { try admit(p, id, view) }
+            let f = fixed.findResource
+            f.bind(1, borrowed: p.type)
+            f.bind(2, borrowed: id)
+            stored = try find(f)
+        } else if let lid = p.lid {
+            let f = fixed.findScoped
+            f.bind(1, document)
+            f.bind(2, borrowed: p.type)
+            f.bind(3, borrowed: lid)
+            stored = try find(f)
+        }
+        var key: Int64?
+        switch stored {
+        case .new: break
+        case .unchanged:
+            summary.unchanged += 1
+            return
+        case .changed(let k): key = k
+        }
+        let exists = key != nil
+        let primary = Int64(p.isPrimary ? 1 : 0)
+        if let key {
+            let u = fixed.updateResource
+            u.bind(1, borrowed: p.lid)
+            u.bind(2, document)
+            u.bind(3, primary)
+            u.bind(4, borrowed: UnsafeRawBufferPointer(hash))
+            u.bind(5, loadedAt)
+            u.bind(6, key)
+            try u.run()
+        } else {
+            let s = fixed.insertResource
+            s.bind(1, borrowed: p.type)
+            s.bind(2, borrowed: p.id)
+            s.bind(3, borrowed: p.lid)
+            s.bind(4, document)
+            s.bind(5, primary)
+            s.bind(6, borrowed: UnsafeRawBufferPointer(hash))
+            s.bind(7, loadedAt)
+            try s.run()
+            key = db.lastInsertRowID
+        }
+        try writeRow(p, t, key: key!, exists: exists)
+        try writeRelationships(p, key: key!, exists: exists)
+        summary.written += 1
+    }
+
+    /// What `_resources` has of the resource being written.
+    enum Stored {
+        case new
+        /// Stored with the same content hash: nothing to write.
+        case unchanged
+        /// Stored under this key with other content.
+        case changed(Int64)
+    }
+
+    /// Runs a lookup of `_resources` (`key`, `hash`) and compares the hash.
+    private func find(_ f: SQLiteStatement) throws(JSONAPIError) -> Stored {
+        defer { f.reset() }
+        guard try f.step() else { return .new }
+        let same = f.bytes(1).map { memoryEqual($0, UnsafeRawBufferPointer(hash)) } ?? false
+        return same ? .unchanged : .changed(f.int64(0))
+    }
+
+    /// `--on-duplicate error`: a key read twice in this run is refused.
+    private func admit(_ p: ResourceParts, _ id: UnsafeRawBufferPointer, _ view: ResourceView) throws(JSONAPIError) {
+        var key = Array(p.type)
+        key.append(0)
+        key.append(contentsOf: id)
+        guard !seen.insert(key).inserted else { return }
+        let what = "resource (type \"\(String(decoding: p.type, as: UTF8.self))\", id \"\(String(decoding: id, as: UTF8.self))\")"
+        throw JSONAPIError.document(Diagnostic(
+            severity: .error, rule: .N01, message: "\(what) appears again in this load; duplicates are refused (--on-duplicate error)",
+            location: p.position, pointer: view.pointer, source: view.source))
+    }
+
+    /// The identifier of a primary resource, for `_documents.primary`.
+    private func appendPrimary(_ p: ResourceParts) {
+        if primaryCount > 0 { primary.append(UInt8(ascii: ",")) }
+        primaryCount += 1
+        primary.append(#"{"type":"#)
+        JSONEscaping.appendQuoted(p.type, to: &primary)
+        if let id = p.id {
+            primary.append(#","id":"#)
+            JSONEscaping.appendQuoted(id, to: &primary)
+        }
+        if let lid = p.lid {
+            primary.append(#","lid":"#)
+            JSONEscaping.appendQuoted(lid, to: &primary)
+        }
+        primary.append(UInt8(ascii: "}"))
+    }
+
+    // MARK: - The row
+
+    private func writeRow(_ p: ResourceParts, _ t: LoadTable, key: Int64, exists: Bool) throws(JSONAPIError) {
+        let attributes = p.attributes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        var cells: [Cell] = []
+        var widenings: [(column: Int, kinds: ValueKinds)] = []
+        var otherMembers: [String] = []
+        if let a = p.attributes, a.first == UInt8(ascii: "{") {
+            var failure: JSONAPIError?
+            StoredJSON.forEachMember(a, 0..<a.count) { name, value in
+                do throws(JSONAPIError) {
+                    let v = UnsafeRawBufferPointer(rebasing: a[value])
+                    let kinds = Self.kinds(of: v)
+                    let stored = t.storedColumn(of: UnsafeRawBufferPointer(rebasing: a[name]))
+                    var column = stored.column.map(Int.init) ?? -1
+                    if stored.column == nil {
+                        if t.attributeCount < options.maxColumns {
+                            let n = StoredJSON.decodeString(a, name)
+                            column = try addColumn(t, LoadTable.Column(name: n, role: .attribute, type: kinds.columnType, kinds: kinds))
+                        }
+                        t.decide(stored.key, column: Int32(column))
+                    }
+                    if column >= 0 {
+                        let was = t.columns[column].kinds
+                        let now = was.union(kinds)
+                        if now.columnType != t.columns[column].type {
+                            if let k = widenings.firstIndex(where: { $0.column == column }) {
+                                widenings[k].kinds.formUnion(kinds)
+                            } else {
+                                widenings.append((column, now))
+                            }
+                        } else {
+                            noteKinds(t, column, kinds)
+                        }
+                    }
+                    cells.append(Cell(column: column, name: name, value: value, isNull: kinds == .null))
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+        } else if let a = p.attributes {
+            // Lenient mode keeps `attributes` that is not an object: it goes to `_other`.
+            otherMembers.append(#""attributes":"# + String(decoding: a, as: UTF8.self))
+        }
+        if !widenings.isEmpty { try widen(t, widenings) }
+        for k in p.resourceExtras { otherMembers.append(String(decoding: p.extras[k], as: UTF8.self)) }
+
+        // What the new resource brings beside its attribute columns.
+        var nulls: [String] = []
+        var overflow: [String] = []
+        for c in cells where c.column < 0 || c.isNull {
+            let name = StoredJSON.decodeString(attributes, c.name)
+            if c.column < 0 {
+                overflow.append(String(decoding: UnsafeRawBufferPointer(rebasing: attributes[c.name]), as: UTF8.self)
+                    + ":" + String(decoding: UnsafeRawBufferPointer(rebasing: attributes[c.value]), as: UTF8.self))
+            } else {
+                nulls.append(name)
+            }
+        }
+        var fixedValues: [(role: ColumnRole, text: String?)] = []
+        func objectText(_ members: [String]) -> String? { members.isEmpty ? nil : "{" + members.joined(separator: ",") + "}" }
+        var links = p.links.map { String(decoding: $0, as: UTF8.self) }
+        var meta = p.meta.map { String(decoding: $0, as: UTF8.self) }
+        var other = objectText(otherMembers)
+        var overflowText = objectText(overflow)
+        var nullsText: String? = nulls.isEmpty ? nil : JSONValue.array(nulls.map { .string($0) }).jsonText
+        var writeNulls = !nulls.isEmpty
+        var keptColumns = Set<Int>()
+
+        let newWins = options.onDuplicate != .first
+        if exists, let old = try oldRow(t, key) {
+            links = merge(old.links, links, newWins: newWins)
+            meta = merge(old.meta, meta, newWins: newWins)
+            other = merge(old.other, other, newWins: newWins)
+            overflowText = merge(old.overflow, overflowText, newWins: newWins)
+            // `_nulls`: what the stored row had, less what the new resource sets, plus its nulls.
+            let newNames = Set(cells.map { StoredJSON.decodeString(attributes, $0.name) })
+            var merged: [String]
+            if newWins {
+                merged = old.nulls.filter { !newNames.contains($0) } + nulls
+            } else {
+                merged = old.nulls + nulls.filter { !old.present.contains($0) }
+                keptColumns = Set(cells.compactMap { c in
+                    c.column >= 0 && old.present.contains(t.columns[c.column].name) ? c.column : nil
+                })
+            }
+            writeNulls = merged != old.nulls
+            nullsText = merged.isEmpty ? nil : JSONValue.array(merged.map { .string($0) }).jsonText
+        }
+        if let lid = p.lid { fixedValues.append((.lid, String(decoding: lid, as: UTF8.self))) }
+        if let links { fixedValues.append((.links, links)) }
+        if let meta { fixedValues.append((.meta, meta)) }
+        if let other { fixedValues.append((.other, other)) }
+        if let overflowText { fixedValues.append((.overflow, overflowText)) }
+        if writeNulls { fixedValues.append((.nulls, nullsText)) }
+
+        // The statement for this set of columns.
+        var signature: [Int32] = []
+        for f in fixedValues { signature.append(Int32(try ensureColumn(t, f.role))) }
+        let written = cells.filter { $0.column >= 0 && !keptColumns.contains($0.column) }
+        signature += written.map { Int32($0.column) }
+        let s = try upsert(t, signature)
+        s.bind(1, key)
+        s.bind(2, borrowed: p.id)
+        var k: Int32 = 3
+        for f in fixedValues {
+            s.bind(k, f.text)
+            k += 1
+        }
+        for c in written {
+            bind(s, k, UnsafeRawBufferPointer(rebasing: attributes[c.value]), as: t.columns[c.column].type)
+            k += 1
+        }
+        try s.run()
+    }
+
+    /// The upsert of a row's key, id and the columns of a signature (column numbers).
+    private func upsert(_ t: LoadTable, _ signature: [Int32]) throws(JSONAPIError) -> SQLiteStatement {
+        if let s = t.upserts[signature] { return s }
+        if t.upserts.count >= 256 { t.upserts.removeAll() }
+        var names = [quoted(ColumnRole.key.rawValue), "\"id\""]
+        for c in signature { names.append(quoted(t.columns[Int(c)].name)) }
+        let updates = names.dropFirst(2).map { "\($0) = excluded.\($0)" }
+        let action = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
+        let sql = "INSERT INTO \(quoted(t.name)) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT (\(names[0])) \(action)"
+        let s = try db.prepare(sql)
+        t.upserts[signature] = s
+        return s
+    }
+
+    /// Binds a stored JSON value as its column's type holds it.
+    private func bind(_ s: SQLiteStatement, _ k: Int32, _ v: UnsafeRawBufferPointer, as type: ColumnType) {
+        if v[0] == UInt8(ascii: "n") { return s.bindNull(k) }
+        switch type {
+        case .string:
+            var text = ByteArena(capacity: v.count)
+            StoredJSON.appendUnescaped(UnsafeRawBufferPointer(rebasing: v[1..<v.count - 1]), to: &text)
+            text.withBytes { s.bind(k, text: $0) }
+        case .integer:
+            s.bind(k, Self.int64(v))
+        case .double:
+            s.bind(k, Self.double(v))
+        case .boolean:
+            s.bind(k, Int64(v[0] == UInt8(ascii: "t") ? 1 : 0))
+        case .decimal, .json:
+            s.bind(k, borrowed: v)
+        }
+    }
+
+    /// The kind of a value as a column stores it: that of the tables (``ValueKinds``), but a
+    /// negative zero is a decimal, since neither an SQLite INTEGER nor REAL keeps its sign.
+    static func kinds(of v: UnsafeRawBufferPointer) -> ValueKinds {
+        let k = ValueKinds.of(v)
+        guard k == .integer || k == .double, v[0] == UInt8(ascii: "-") else { return k }
+        for c in v.dropFirst() {
+            if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
+            if c != UInt8(ascii: "0") && c != UInt8(ascii: ".") { return k }
+        }
+        return .decimal
+    }
+
+    /// An integer literal a 64-bit integer holds (``ValueKinds/integer``).
+    static func int64(_ v: UnsafeRawBufferPointer) -> Int64 {
+        var n: Int64 = 0
+        let negative = v[0] == UInt8(ascii: "-")
+        for c in v.dropFirst(negative ? 1 : 0) { n = n &* 10 &- Int64(c &- 0x30) }
+        return negative ? n : -n
+    }
+
+    /// A JSON number as a double (``ValueKinds/double``: one a double holds exactly).
+    static func double(_ v: UnsafeRawBufferPointer) -> Double {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: v.count + 1) { buffer in
+            for (i, c) in v.enumerated() { buffer[i] = CChar(bitPattern: c) }
+            buffer[v.count] = 0
+            return strtod(buffer.baseAddress!, nil)
+        }
+    }
+
+    // MARK: - Merging with the stored row
+
+    struct OldRow {
+        var links, meta, other, overflow: String?
+        var nulls: [String] = []
+        /// Attribute names the stored row has (policy `first`).
+        var present: Set<String> = []
+    }
+
+    /// The stored row's mergeable members, when the table has any of them (or policy
+    /// `first`, which needs to know which attributes the row has).
+    private func oldRow(_ t: LoadTable, _ key: Int64) throws(JSONAPIError) -> OldRow? {
+        let roles: [ColumnRole] = [.links, .meta, .other, .overflow, .nulls]
+        let first = options.onDuplicate == .first
+        let present = roles.compactMap { t.column($0) }
+        let attributeColumns = first ? t.columns.indices.filter { t.columns[$0].role == .attribute } : []
+        guard !present.isEmpty || !attributeColumns.isEmpty else { return nil }
+        var select = roles.map { role in t.column(role).map { quoted(t.columns[$0].name) } ?? "NULL" }
+        select += attributeColumns.map { "\(quoted(t.columns[$0].name)) IS NOT NULL" }
+        let s: SQLiteStatement
+        if let cached = t.oldRowStatement {
+            s = cached
+        } else {
+            s = try db.prepare("SELECT \(select.joined(separator: ", ")) FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) = ?")
+            t.oldRowStatement = s
+        }
+        defer { s.reset() }
+        s.bind(1, key)
+        guard try s.step() else { return nil }
+        var old = OldRow(links: s.text(0), meta: s.text(1), other: s.text(2), overflow: s.text(3))
+        if let n = s.text(4), case .array(let names)? = try? JSONValue(parsing: Array(n.utf8)) {
+            old.nulls = names.compactMap(\.stringValue)
+        }
+        if first {
+            for (k, c) in attributeColumns.enumerated() where s.int64(Int32(5 + k)) != 0 {
+                old.present.insert(t.columns[c].name)
+            }
+            old.present.formUnion(old.nulls)
+            if let o = old.overflow, case .object(let members)? = try? JSONValue(parsing: Array(o.utf8)) {
+                old.present.formUnion(members.keys)
+            }
+        }
+        return old
+    }
+
+    /// Two JSON objects merged member by member (a name in both keeps its first position and
+    /// takes the winner's value); nil when nothing is to be written (no new value).
+    private func merge(_ old: String?, _ new: String?, newWins: Bool) -> String? {
+        guard let new else { return nil }
+        guard let old else { return new }
+        guard case .object(let o)? = try? JSONValue(parsing: Array(old.utf8)),
+              case .object(let n)? = try? JSONValue(parsing: Array(new.utf8))
+        else { return newWins ? new : nil }
+        var members = o.members
+        var index: [String: Int] = [:]
+        for (k, m) in members.enumerated() { index[m.key] = k }
+        for m in n.members {
+            if let k = index[m.key] {
+                if newWins { members[k].value = m.value }
+            } else {
+                index[m.key] = members.count
+                members.append(m)
+            }
+        }
+        return JSONValue.object(JSONObject(members)).jsonText
+    }
+
+    // MARK: - Relationships and linkage
+
+    private func writeRelationships(_ p: ResourceParts, key: Int64, exists: Bool) throws(JSONAPIError) {
+        guard !p.relationships.isEmpty else { return }
+        let document = documentKey!
+        for rel in p.relationships {
+            let keep = exists && options.onDuplicate == .first
+            let s = keep ? fixed.keepRelationship : fixed.upsertRelationship
+            s.bind(1, key)
+            s.bind(2, borrowed: p.type)
+            s.bind(3, borrowed: p.id)
+            s.bind(4, borrowed: p.lid)
+            s.bind(5, borrowed: rel.name)
+            let data: String
+            switch rel.kind {
+            case .absent: data = "absent"
+            case .null: data = "null"
+            case .toOne: data = "one"
+            case .toMany: data = rel.targets.isEmpty ? "empty" : "many"
+            }
+            s.bind(6, data)
+            s.bind(7, Int64(rel.targets.count))
+            s.bind(8, borrowed: rel.links)
+            s.bind(9, borrowed: rel.meta)
+            s.bind(10, membersText(p, rel.extras))
+            s.bind(11, document)
+            try s.run()
+            if keep && db.changes == 0 { continue }
+            if exists {
+                // The stored linkage of this relationship is replaced whole.
+                let d = fixed.deleteEdges
+                d.bind(1, key)
+                d.bind(2, borrowed: rel.name)
+                try d.run()
+            }
+            // Up to 8 edges per statement: one statement run costs about as much as a row.
+            var position = 0
+            while position < rel.targets.count {
+                let n = min(8, rel.targets.count - position)
+                let e = try fixed.insertEdges(n, db)
+                var k: Int32 = 1
+                for j in 0..<n {
+                    let target = p.identifiers[rel.targets.lowerBound + position + j]
+                    e.bind(k, key)
+                    e.bind(k + 1, borrowed: p.type)
+                    e.bind(k + 2, borrowed: p.id)
+                    e.bind(k + 3, borrowed: p.lid)
+                    e.bind(k + 4, borrowed: rel.name)
+                    e.bind(k + 5, Int64(position + j))
+                    e.bind(k + 6, borrowed: target.type)
+                    e.bind(k + 7, borrowed: target.id)
+                    e.bind(k + 8, borrowed: target.lid)
+                    e.bind(k + 9, borrowed: target.meta)
+                    e.bind(k + 10, membersText(p, target.extras))
+                    e.bind(k + 11, document)
+                    k += 12
+                }
+                try e.run()
+                position += n
+            }
+            summary.edges += rel.targets.count
+        }
+    }
+
+    /// Unknown members (`"name":value` texts) as one JSON object, nil for none.
+    private func membersText(_ p: ResourceParts, _ range: Range<Int>) -> String? {
+        guard !range.isEmpty else { return nil }
+        return "{" + range.map { String(decoding: p.extras[$0], as: UTF8.self) }.joined(separator: ",") + "}"
+    }
+}
