@@ -290,6 +290,11 @@ extension SQLiteLoader {
         return .decimal
     }
 
+    /// The bytes of a static string (which lives as long as the program).
+    static func bytes(_ s: StaticString) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+    }
+
     /// An integer literal a 64-bit integer holds (``ValueKinds/integer``).
     static func int64(_ v: UnsafeRawBufferPointer) -> Int64 {
         var n: Int64 = 0
@@ -387,14 +392,7 @@ extension SQLiteLoader {
             s.bind(3, borrowed: p.id)
             s.bind(4, borrowed: p.lid)
             s.bind(5, borrowed: rel.name)
-            let data: String
-            switch rel.kind {
-            case .absent: data = "absent"
-            case .null: data = "null"
-            case .toOne: data = "one"
-            case .toMany: data = rel.targets.isEmpty ? "empty" : "many"
-            }
-            s.bind(6, data)
+            s.bind(6, borrowed: Self.bytes(rel.kind.shapeWord(count: rel.targets.count)))
             s.bind(7, Int64(rel.targets.count))
             s.bind(8, borrowed: rel.links)
             s.bind(9, borrowed: rel.meta)

@@ -219,14 +219,7 @@ public final class SQLiteLoader: StreamSink {
             UPDATE "_documents" SET "data" = ?, "primary" = ?, "meta" = ?, "links" = ?, "jsonapi" = ?, "errors" = ?, "other" = ?
             WHERE "key" = ?
             """#)
-        let shape: String
-        switch view.primaryShape {
-        case .absent: shape = "absent"
-        case .null: shape = "null"
-        case .single: shape = "one"
-        case .many: shape = primaryCount == 0 ? "empty" : "many"
-        }
-        s.bind(1, shape)
+        s.bind(1, borrowed: Self.bytes(view.primaryShape.shapeWord(count: primaryCount)))
         switch view.primaryShape {
         case .single where primaryCount == 1:
             primary.withBytes { s.bind(2, text: $0) }

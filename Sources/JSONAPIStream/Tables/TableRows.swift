@@ -199,3 +199,27 @@ final class RowWriter {
         UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
     }
 }
+
+/// The word the tables (and the database loader) write for the shape of `data`: `absent`,
+/// `null`, `one`, `empty` or `many`.
+extension LinkageKind {
+    package func shapeWord(count: Int) -> StaticString {
+        switch self {
+        case .absent: "absent"
+        case .null: "null"
+        case .toOne: "one"
+        case .toMany: count == 0 ? "empty" : "many"
+        }
+    }
+}
+
+extension PrimaryDataShape {
+    package func shapeWord(count: Int) -> StaticString {
+        switch self {
+        case .absent: "absent"
+        case .null: "null"
+        case .single: "one"
+        case .many: count == 0 ? "empty" : "many"
+        }
+    }
+}

@@ -262,14 +262,7 @@ final class TableSink: DocumentSink {
         let p = parts
         let w = relationships.rows
         beginRow(w, row: row, name: name)
-        let shape: StaticString
-        switch rel.kind {
-        case .absent: shape = "absent"
-        case .null: shape = "null"
-        case .toOne: shape = "one"
-        case .toMany: shape = rel.targets.isEmpty ? "empty" : "many"
-        }
-        w.text(RowWriter.bytes(shape))
+        w.text(RowWriter.bytes(rel.kind.shapeWord(count: rel.targets.count)))
         w.integer(rel.targets.count)
         w.jsonText(rel.links)
         w.jsonText(try formattedMeta(rel.meta, pointer: "/relationships"))
@@ -318,14 +311,7 @@ final class TableSink: DocumentSink {
         } else {
             w.null()
         }
-        let shape: StaticString
-        switch d.primaryShape {
-        case .absent: shape = "absent"
-        case .null: shape = "null"
-        case .single: shape = "one"
-        case .many: shape = primaryCount == 0 ? "empty" : "many"
-        }
-        w.text(RowWriter.bytes(shape))
+        w.text(RowWriter.bytes(d.primaryShape.shapeWord(count: primaryCount)))
         switch d.primaryShape {
         case .absent, .null:
             w.null()
