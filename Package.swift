@@ -103,6 +103,7 @@ let package = Package(
                 "JSONAPIStream",
                 "JSONAPIClient",
                 "JSONAPICommandSupport",
+                "JSONAPILoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -121,7 +122,7 @@ let package = Package(
         // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
         .testTarget(
             name: "JSONAPIClientTests",
-            dependencies: ["JSONAPIClient", "JSONAPIStream", "jsonapi", "jsonapi-fetch"]
+            dependencies: ["JSONAPIClient", "JSONAPIStream", "JSONAPILoad", "jsonapi", "jsonapi-fetch"]
         ),
     ]
 )

@@ -79,6 +79,10 @@ public final class SQLiteLoader: StreamSink {
     let hash = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
     let hasher = SHA256Hasher()
 
+    /// The crawl being recorded (``beginCrawl(endpoint:restart:)``), and its pages committed.
+    var crawlKey: Int64?
+    var crawlPages = 0
+
     /// Keys read in this run (policy `error` only).
     var seen: Set<[UInt8]> = []
 
@@ -246,6 +250,7 @@ public final class SQLiteLoader: StreamSink {
         }
         s.bind(8, key)
         try s.run()
+        try recordPage(view, document: key)
         try recordChangedKinds()
         documentKey = nil
         summary.documents += 1

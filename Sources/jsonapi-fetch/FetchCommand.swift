@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JSONAPIClient
 import JSONAPICommandSupport
+import JSONAPILoad
 import JSONAPIStream
 
 /// `jsonapi fetch URL`: a JSON:API endpoint, one page or all of them, streamed into the
@@ -14,7 +15,7 @@ import JSONAPIStream
 struct Fetch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jsonapi fetch",
-        abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines.",
+        abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines, or into an SQLite database (--into, resumable).",
         discussion: """
             Each response body streams into the normalizer as it arrives; with --all-pages, \
             links.next is followed and the pages merge in order. Up to --concurrency pages \
@@ -81,6 +82,12 @@ struct Fetch: ParsableCommand {
     @Flag(name: .customLong("accept-json"), help: "Also read application/json responses as JSON:API documents.")
     var acceptJSON = false
 
+    @Option(name: .customLong("into"), help: ArgumentHelp("Load every page into this SQLite database (as jsonapi load does), resumably: a crawl that stops continues from the first page not loaded when run again.", valueName: "db"))
+    var into: String?
+
+    @Flag(help: "With --into: start the crawl over from the first page instead of continuing it.")
+    var restart = false
+
     @OptionGroup var parsing: ParsingOptions
     @OptionGroup var reporting: ReportingOptions
 
@@ -97,6 +104,16 @@ struct Fetch: ParsableCommand {
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         try out.check(splitting: false)
+        if into != nil {
+            if out.output != nil || out.format != nil || out.hash || out.resourcesOnly || !out.types.isEmpty || !out.keepFields.isEmpty || out.numbers != nil {
+                throw ValidationError("--into loads a database: -o, --format, --hash, --resources-only, --type, --keep-fields and --numbers do not apply")
+            }
+            if let db = into, db.hasPrefix("postgres://") || db.hasPrefix("postgresql://") {
+                throw ValidationError("loading into PostgreSQL is not built yet; give an SQLite file path")
+            }
+        } else if restart {
+            throw ValidationError("--restart applies to --into")
+        }
         _ = try query()
         _ = try headerFields()
     }
@@ -135,26 +152,16 @@ struct Fetch: ParsableCommand {
     static func main() { runAsTool() }
 
     func run() throws {
+        if let into { return try crawl(into: into) }
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let file: OutputFile
         do { file = try OutputFile(path: out.output) } catch { throw report(error) }
         let normalizer = out.normalizer(writingTo: file, document: parsing.documentOptions())
         normalizer.onDiagnostic = { warnings.print($0) }
 
-        var configuration = JSONAPIClient.Configuration()
-        configuration.headers = try headerFields()
-        configuration.timeout = timeout
-        configuration.retry.maxAttempts = attempts
-        configuration.acceptsPlainJSON = acceptJSON
-        configuration.cache = nil
-        configuration.maxConnectionsPerHost = concurrency
-        configuration.crossOrigin = locationTrusted ? .followWithCredentials : followOtherOrigins ? .followWithoutCredentials : .refuse
-        guard let endpoint = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
-        let client = JSONAPIClient(baseURL: endpoint, configuration: configuration)
-        let first = try query().applied(to: endpoint)
-        let following = allPages || maxPages != nil
-            ? PageFollowing.all(maxPages: min(maxPages ?? .max, pageLimit), concurrency: concurrency)
-            : PageFollowing.first
+        let client = try makeClient()
+        let first = try query().applied(to: URL(string: url)!)
+        let following = pageFollowing
         let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         // Whole pages reach the output as they end: nothing read is held back until the crawl ends.
         let bound = Unchecked(PageFlushingConsumer(normalizer: normalizer, writer: file.writer, flushes: out.outputFormat != .json))
@@ -169,21 +176,99 @@ struct Fetch: ParsableCommand {
             try file.commit()
             warnings.summary()
             out.reportQuotedNumbers(of: normalizer, quiet: reporting.quiet)
-            if fetched.truncated && fetched.pages >= pageLimit && (maxPages ?? .max) > pageLimit {
-                Terminal.standardError(
-                    "jsonapi: error: stopped at the page limit, \(pageLimit) page\(pageLimit == 1 ? "" : "s"), while links.next "
-                        + "leads on (what was read is written); --page-limit N raises it, --max-pages N stops there on purpose")
-                throw ExitCode(2)
-            }
-            if fetched.truncated && !reporting.quiet {
-                Terminal.standardError("jsonapi: warning: stopped after \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") (--max-pages); links.next leads on")
-            }
+            try checkLimits(fetched)
         } catch let code as ExitCode {
             throw code
         } catch {
             file.abandon()
             warnings.summary()
             throw Self.reportFailure(error, recordsWritten: out.recordsWritten(by: normalizer, to: file))
+        }
+    }
+
+    /// The crawl's limits: an error at the page limit, a warning at --max-pages.
+    func checkLimits(_ fetched: FetchReport) throws {
+        if fetched.truncated && fetched.pages >= pageLimit && (maxPages ?? .max) > pageLimit {
+            Terminal.standardError(
+                "jsonapi: error: stopped at the page limit, \(pageLimit) page\(pageLimit == 1 ? "" : "s"), while links.next "
+                    + "leads on (what was read is written); --page-limit N raises it, --max-pages N stops there on purpose")
+            throw ExitCode(2)
+        }
+        if fetched.truncated && !reporting.quiet {
+            Terminal.standardError("jsonapi: warning: stopped after \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") (--max-pages); links.next leads on")
+        }
+    }
+
+    var pageFollowing: PageFollowing {
+        allPages || maxPages != nil
+            ? PageFollowing.all(maxPages: min(maxPages ?? .max, pageLimit), concurrency: concurrency)
+            : PageFollowing.first
+    }
+
+    /// The client the options describe.
+    func makeClient() throws -> JSONAPIClient {
+        var configuration = JSONAPIClient.Configuration()
+        configuration.headers = try headerFields()
+        configuration.timeout = timeout
+        configuration.retry.maxAttempts = attempts
+        configuration.acceptsPlainJSON = acceptJSON
+        configuration.cache = nil
+        configuration.maxConnectionsPerHost = concurrency
+        configuration.crossOrigin = locationTrusted ? .followWithCredentials : followOtherOrigins ? .followWithoutCredentials : .refuse
+        guard let endpoint = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
+        return JSONAPIClient(baseURL: endpoint, configuration: configuration)
+    }
+
+    /// `--into DB`: every page loaded into the database in its own transaction, with the
+    /// crawl's place (`_crawls`), so that the same command continues where a stopped one left.
+    func crawl(into database: String) throws {
+        let warnings = WarningPrinter(quiet: reporting.quiet)
+        let client = try makeClient()
+        let first = try query().applied(to: URL(string: url)!)
+        let loader: SQLiteLoader
+        let state: CrawlState
+        do {
+            loader = try SQLiteLoader(path: database)
+            state = try loader.beginCrawl(endpoint: first, restart: restart)
+        } catch {
+            throw report(error)
+        }
+        var start = first
+        if !restart, !state.isComplete, let next = state.next, let resume = URL(string: next) {
+            start = resume
+            if !reporting.quiet {
+                Terminal.standardError("jsonapi: continuing the crawl of \(state.endpoint) after \(state.pages) page\(state.pages == 1 ? "" : "s"), at \(next)")
+            }
+        }
+        let consumer = Unchecked(LoadingConsumer(loader: loader, options: parsing.documentOptions()))
+        consumer.value.stream.onDiagnostic = { warnings.print($0) }
+        let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
+        let following = pageFollowing
+        let from = start
+        let outcome = Self.wait {
+            try await client.fetch(from, pages: following, into: consumer.value) { progress.update($0) }
+        }
+        progress.finish()
+        do {
+            let fetched = try outcome.get()
+            try consumer.value.stream.finish()
+            let summary = try loader.finish()
+            warnings.summary()
+            if !reporting.quiet {
+                Terminal.standardError("jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") into \(database): "
+                    + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")"
+                    + (fetched.truncated ? "; the crawl goes on from there when run again" : "; the crawl is complete"))
+            }
+            try checkLimits(fetched)
+        } catch let code as ExitCode {
+            throw code
+        } catch {
+            consumer.value.stream.abandon()
+            loader.abandon()
+            warnings.summary()
+            let code = Self.reportFailure(error, recordsWritten: nil)
+            Terminal.standardError("jsonapi: the pages loaded before the error stay; the same command continues from the page that failed")
+            throw code
         }
     }
 
@@ -314,4 +399,32 @@ final class FetchProgressLine: @unchecked Sendable {
             Terminal.standardErrorText("\r\u{1B}[K")
         }
     }
+}
+
+/// Feeds each fetched page to a ``DocumentStream`` whose sink is the database loader: one
+/// input, one document, one transaction per page.
+final class LoadingConsumer: DocumentConsumer {
+    let stream: DocumentStream
+    let loader: SQLiteLoader
+
+    init(loader: SQLiteLoader, options: DocumentOptions) {
+        self.loader = loader
+        stream = DocumentStream(options: options, sinks: [loader])
+        stream.recordsTopLevel = true
+    }
+
+    func beginDocument(named name: String) throws(JSONAPIError) {
+        loader.beginInput()
+        // The page's URL names the document in the database: without user and password.
+        try stream.beginInput(named: URL(string: name).map(SQLiteLoader.crawlEndpoint) ?? name)
+    }
+
+    func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
+
+    func endDocument() throws(JSONAPIError) -> DocumentTopLevel? {
+        try stream.endInput()
+        return stream.lastDocument
+    }
+
+    var resourcesRead: Int { stream.resourcesRead }
 }

@@ -16,7 +16,7 @@ import Darwin
 /// other commands free of it.
 struct Fetch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines.",
+        abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines, or into an SQLite database (--into, resumable).",
         discussion: "Runs jsonapi-fetch, installed next to jsonapi; `jsonapi fetch --help` lists its options.",
         helpNames: [])
 

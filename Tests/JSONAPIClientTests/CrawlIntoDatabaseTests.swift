@@ -1,0 +1,105 @@
+import Foundation
+import JSONAPILoad
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension EndToEnd {
+    /// `jsonapi fetch URL --all-pages --into DB` against the Django test server: a crawl killed
+    /// half-way and run again ends with the same tables as one that was never stopped.
+    @Suite struct CrawlIntoDatabase {
+        static func rows(_ db: String, _ sql: String) throws -> [[String?]] {
+            try SQLiteInspection.rows(database: db, sql)
+        }
+
+        static func crawl(_ base: String) -> [String] {
+            ["fetch", "\(base)/articles", "--page-size", "25", "--all-pages", "--include", "author", "--concurrency", "1"]
+        }
+
+        @Test func aKilledCrawlContinuesWhereItStopped() throws {
+            let base = try TestServer.url.absoluteString
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-crawl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let whole = dir.appendingPathComponent("whole.sqlite").path
+            let resumed = dir.appendingPathComponent("resumed.sqlite").path
+
+            let uninterrupted = try jsonapi(Self.crawl(base) + ["--into", whole])
+            #expect(uninterrupted.status == 0, "\(uninterrupted.stderr)")
+            #expect(uninterrupted.stderr.contains("the crawl is complete"), "\(uninterrupted.stderr)")
+            let pages = try Self.rows(whole, #"SELECT "pages", "complete", "next" FROM "_crawls""#)
+            #expect(pages == [["100", "1", nil]])
+
+            // Started, then killed once some pages are committed.
+            let p = Process()
+            p.executableURL = jsonapiBinary
+            p.arguments = Self.crawl(base) + ["--into", resumed, "--quiet"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let deadline = Date().addingTimeInterval(60)
+            var committed = 0
+            while Date() < deadline && p.isRunning {
+                committed = (try? Self.rows(resumed, #"SELECT "pages" FROM "_crawls""#).first?[0].flatMap { Int($0) }) ?? nil ?? 0
+                if committed >= 5 { break }
+                usleep(5_000)
+            }
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            #expect(p.terminationReason == .uncaughtSignal, "the crawl ended before it could be killed")
+            #expect(committed >= 5 && committed < 100)
+
+            // The same command continues after the last committed page.
+            let again = try jsonapi(Self.crawl(base) + ["--into", resumed])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("continuing the crawl of \(base)/articles"), "\(again.stderr)")
+            #expect(try Self.rows(resumed, #"SELECT "pages", "complete" FROM "_crawls""#) == [["100", "1"]])
+            let tables = ["articles", "authors", "_resources", "_relationships", "_edges"]
+            for table in tables {
+                let query = "SELECT * FROM \"\(table)\" ORDER BY 1"
+                let a = try Self.rows(whole, query).map { $0.dropLast(table.hasPrefix("_r") ? 1 : 0) }
+                let b = try Self.rows(resumed, query).map { $0.dropLast(table.hasPrefix("_r") ? 1 : 0) }
+                #expect(a.count == b.count && a == b, "\(table): \(a.count) rows against \(b.count)")
+            }
+            #expect(try Self.rows(whole, #"SELECT "source" FROM "_documents" ORDER BY "key""#)
+                == Self.rows(resumed, #"SELECT "source" FROM "_documents" ORDER BY "key""#))
+            // Read back whole, both are the same documents.
+            let one = try jsonapi(["denormalize", whole])
+            let two = try jsonapi(["denormalize", resumed])
+            #expect(one.status == 0 && !one.stdout.isEmpty && one.stdout == two.stdout)
+
+            // Run again when complete: a new pass from the first page, nothing rewritten.
+            let later = try jsonapi(Self.crawl(base) + ["--into", whole])
+            #expect(later.status == 0, "\(later.stderr)")
+            #expect(later.stderr.contains("(0 written, "), "\(later.stderr)")
+        }
+
+        /// The crawl's state names URLs only: no header, no password.
+        @Test func theCrawlStateHoldsNoCredentials() throws {
+            let url = try TestServer.url
+            var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            parts.user = "someone"
+            parts.password = "s3cret-password"
+            let base = parts.string!
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-crawl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let db = dir.appendingPathComponent("c.sqlite").path
+            let r = try jsonapi(["fetch", "\(base)/tags", "--page-size", "10", "--max-pages", "2", "-H", "Authorization: Bearer t0ken-value", "--into", db])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("the crawl goes on from there when run again"), "\(r.stderr)")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: db))
+            for secret in ["s3cret-password", "t0ken-value", "Bearer"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "the database holds \(secret)")
+            }
+            #expect(try Self.rows(db, #"SELECT "pages", "complete" FROM "_crawls""#) == [["2", "0"]])
+            // --restart starts from the first page again.
+            let restarted = try jsonapi(["fetch", "\(base)/tags", "--page-size", "10", "--max-pages", "1", "--restart", "--into", db])
+            #expect(restarted.status == 0, "\(restarted.stderr)")
+            #expect(!restarted.stderr.contains("continuing"), "\(restarted.stderr)")
+            #expect(try Self.rows(db, #"SELECT "pages" FROM "_crawls""#) == [["1"]])
+        }
+    }
+}
