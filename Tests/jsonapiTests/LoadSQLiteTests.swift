@@ -190,6 +190,29 @@ struct LoadSQLiteTests {
         #expect(a["title"] == "y" && a["Title"] == "x" && a["lid"] == 3)
     }
 
+    /// 3,000 attributes on one type (1,000 columns, the rest in `_overflow`) and an id longer
+    /// than 1 MB load, and come back.
+    @Test func manyAttributesAndALongID() throws {
+        let (dir, db) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let attributes = (0..<3000).map { #""field\#($0)":\#($0)"# }.joined(separator: ",")
+        let longID = String(repeating: "x", count: 1_100_000)
+        let doc = try Self.write(#"""
+            {"data":[{"type":"wide","id":"1","attributes":{\#(attributes)}},{"type":"wide","id":"\#(longID)","attributes":{"field2999":1}}]}
+            """#, in: dir, name: "wide.json")
+        let r = try run(["load", "--quiet", db, doc])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.query(db, #"SELECT count(*) FROM pragma_table_info('wide')"#) == [["1003"]])
+        #expect(try Self.query(db, #"SELECT length(id) FROM wide ORDER BY _resource"#) == [["1"], ["1100000"]])
+        let overflow = try Self.query(db, #"SELECT _overflow FROM wide ORDER BY _resource"#)
+        #expect(overflow[1] == [#"{"field2999":1}"#])
+        let back = try run(["denormalize", db])
+        let data = try JSONValue(parsing: Array(back.stdout))["data"]!.arrayValue!
+        #expect(data[0]["attributes"]!.objectValue!.count == 3000)
+        #expect(data[0]["attributes"]!["field2999"] == 2999)
+        #expect(data[1]["id"]?.stringValue?.count == 1_100_000)
+    }
+
     /// A document that fails half-way leaves nothing of itself; the documents before it stay
     /// (all of them go with --single-transaction). The error names the file and position.
     @Test func aDocumentThatFailsLeavesNothing() throws {

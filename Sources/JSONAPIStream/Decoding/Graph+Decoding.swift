@@ -124,7 +124,7 @@ extension LazyValue {
         let (storage, span) = storedSpan
         let d = ResourceDecoder(graph: Graph(storage: storage), options: options, node: .primary, path: nil, row: -1)
         var escaped = false
-        let end = StoredScan.skipValue(d.bytes, at: span.start, escaped: &escaped)
+        let end = StoredJSON.skipValue(d.bytes, at: span.start, escaped: &escaped)
         let node = DecodingNode.value(span.start, end, escaped: escaped)
         return try d.decode(T.self, node: node, at: Location(parent: nil, key: nil, segment: .none, row: -1))
     }

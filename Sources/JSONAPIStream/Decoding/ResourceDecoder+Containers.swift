@@ -322,7 +322,7 @@ struct GraphUnkeyedContainer: UnkeyedDecodingContainer {
         switch source {
         case .array:
             var escaped = false
-            let e = StoredScan.skipValue(decoder.bytes, at: offset, escaped: &escaped)
+            let e = StoredJSON.skipValue(decoder.bytes, at: offset, escaped: &escaped)
             let node = DecodingNode.value(offset, e, escaped: escaped)
             offset = decoder.bytes[e] == UInt8(ascii: ",") ? e + 1 : e
             return (node, Location(parent: path, key: IndexKey(i), segment: .index(i), row: row))

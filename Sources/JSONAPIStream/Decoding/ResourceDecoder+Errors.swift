@@ -72,7 +72,7 @@ extension ResourceDecoder {
     /// What is at `node`, for "found ..." in messages.
     func describe(_ node: DecodingNode) -> String {
         switch node {
-        case .value(let s, let e, _): return StoredScan.describe(bytes, s, e)
+        case .value(let s, let e, _): return StoredJSON.describe(bytes, s, e)
         case .text(let t): return "string \"\(t)\""
         case .resource(let r): return "resource \(Resource(graph: graph, row: r))"
         case .linkage(let i): return "resource identifier \(Linkage(graph: graph, index: i).identifier)"

@@ -19,7 +19,7 @@ extension ResourceDecoder {
     func string(_ node: DecodingNode) throws(ScalarFailure) -> String {
         switch node {
         case .value(let s, let e, let escaped) where bytes[s] == 0x22:
-            return StoredScan.string(bytes, s, e, escaped: escaped)
+            return StoredJSON.string(bytes, s, e, escaped: escaped)
         case .text(let t):
             return t
         default:

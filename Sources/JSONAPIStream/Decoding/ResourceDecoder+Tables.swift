@@ -106,10 +106,10 @@ extension ResourceDecoder {
         let end = e - 1
         while i < end {
             var nameEscaped = false
-            let nameEnd = StoredScan.skipString(bytes, at: i, escaped: &nameEscaped)
+            let nameEnd = StoredJSON.skipString(bytes, at: i, escaped: &nameEscaped)
             let valueStart = nameEnd + 1
             var valueEscaped = false
-            let valueEnd = StoredScan.skipValue(bytes, at: valueStart, escaped: &valueEscaped)
+            let valueEnd = StoredJSON.skipValue(bytes, at: valueStart, escaped: &valueEscaped)
             var name = UnsafeRawBufferPointer(rebasing: bytes[(i + 1)..<(nameEnd - 1)])
             if nameEscaped || convert {
                 let quoted = UnsafeRawBufferPointer(rebasing: bytes[i..<nameEnd])

@@ -272,7 +272,7 @@ final class ResourceDecoder: Decoder {
         let end = e - 1
         while i < end {
             var escaped = false
-            let valueEnd = StoredScan.skipValue(bytes, at: i, escaped: &escaped)
+            let valueEnd = StoredJSON.skipValue(bytes, at: i, escaped: &escaped)
             let node = DecodingNode.value(i, valueEnd, escaped: escaped)
             do throws(ScalarFailure) {
                 out.append(try T.decodeScalar(self, node))

@@ -1,42 +1,73 @@
 /// Reading the value store: minified JSON text that the builder wrote and checked, so no
-/// validation is needed and every walk is a plain byte scan.
+/// validation is needed and every walk is a plain byte scan; the one reader of the store, for
+/// the writers, the lazy values and the typed decoder alike. Every function assumes a value
+/// starts at the offset it is given. Strings are skipped eight bytes at a time (a word compare
+/// for `"` and `\`); the same scan says whether the string has an escape, so that a string
+/// without one becomes a `String` by a single copy.
 package enum StoredJSON {
     /// The offset just past the value starting at `i`.
     ///
     /// - Complexity: O(length of the value).
+    @inline(__always)
     package static func skipValue(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
-        let c = b[i]
-        switch c {
-        case UInt8(ascii: "\""): return skipString(b, at: i)
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var j = i
-            while j < b.count {
-                let d = b[j]
-                if d == UInt8(ascii: "\"") { j = skipString(b, at: j); continue }
-                if d == UInt8(ascii: "{") || d == UInt8(ascii: "[") { depth += 1 }
-                else if d == UInt8(ascii: "}") || d == UInt8(ascii: "]") {
-                    depth -= 1
-                    if depth == 0 { return j + 1 }
-                }
-                j += 1
-            }
-            return b.count
+        var escaped = false
+        return skipValue(b, at: i, escaped: &escaped)
+    }
+
+    /// The offset just past the value starting at `i`; sets `escaped` when the value is a
+    /// string with a backslash (so that decoding it can be a single copy when it has none).
+    ///
+    /// - Complexity: O(length of the value).
+    @inline(__always)
+    static func skipValue(_ b: UnsafeRawBufferPointer, at i: Int, escaped: inout Bool) -> Int {
+        switch b[i] {
+        case UInt8(ascii: "\""): return skipString(b, at: i, escaped: &escaped)
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return skipContainer(b, at: i)
         default:
-            // Number or literal: up to the next delimiter.
-            var j = i + 1
-            while j < b.count {
+            // A number or a literal: up to the next delimiter.
+            var j = i &+ 1
+            let n = b.count
+            while j < n {
                 let d = b[j]
-                if d == UInt8(ascii: ",") || d == UInt8(ascii: "}") || d == UInt8(ascii: "]") || d == UInt8(ascii: ":") { break }
-                j += 1
+                if d == UInt8(ascii: ",") || d == UInt8(ascii: "}") || d == UInt8(ascii: "]") { break }
+                j &+= 1
             }
             return j
         }
     }
 
+    /// The offset just past the object or array starting at `i`.
+    @inline(never)
+    static func skipContainer(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
+        var depth = 0
+        var j = i
+        let n = b.count
+        var ignored = false
+        while j < n {
+            let d = b[j]
+            if d == UInt8(ascii: "\"") { j = skipString(b, at: j, escaped: &ignored); continue }
+            if d == UInt8(ascii: "{") || d == UInt8(ascii: "[") {
+                depth &+= 1
+            } else if d == UInt8(ascii: "}") || d == UInt8(ascii: "]") {
+                depth &-= 1
+                if depth == 0 { return j &+ 1 }
+            }
+            j &+= 1
+        }
+        return n
+    }
+
     /// The offset just past the string whose opening quote is at `i`.
     @inline(__always)
     package static func skipString(_ b: UnsafeRawBufferPointer, at i: Int) -> Int {
+        var escaped = false
+        return skipString(b, at: i, escaped: &escaped)
+    }
+
+    /// The offset just past the string whose opening quote is at `i`; sets `escaped` when the
+    /// string holds a backslash.
+    @inline(__always)
+    static func skipString(_ b: UnsafeRawBufferPointer, at i: Int, escaped: inout Bool) -> Int {
         guard let p = b.baseAddress else { return b.count }
         var j = i &+ 1
         let n = b.count
@@ -53,11 +84,41 @@ package enum StoredJSON {
                 if m != 0 { j &+= m.trailingZeroBitCount &>> 3; break }
                 j &+= 8
             }
+            while j < n {
+                let c = p.load(fromByteOffset: j, as: UInt8.self)
+                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { break }
+                j &+= 1
+            }
             guard j < n else { return n }
-            let c = p.load(fromByteOffset: j, as: UInt8.self)
-            if c == UInt8(ascii: "\"") { return j &+ 1 }
-            j &+= c == UInt8(ascii: "\\") ? 2 : 1
+            if p.load(fromByteOffset: j, as: UInt8.self) == UInt8(ascii: "\"") { return j &+ 1 }
+            escaped = true
+            j &+= 2
         }
+    }
+
+    /// The string with quotes at `start..<end` decoded; `escaped` says whether it holds a
+    /// backslash (from the scan that found its end).
+    @inline(__always)
+    static func string(_ b: UnsafeRawBufferPointer, _ start: Int, _ end: Int, escaped: Bool) -> String {
+        if !escaped { return String(decoding: UnsafeRawBufferPointer(rebasing: b[(start &+ 1)..<(end &- 1)]), as: UTF8.self) }
+        return decodeString(b, start..<end)
+    }
+
+    /// A short, readable description of the stored value at `start..<end` for error messages.
+    static func describe(_ b: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> String {
+        let kind: String
+        switch b[start] {
+        case UInt8(ascii: "\""): kind = "string"
+        case UInt8(ascii: "{"): kind = "object"
+        case UInt8(ascii: "["): kind = "array"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): kind = "bool"
+        case UInt8(ascii: "n"): return "null"
+        default: kind = "number"
+        }
+        let limit = 48
+        var text = String(decoding: UnsafeRawBufferPointer(rebasing: b[start..<min(end, start + limit)]), as: UTF8.self)
+        if end - start > limit { text += "…" }
+        return "\(kind) \(text)"
     }
 
     /// The members of the object at `span`: for each, the quoted name's range and the
