@@ -187,6 +187,8 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
 
 /// A pass that could not run on its input.
 public struct BenchmarkPassError: Error, CustomStringConvertible {
+    /// What went wrong.
     public let description: String
+    /// An error that says `description`.
     public init(_ description: String) { self.description = description }
 }

@@ -8,12 +8,16 @@ import JSONAPIStream
 /// a to-many `tags`. `included` holds each referenced person, comment and tag once: people
 /// and tags come from small pools, so they are referenced many times.
 public struct DocumentGenerator: Sendable {
+    /// Primary resources (articles) to write.
     public var resources: Int
+    /// The seed: the same seed and sizes give the same bytes.
     public var seed: UInt64
     /// Comments per article (each one an included resource).
     public var includedPerResource: Int
+    /// Whether to indent the output.
     public var pretty: Bool
 
+    /// A generator of `resources` articles, each with `includedPerResource` included comments.
     public init(resources: Int, seed: UInt64 = 1, includedPerResource: Int = 2, pretty: Bool = false) {
         self.resources = resources
         self.seed = seed

@@ -13,6 +13,7 @@ extension JSONAPIClient {
         public var timeout: Double = 60
         /// Seconds a whole response may take, however steadily it arrives.
         public var resourceTimeout: Double = 7 * 24 * 3600
+        /// When and how often a failed request is tried again.
         public var retry = RetryPolicy()
         /// Headers sent with every request (before ``prepareRequest`` runs). They are
         /// credentials as far as ``crossOrigin`` is concerned: by default they go only to
@@ -46,6 +47,7 @@ extension JSONAPIClient {
         /// Connections to one host at most (and so requests in flight).
         public var maxConnectionsPerHost = 8
 
+        /// The defaults.
         public init() {}
 
         var acceptHeader: String {

@@ -22,9 +22,11 @@ import JSONAPIStream
 public final class JSONAPIClient: Sendable {
     /// The URL that resource paths (`articles`, `articles/1`) are resolved against.
     public let baseURL: URL
+    /// Headers, timeouts, retries, caching and the origin policy of every request.
     public let configuration: Configuration
     let transport: Transport
 
+    /// A client of the API at `baseURL`, whose origin the configured headers are sent to.
     public init(baseURL: URL, configuration: Configuration = Configuration()) {
         self.baseURL = baseURL
         self.configuration = configuration

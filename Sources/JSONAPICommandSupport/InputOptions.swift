@@ -92,6 +92,7 @@ package struct ReportingOptions: ParsableArguments {
 
 extension ByteOrderMarkPolicy: ExpressibleByArgument {}
 extension DuplicateMemberPolicy: ExpressibleByArgument {
+    /// `reject` or `allow-in-values` (or `allowInValues`).
     public init?(argument: String) {
         switch argument {
         case "reject": self = .reject
@@ -99,6 +100,7 @@ extension DuplicateMemberPolicy: ExpressibleByArgument {
         default: return nil
         }
     }
+    /// The values `--duplicate-members` takes.
     public static var allValueStrings: [String] { ["reject", "allow-in-values"] }
 }
 extension DuplicatePolicy: ExpressibleByArgument {}

@@ -17,6 +17,7 @@ public struct LoadOptions: Sendable {
     /// (SQLite allows 2,000 columns, PostgreSQL 1,600).
     public var maxColumns = 1000
 
+    /// The defaults: merge (newer wins), a transaction per document, 1,000 attribute columns.
     public init() {}
 }
 
@@ -172,6 +173,7 @@ public final class SQLiteLoader: StreamSink {
 
     // MARK: - StreamSink
 
+    /// Writes a resource (in its document's transaction, which it opens when it is the first).
     public func resource(_ view: ResourceView) throws(JSONAPIError) {
         do throws(JSONAPIError) {
             try openDocument(index: view.documentIndex, source: view.source)
@@ -182,6 +184,7 @@ public final class SQLiteLoader: StreamSink {
         }
     }
 
+    /// Records the document's top level and commits its transaction.
     public func document(_ view: DocumentView) throws(JSONAPIError) {
         do throws(JSONAPIError) {
             try openDocument(index: view.index, source: view.source)

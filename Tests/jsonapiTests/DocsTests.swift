@@ -57,4 +57,29 @@ import Testing
             }
         }
     }
+
+    /// Every public declaration of the libraries and programs has a documentation comment,
+    /// but for what a protocol documents already (`description`, `==`, `hash(into:)`,
+    /// `Codable`, `Collection` and literal conformances) and enum cases of a documented enum.
+    @Test func everyPublicDeclarationIsDocumented() throws {
+        let declaration = try Regex(#"^(@\w+(\([^)]*\))?\s+)*(public|open)\s+(static |final |private\(set\) |mutating |override |convenience |indirect |nonisolated |lazy )*(func|var|let|init|struct|class|enum|protocol|typealias|actor|subscript)\b"#)
+        let witness = try Regex(#"(var description|var debugDescription|func hash\(into|static func ==|static func <|init\(from decoder|func encode\(to encoder|var startIndex|var endIndex|subscript\(position|func index\(after|func makeIterator|func next\(\)|Literal|init\(argument|var errorDescription|init\?\(rawValue|var rawValue)"#)
+        let sources = repositoryRoot.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        var undocumented: [String] = []
+        for file in files.sorted() {
+            let lines = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (i, line) in lines.enumerated() {
+                let s = line.trimmingCharacters(in: .whitespaces)
+                guard s.firstMatch(of: declaration) != nil, s.firstMatch(of: witness) == nil else { continue }
+                var j = i - 1
+                while j >= 0 && lines[j].trimmingCharacters(in: .whitespaces).hasPrefix("@") { j -= 1 }
+                if j < 0 || !lines[j].trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+                    undocumented.append("Sources/\(file):\(i + 1): \(s.prefix(100))")
+                }
+            }
+        }
+        #expect(undocumented.isEmpty, "public declarations without a /// comment:\n\(undocumented.joined(separator: "\n"))")
+        #expect(files.count > 100)
+    }
 }

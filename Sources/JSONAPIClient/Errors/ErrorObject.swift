@@ -3,6 +3,7 @@ import JSONAPIStream
 /// One error object of a JSON:API error document (`{"errors":[…]}`), with the members the
 /// spec defines. Members a server left out are `nil`.
 public struct ErrorObject: Sendable, Hashable, CustomStringConvertible {
+    /// The error object's `id`.
     public var id: String?
     /// The HTTP status code applicable to this problem, as a string (`"422"`).
     public var status: String?
@@ -21,10 +22,12 @@ public struct ErrorObject: Sendable, Hashable, CustomStringConvertible {
     public var sourceHeader: String?
     /// `links.about` and `links.type` (as URIs, or a link object's `href`).
     public var aboutLink: String?
+    /// `links.type`: a link that identifies the type of the error.
     public var typeLink: String?
     /// `meta`, when present.
     public var meta: JSONValue?
 
+    /// An error object with these members.
     public init(status: String? = nil, code: String? = nil, title: String? = nil, detail: String? = nil, sourcePointer: String? = nil) {
         self.status = status
         self.code = code

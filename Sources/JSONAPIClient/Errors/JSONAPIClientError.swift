@@ -85,8 +85,11 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
 
 /// A JSON:API error document received with an HTTP error status.
 public struct ServerError: Sendable, CustomStringConvertible {
+    /// The HTTP status of the response.
     public var status: Int
+    /// The request's method.
     public var method: String
+    /// The URL the response came from.
     public var url: URL
     /// The error objects, in document order.
     public var errors: [ErrorObject]
@@ -101,9 +104,13 @@ public struct ServerError: Sendable, CustomStringConvertible {
 
 /// An HTTP response that is not what was asked for.
 public struct HTTPFailure: Sendable {
+    /// The HTTP status of the response.
     public var status: Int
+    /// The request's method.
     public var method: String
+    /// The URL the response came from.
     public var url: URL
+    /// The response's `Content-Type`, when it had one.
     public var contentType: String?
     /// The start of the body (at most 512 bytes), for the message.
     public var excerpt: String

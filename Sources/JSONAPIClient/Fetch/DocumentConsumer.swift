@@ -19,11 +19,13 @@ public protocol DocumentConsumer: AnyObject {
 }
 
 extension GraphParser: DocumentConsumer {
+    /// Starts a response body as a new input named `name` (the URL), recording its top level.
     public func beginDocument(named name: String) throws(JSONAPIError) {
         recordsTopLevel = true
         try beginInput(named: name)
     }
 
+    /// Ends the body and returns its document's top-level `links` and `meta`.
     public func endDocument() throws(JSONAPIError) -> DocumentTopLevel? {
         try endInput()
         return lastDocument
@@ -31,11 +33,13 @@ extension GraphParser: DocumentConsumer {
 }
 
 extension Normalizer: DocumentConsumer {
+    /// Starts a response body as a new input named `name` (the URL), recording its top level.
     public func beginDocument(named name: String) throws(JSONAPIError) {
         recordsTopLevel = true
         try beginInput(named: name)
     }
 
+    /// Ends the body and returns its document's top-level `links` and `meta`.
     public func endDocument() throws(JSONAPIError) -> DocumentTopLevel? {
         try endInput()
         return lastDocument

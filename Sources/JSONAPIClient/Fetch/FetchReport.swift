@@ -10,6 +10,7 @@ public struct PageFollowing: Sendable, Hashable {
     /// until their turn, so documents still reach the consumer in page order.
     public var concurrency: Int
 
+    /// Follows up to `maxPages` pages with up to `concurrency` requests in flight (each at least 1).
     public init(maxPages: Int = .max, concurrency: Int = 4) {
         self.maxPages = max(1, maxPages)
         self.concurrency = max(1, concurrency)
@@ -51,6 +52,7 @@ public struct FetchReport: Sendable {
     public var requests: Int
     /// Pages answered `304 Not Modified` from the cache.
     public var notModified: Int
+    /// Seconds from the first request to the end of the last body.
     public var seconds: Double
     /// The top-level `links` and `meta` of the last page.
     public var lastDocument: DocumentTopLevel?

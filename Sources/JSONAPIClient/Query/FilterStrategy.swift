@@ -2,16 +2,21 @@
 /// or more values. JSON:API reserves the `filter` family of parameters and leaves their
 /// shape to the server: a ``FilterStrategy`` writes a condition the way a server expects.
 public struct Filter: Sendable, Hashable {
+    /// The field filtered on (`author.name` for a related field).
     public var field: String
+    /// The operator, when the server takes one (`gt`, `contains`).
     public var op: String?
+    /// The values (several are written comma-separated).
     public var values: [String]
 
+    /// A filter on `field` with several values.
     public init(_ field: String, op: String? = nil, _ values: [String]) {
         self.field = field
         self.op = op
         self.values = values
     }
 
+    /// A filter on `field` with one value.
     public init(_ field: String, op: String? = nil, _ value: String) {
         self.init(field, op: op, [value])
     }

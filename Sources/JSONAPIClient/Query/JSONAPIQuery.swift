@@ -18,14 +18,18 @@ public struct JSONAPIQuery: Sendable {
     public var include: [String] = []
     /// Sparse fieldsets, one per type, in the order they were set.
     public private(set) var fieldsets: [(type: String, fields: [String])] = []
+    /// Filters, written as the strategy says.
     public var filters: [Filter] = []
+    /// How filters are written into the query (`filter[field]=value` by default).
     public var filterStrategy: FilterStrategy = .brackets
     /// Sort fields; a leading `-` sorts descending.
     public var sort: [String] = []
+    /// The page to ask for, when any.
     public var page: PageRequest?
     /// Other parameters, written last.
     public var parameters: [QueryItem] = []
 
+    /// An empty query.
     public init() {}
 
     // MARK: Building
@@ -33,6 +37,7 @@ public struct JSONAPIQuery: Sendable {
     /// Adds `include` paths.
     public func including(_ paths: String...) -> JSONAPIQuery { including(paths) }
 
+    /// The query with these relationship paths added to `include`.
     public func including(_ paths: [String]) -> JSONAPIQuery {
         var q = self
         q.include += paths
@@ -42,6 +47,7 @@ public struct JSONAPIQuery: Sendable {
     /// Sets the fieldset of `type` (replacing an earlier one).
     public func fields(_ type: String, _ fields: String...) -> JSONAPIQuery { self.fields(type, fields) }
 
+    /// The query with a sparse fieldset for `type`.
     public func fields(_ type: String, _ fields: [String]) -> JSONAPIQuery {
         var q = self
         q.setFields(type, fields)
@@ -62,6 +68,7 @@ public struct JSONAPIQuery: Sendable {
         filter(Filter(field, op: op, values))
     }
 
+    /// The query with `filter` added.
     public func filter(_ filter: Filter) -> JSONAPIQuery {
         var q = self
         q.filters.append(filter)
@@ -82,6 +89,7 @@ public struct JSONAPIQuery: Sendable {
         return q
     }
 
+    /// The query asking for `page`.
     public func page(_ page: PageRequest) -> JSONAPIQuery {
         var q = self
         q.page = page

@@ -2,9 +2,12 @@
 /// percent-encoding. Several values are written as a comma-separated list
 /// (`include=author,tags`); a comma inside one value is percent-encoded.
 public struct QueryItem: Sendable, Hashable, CustomStringConvertible {
+    /// The parameter's name.
     public var name: String
+    /// Its values (written comma-separated).
     public var values: [String]
 
+    /// A parameter with one value.
     public init(_ name: String, _ value: String) {
         self.name = name
         self.values = [value]

@@ -6,8 +6,11 @@ import FoundationNetworking
 /// The scheme, host and port of a URL (RFC 6454): credentials are sent only where they
 /// were meant to go.
 public struct Origin: Hashable, Sendable, CustomStringConvertible {
+    /// `http` or `https`, lower case.
     public var scheme: String
+    /// The host, lower case.
     public var host: String
+    /// The port (the scheme's default when the URL names none).
     public var port: Int
 
     /// The origin of an `http` or `https` URL; `nil` for any other scheme or no host.

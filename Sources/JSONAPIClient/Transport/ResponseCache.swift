@@ -8,8 +8,11 @@ import Foundation
 /// recently used entries go once there are more than ``maxEntries`` or their bodies add up
 /// to more than ``maxTotalBytes``. Safe to share between tasks and clients.
 public final class ResponseCache: @unchecked Sendable {
+    /// Responses kept at most (the least recently used goes first).
     public let maxEntries: Int
+    /// The largest body kept.
     public let maxEntryBytes: Int
+    /// Bytes of bodies kept in all.
     public let maxTotalBytes: Int
 
     struct Entry {
@@ -24,6 +27,7 @@ public final class ResponseCache: @unchecked Sendable {
     private var totalBytes = 0
     private var clock: UInt64 = 0
 
+    /// A cache with these limits.
     public init(maxEntries: Int = 64, maxEntryBytes: Int = 512 * 1024, maxTotalBytes: Int = 8 << 20) {
         self.maxEntries = maxEntries
         self.maxEntryBytes = maxEntryBytes

@@ -4,8 +4,11 @@ import Foundation
 /// ``JSONAPIClient/Configuration/observeResponse`` before its body is read (every attempt,
 /// retries and `304 Not Modified` included).
 public struct ResponseEvent: Sendable {
+    /// The request's method.
     public var method: String
+    /// The URL the response came from.
     public var url: URL
+    /// The HTTP status.
     public var status: Int
     /// Header names in lower case.
     public var headers: [String: String]
@@ -14,5 +17,6 @@ public struct ResponseEvent: Sendable {
     /// Seconds from sending the request to the response's head.
     public var seconds: Double
 
+    /// A response header by name (any case).
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }

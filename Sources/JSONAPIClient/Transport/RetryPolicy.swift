@@ -14,14 +14,18 @@ import Foundation
 public struct RetryPolicy: Sendable {
     /// Requests in all, the first included (1: no retries).
     public var maxAttempts: Int
+    /// Seconds before the first retry; each next one waits twice as long (with jitter).
     public var baseDelay: Double
+    /// The longest wait between two tries, in seconds.
     public var maxDelay: Double
     /// A `Retry-After` longer than this fails at once instead of waiting.
     public var maxRetryAfter: Double
+    /// HTTP statuses that are tried again.
     public var retryableStatuses: Set<Int>
     /// Whether timeouts and broken connections of idempotent requests are retried.
     public var retriesTransportErrors: Bool
 
+    /// A policy with these settings.
     public init(
         maxAttempts: Int = 4, baseDelay: Double = 0.5, maxDelay: Double = 30, maxRetryAfter: Double = 120,
         retryableStatuses: Set<Int> = [429, 500, 502, 503, 504], retriesTransportErrors: Bool = true

@@ -20,8 +20,11 @@ public enum DocumentContext: String, Sendable, Hashable, CaseIterable {
 
 /// How documents are read and checked.
 public struct DocumentOptions: Sendable, Hashable {
+    /// How the JSON is read: limits, byte order mark, duplicate member names.
     public var parse = ParseOptions()
+    /// How JSON:API rule violations are treated (warnings by default).
     public var validation = ValidationMode.lenient
+    /// What kind of document is read: a response, or a request payload (which has rules of its own).
     public var context = DocumentContext.response
     /// Namespaces of the extensions applied to the documents (`ns` in `ns:member`), so that
     /// their members are accepted (R41).
@@ -34,8 +37,10 @@ public struct DocumentOptions: Sendable, Hashable {
     /// strict mode.
     public var checksCompoundRules: Bool? = nil
 
+    /// The defaults.
     public init() {}
 
+    /// The defaults: lenient, a response, the default limits.
     public static let `default` = DocumentOptions()
 
     var compoundRules: Bool { checksCompoundRules ?? (validation == .strict) }

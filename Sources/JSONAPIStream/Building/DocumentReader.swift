@@ -134,6 +134,7 @@ final class DocumentReader {
 }
 
 extension JSONAPIError {
+    /// The same error, naming `name` as its input unless it names one already.
     public func withSourceIfMissing(_ name: String) -> JSONAPIError {
         switch self {
         case .syntax(let d), .document(let d): d.source == nil ? withSource(name) : self

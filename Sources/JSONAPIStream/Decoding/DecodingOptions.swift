@@ -37,8 +37,10 @@ public struct DecodingOptions: Sendable {
     /// Passed to `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
+    /// The defaults.
     public init() {}
 
+    /// The defaults: keys as they are, ISO 8601 dates, no transforms.
     public static let `default` = DecodingOptions()
 }
 
@@ -61,6 +63,7 @@ public enum KeyDecodingStrategy: Sendable {
     public static let camelCase = KeyDecodingStrategy.format(.camel)
     /// Same as ``camelCase``, under the name `JSONDecoder` users look for.
     public static let convertFromKebabCase = KeyDecodingStrategy.format(.camel)
+    /// `snake_case` member names read into `camelCase` properties (as `JSONDecoder`'s strategy of that name).
     public static let convertFromSnakeCase = KeyDecodingStrategy.format(.camel)
 
     var isAsIs: Bool { if case .asIs = self { true } else { false } }
@@ -139,8 +142,10 @@ public struct ValueTransforms: Sendable {
     typealias Transform = @Sendable (LazyValue) throws -> Any
     var table: [ObjectIdentifier: Transform] = [:]
 
+    /// The defaults.
     public init() {}
 
+    /// Whether no transform is registered.
     public var isEmpty: Bool { table.isEmpty }
 
     /// Registers `transform` for `type`, replacing an earlier one.

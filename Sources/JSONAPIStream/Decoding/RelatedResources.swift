@@ -56,6 +56,7 @@ public struct ToOne<Model: Decodable>: Decodable, Sendable, Hashable, CustomStri
 /// Decodes from a relationship whose `data` is an array of resource identifiers, or absent
 /// (then it has no identifiers).
 public struct ToMany<Model: Decodable>: Decodable, Sendable, Hashable, CustomStringConvertible {
+    /// The relationship as the graph has it (its linkage, links and meta).
     public let relationship: Relationship
     let options: DecodingOptions
     /// The resource that has this relationship (for error messages).

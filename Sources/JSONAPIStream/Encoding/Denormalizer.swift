@@ -16,6 +16,7 @@ public final class Denormalizer {
     private var singleShape: PrimaryDataShape = .absent
     private var recordCount = 0
 
+    /// A denormalizer that merges resources as a graph built with `options` does.
     public init(options: DocumentOptions = .default) {
         var o = options
         o.validation = .off

@@ -9,6 +9,7 @@ public struct DocumentEncodingOptions: Sendable, Hashable {
     /// Rewrites attribute, relationship and meta member names.
     public var keys = KeyFormat.asIs
 
+    /// The defaults.
     public init() {}
 
     /// Options from query-style strings: `include` as `a.b,c`, fields as `type=f1,f2`.

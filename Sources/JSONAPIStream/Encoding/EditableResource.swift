@@ -55,8 +55,11 @@ extension ResourceIdentifier {
 /// let patch = try edit.updateDocument()     // PATCH /articles/1: only the title
 /// ```
 public struct EditableResource: Sendable {
+    /// The resource's type.
     public var type: String
+    /// Its id (nil for a resource the server will name).
     public var id: String?
+    /// Its local id, which other resources of the same document can refer to.
     public var lid: String?
     /// The resource this edits, if any (its stored values are what "unchanged" means).
     public let original: Resource?
@@ -202,10 +205,12 @@ enum RequestCheck {
 /// let updated = try editor.graph()
 /// ```
 public struct GraphEditor: Sendable {
+    /// The graph being edited (unchanged: edits are kept beside it).
     public let base: Graph
     private var edits: [Int: EditableResource] = [:]
     private var added: [(resource: EditableResource, primary: Bool)] = []
 
+    /// An editor of `graph`.
     public init(_ graph: Graph) { base = graph }
 
     /// Records changes to a resource of the graph.

@@ -32,6 +32,7 @@ public struct ResourceEncodingOptions: Sendable {
     /// Passed to `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
+    /// The defaults.
     public init() {}
 }
 
@@ -93,6 +94,7 @@ public struct EncodingTransforms: Sendable {
     typealias Transform = @Sendable (Any) throws -> JSONValue
     var table: [ObjectIdentifier: Transform] = [:]
 
+    /// The defaults.
     public init() {}
 
     /// Registers `transform` for `type`, replacing an earlier one.

@@ -2,20 +2,26 @@
 /// the normalizer. Thrown (as ``JSONAPIError``) when it stops a parse, collected when it
 /// does not.
 public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
+    /// How bad a finding is: an error stops the read (or makes the document invalid), a warning does not.
     public enum Severity: String, Sendable, Hashable, Comparable {
         case warning, error
         public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .warning && rhs == .error }
     }
 
+    /// Whether it is an error or a warning.
     public var severity: Severity
+    /// The rule it is about (docs/rules.md lists them).
     public var rule: Rule
+    /// What is wrong, in words.
     public var message: String
+    /// Where in the input: byte offset, line and column.
     public var location: SourcePosition
     /// A JSON pointer (RFC 6901) to the value concerned, `""` for the root.
     public var pointer: String
     /// The input's name (a file path, `-` for standard input), when known.
     public var source: String?
 
+    /// A finding with these parts.
     public init(
         severity: Severity, rule: Rule, message: String, location: SourcePosition,
         pointer: String, source: String? = nil
@@ -56,6 +62,7 @@ public enum JSONAPIError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The parse was used after it failed or finished.
     case misuse(String)
 
+    /// The finding, for syntax and document errors (nil for input errors and misuse).
     public var diagnostic: Diagnostic? {
         switch self {
         case .syntax(let d), .document(let d): d

@@ -1,13 +1,20 @@
 /// Counts over a ``Graph``: what `jsonapi stats` prints.
 public struct GraphStatistics: Sendable, Codable, Equatable {
+    /// Resources of one type.
     public struct TypeCount: Sendable, Codable, Equatable {
+        /// The resource type.
         public var type: String
+        /// Resources of the type.
         public var resources: Int
+        /// Of those, in primary data.
         public var primary: Int
+        /// Of those, only in `included`.
         public var included: Int
     }
 
+    /// Relationship objects of one name, across types.
     public struct RelationshipCount: Sendable, Codable, Equatable {
+        /// The relationship's name.
         public var name: String
         /// Relationship objects with this name.
         public var relationships: Int
@@ -17,13 +24,19 @@ public struct GraphStatistics: Sendable, Codable, Equatable {
         public var withoutData: Int
         /// Linkage entries per relationship object that has `data`.
         public var fanOutMin: Int
+        /// The median number of linkage entries per relationship object that has `data`.
         public var fanOutMedian: Double
+        /// The most linkage entries of a relationship object.
         public var fanOutMax: Int
     }
 
+    /// Documents read.
     public var documents: Int
+    /// Resources in the graph (each once, after merging).
     public var resources: Int
+    /// Resources by type, in the order types first appear.
     public var types: [TypeCount]
+    /// Relationships by name, in the order names first appear.
     public var relationships: [RelationshipCount]
     /// Linkage entries whose target is not in the graph.
     public var danglingLinkage: Int
@@ -31,7 +44,9 @@ public struct GraphStatistics: Sendable, Codable, Equatable {
     public var unreachableIncluded: Int
     /// Resources that appeared more than once and were merged.
     public var duplicates: Int
+    /// Warnings found.
     public var warnings: Int
+    /// Bytes read.
     public var inputBytes: Int
 }
 

@@ -129,6 +129,7 @@ public struct Graph: Sendable {
 
     /// Warnings found while reading (the first thousand; ``warningCount`` counts all).
     public var warnings: [Diagnostic] { storage.warnings }
+    /// Warnings found while building (all of them; the graph keeps the first thousand).
     public var warningCount: Int { storage.warningCount }
 
     /// Bytes of input read.
@@ -156,9 +157,13 @@ public struct DocumentInfo: Sendable {
         let r = record
         return graph.storage.primaryRows[r.primaryStart..<r.primaryStart + r.primaryCount].map { Resource(graph: graph, row: Int($0)) }
     }
+    /// The document's top-level `meta` (nil when absent).
     public var meta: LazyValue? { value(record.meta) }
+    /// Its top-level `links`.
     public var links: LazyValue? { value(record.links) }
+    /// Its `jsonapi` object.
     public var jsonapi: LazyValue? { value(record.jsonapi) }
+    /// Its `errors` array.
     public var errors: LazyValue? { value(record.errors) }
     /// Unknown and `@`-members of its top level, in order.
     public var otherMembers: [(name: String, value: LazyValue)] {

@@ -14,6 +14,7 @@ public final class GraphParser {
     private let sink: GraphSink
     private let stream: DocumentStream
 
+    /// A parser that builds a graph as `options` say, merging a resource seen twice by `duplicates`.
     public init(options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) {
         let sink = GraphSink(options: options, policy: duplicates)
         self.sink = sink

@@ -1,15 +1,20 @@
 /// A resource identifier: type plus id, or type plus local id (`lid`) for a resource a
 /// client creates.
 public struct ResourceIdentifier: Hashable, Sendable, CustomStringConvertible {
+    /// The resource type.
     public var type: String
+    /// The id (nil for a resource known only by its `lid`).
     public var id: String?
+    /// The local id, when it has one.
     public var lid: String?
 
+    /// The identifier of the resource with this type and id.
     public init(type: String, id: String) {
         self.type = type
         self.id = id
     }
 
+    /// An identifier with these members.
     public init(type: String, id: String?, lid: String?) {
         self.type = type
         self.id = id
@@ -24,6 +29,7 @@ public struct ResourceIdentifier: Hashable, Sendable, CustomStringConvertible {
 
 /// A view of one resource in a ``Graph``: cheap to copy, decodes only what is read.
 public struct Resource: Sendable, Hashable, CustomStringConvertible {
+    /// The graph the resource is in.
     public let graph: Graph
     /// The resource's row in the graph (its index in ``Graph/resources``).
     public let row: Int
@@ -38,6 +44,7 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
 
     var record: GraphStorage.ResourceRecord { graph.storage.resources[row] }
 
+    /// Its type.
     public var type: String { graph.storage.symbols.string(of: record.type) }
 
     /// The id, or `nil` for a new resource known only by its `lid`.
@@ -54,6 +61,7 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
         return r.lidKey == GraphStorage.noKey ? nil : graph.storage.keys.string(of: r.lidKey)
     }
 
+    /// Its type, id and lid.
     public var identifier: ResourceIdentifier { ResourceIdentifier(type: type, id: id, lid: lid) }
 
     /// Whether the resource was in primary data (of any document read).
@@ -70,7 +78,9 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     /// Whether the resource object had an `attributes` member.
     public var hasAttributes: Bool { !record.attributes.isNone }
 
+    /// Its `links` object (nil when absent).
     public var links: LazyValue? { let s = record.links; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    /// Its `meta` object (nil when absent).
     public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
 
     /// The relationships, in input order.
@@ -111,6 +121,7 @@ public struct Relationship: Sendable, CustomStringConvertible {
 
     var record: GraphStorage.RelationshipRecord { graph.storage.relationships[index] }
 
+    /// The relationship's name.
     public var name: String { graph.storage.symbols.string(of: record.name) }
 
     /// What the relationship's `data` was: absent, null, one identifier, or an array.
@@ -131,7 +142,9 @@ public struct Relationship: Sendable, CustomStringConvertible {
     /// The related resource of a to-one relationship, if it was included.
     public var resource: Resource? { kind == .toOne ? linkage.first?.resource : nil }
 
+    /// Its `links` object (nil when absent).
     public var links: LazyValue? { let s = record.links; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    /// Its `meta` object (nil when absent).
     public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
 
     /// Unknown and `@`-members of the relationship object, in order.
@@ -152,6 +165,7 @@ public struct Linkage: Sendable {
 
     var record: GraphStorage.LinkageRecord { graph.storage.linkage[index] }
 
+    /// The identifier of the target.
     public var identifier: ResourceIdentifier {
         let s = graph.storage
         let r = record

@@ -53,6 +53,7 @@ public final class ByteWriter {
         settleNumbers()
         return buffer.array(0..<buffer.count)
     }
+    /// Everything written so far, as text (memory writers).
     public var string: String {
         settleNumbers()
         return buffer.string(0..<buffer.count)
@@ -88,6 +89,7 @@ public final class ByteWriter {
     }
 
     @inline(__always)
+    /// Writes the bytes of `s`.
     public func write(_ s: StaticString) { buffer.append(s) }
     @inline(__always)
     func write(_ b: UnsafeRawBufferPointer) { buffer.append(b) }

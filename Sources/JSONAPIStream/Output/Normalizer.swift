@@ -10,9 +10,13 @@
 /// try normalizer.finish()
 /// ```
 public final class Normalizer {
+    /// What it writes: flat JSON, NDJSON or edge lines.
     public let format: OutputFormat
+    /// How it writes: key format, hashes, numbers, selection.
     public let output: OutputOptions
+    /// How documents are read.
     public let document: DocumentOptions
+    /// What a resource seen twice does.
     public let duplicates: DuplicatePolicy
     private let out: ByteWriter
     private let stream: DocumentStream
@@ -20,6 +24,7 @@ public final class Normalizer {
     private let graphSink: GraphSink?
     private var diagnosticHandler: ((Diagnostic) -> Void)?
 
+    /// A normalizer writing `format` to `out`.
     public init(
         format: OutputFormat, out: ByteWriter, output: OutputOptions = OutputOptions(),
         document: DocumentOptions = .default, duplicates: DuplicatePolicy = .last
@@ -91,8 +96,10 @@ public final class Normalizer {
     /// Starts an input fed with ``feed(_:)``.
     public func beginInput(named name: String) throws(JSONAPIError) { try stream.beginInput(named: name) }
 
+    /// Reads the next piece of the current input.
     public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
 
+    /// Ends the current input: a document left open is an error.
     public func endInput() throws(JSONAPIError) { try stream.endInput() }
 
     /// Writes what is left (the flat object for `json`) and flushes.

@@ -17,6 +17,7 @@ public struct OutputOptions: Sendable, Hashable {
     /// members are always kept.
     public var keepFields: [String: Set<String>] = [:]
 
+    /// The defaults: names as they are, numbers exact, no hash, every resource.
     public init() {}
 
     /// Whether any selection applies.

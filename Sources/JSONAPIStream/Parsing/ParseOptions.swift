@@ -18,8 +18,10 @@ public struct Limits: Sendable, Hashable {
     /// Longest time a parse may take, checked between reads; `nil` for none. `J12`.
     public var timeLimit: Duration? = nil
 
+    /// The defaults.
     public init() {}
 
+    /// The default limits (docs: "Limits" in the README).
     public static let `default` = Limits()
 }
 
@@ -57,8 +59,11 @@ public struct ParseOptions: Sendable, Hashable {
     /// One thread or two; results are the same either way. Parsing a single JSON text
     /// (``multipleDocuments`` off) always uses one.
     public var concurrency = ParseConcurrency.automatic
+    /// Limits on depth, sizes and counts.
     public var limits: Limits = .default
+    /// What a UTF-8 byte order mark does: an error (J10), or it is stripped with a warning (N02).
     public var byteOrderMark: ByteOrderMarkPolicy = .reject
+    /// What a member name repeated in one object does.
     public var duplicateMembers: DuplicateMemberPolicy = .reject
     /// Accept several JSON texts in one input (concatenated, or one per line). When false,
     /// anything after the first value is an error (`J00`, trailing content).
@@ -68,7 +73,9 @@ public struct ParseOptions: Sendable, Hashable {
     /// same result.
     public var coalesceBytes: Int = 64 * 1024
 
+    /// The defaults.
     public init() {}
 
+    /// The defaults.
     public static let `default` = ParseOptions()
 }

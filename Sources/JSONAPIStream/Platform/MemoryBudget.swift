@@ -32,8 +32,11 @@ import Darwin
 public enum MemoryBudget {
     /// The caps in force, in bytes (`nil`: none).
     public struct Caps: Sendable, Equatable, CustomStringConvertible {
+        /// The most address space the process may map, in bytes (`ulimit -v`), when limited.
         public var addressSpace: Int?
+        /// The most memory it may keep resident, in bytes (a cgroup's `memory.max`), when limited.
         public var resident: Int?
+        /// Caps with these limits.
         public init(addressSpace: Int? = nil, resident: Int? = nil) {
             self.addressSpace = addressSpace
             self.resident = resident

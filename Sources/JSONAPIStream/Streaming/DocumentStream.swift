@@ -10,6 +10,7 @@ public protocol StreamSink: AnyObject {
 }
 
 extension StreamSink {
+    /// By default, nothing.
     public func document(_ document: DocumentView) throws(JSONAPIError) {}
 }
 
@@ -36,6 +37,7 @@ extension StreamSink {
 /// ``ValidationMode/strict`` a rule violation stops the read. Memory does not grow with the
 /// input: each resource is handed over and forgotten.
 public final class DocumentStream {
+    /// How documents are read and checked.
     public let options: DocumentOptions
     let reader: DocumentReader
     private let validator: Validator?

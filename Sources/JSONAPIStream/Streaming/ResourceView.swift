@@ -1,12 +1,14 @@
 /// One relationship of a ``ResourceView``.
 public struct StreamedRelationship: Sendable, Hashable {
+    /// The relationship's name.
     public var name: String
     /// Whether `data` was absent, `null`, one identifier or an array.
     public var kind: LinkageKind
     /// The linkage in order (empty for absent and `null`).
     public var targets: [ResourceIdentifier]
-    /// `links` and `meta`, decoded (nil when absent).
+    /// The relationship's `links`, decoded (nil when absent).
     public var links: JSONValue?
+    /// The relationship's `meta`, decoded (nil when absent).
     public var meta: JSONValue?
 }
 
@@ -34,9 +36,13 @@ public final class ResourceView {
         textWritten = false
     }
 
+    /// The resource type.
     public var type: String { String(decoding: parts.type, as: UTF8.self) }
+    /// The id (nil when it has none).
     public var id: String? { parts.id.map { String(decoding: $0, as: UTF8.self) } }
+    /// The local id (nil when it has none).
     public var lid: String? { parts.lid.map { String(decoding: $0, as: UTF8.self) } }
+    /// Its type, id and lid.
     public var identifier: ResourceIdentifier { ResourceIdentifier(type: type, id: id, lid: lid) }
     /// Whether the resource is in `data` (not `included`).
     public var isPrimary: Bool { parts.isPrimary }
@@ -63,7 +69,9 @@ public final class ResourceView {
         return found
     }
 
+    /// The `links` object, decoded (nil when absent).
     public var links: JSONValue? { parts.links.map { StoredJSON.decode($0, 0..<$0.count) } }
+    /// The `meta` object, decoded (nil when absent).
     public var meta: JSONValue? { parts.meta.map { StoredJSON.decode($0, 0..<$0.count) } }
 
     /// The relationships, in order.
@@ -137,9 +145,13 @@ public final class DocumentView {
     public var position: SourcePosition { draft.position }
     /// Whether `data` was absent, `null`, one resource or an array.
     public var primaryShape: PrimaryDataShape { draft.primaryShape }
+    /// The top-level `meta`, decoded (nil when absent).
     public var meta: JSONValue? { value(draft.meta) }
+    /// The top-level `links` (nil when absent).
     public var links: JSONValue? { value(draft.links) }
+    /// The `jsonapi` object (nil when absent).
     public var jsonapi: JSONValue? { value(draft.jsonapi) }
+    /// The `errors` array (nil when absent).
     public var errors: JSONValue? { value(draft.errors) }
     /// Unknown and `@`-members of the top level.
     public var otherMembers: [(name: String, value: JSONValue)] {

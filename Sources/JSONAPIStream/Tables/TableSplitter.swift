@@ -8,7 +8,9 @@ import Darwin
 
 /// A column of a table: its name and type (as `_schema.json` gives them).
 public struct TableColumn: Sendable, Hashable {
+    /// The column's name.
     public var name: String
+    /// What it holds.
     public var type: ColumnType
 }
 
@@ -18,6 +20,7 @@ public struct TableSummary: Sendable, Hashable {
     public var type: String?
     /// The file's name in the directory.
     public var file: String
+    /// Rows written.
     public var rows: Int
     /// Column names and types, in order.
     public var columns: [TableColumn]
@@ -42,8 +45,11 @@ public struct TableSummary: Sendable, Hashable {
 /// let tables = try splitter.finish()
 /// ```
 public final class TableSplitter {
+    /// The directory the tables go into.
     public let directory: String
+    /// NDJSON or CSV.
     public let format: TableFormat
+    /// Key format, numbers and selection.
     public let output: OutputOptions
     private let stream: DocumentStream
     private let sink: TableSink
@@ -58,6 +64,7 @@ public final class TableSplitter {
         return o
     }
 
+    /// A splitter writing `format` tables into `directory`.
     public init(
         directory: String, format: TableFormat = .ndjson, output: OutputOptions = TableSplitter.defaultOutput,
         document: DocumentOptions = .default, duplicates: DuplicatePolicy = .last
@@ -80,7 +87,9 @@ public final class TableSplitter {
         }
     }
 
+    /// Resources read so far.
     public var resourcesRead: Int { stream.resourcesRead }
+    /// Bytes read so far.
     public var bytesRead: Int { stream.bytesRead }
     /// Resource rows taken so far (written to their tables at ``finish()``).
     public var rowsTaken: Int { sink.resourcesWritten }
@@ -93,8 +102,10 @@ public final class TableSplitter {
     /// Starts an input fed with ``feed(_:)``.
     public func beginInput(named name: String) throws(JSONAPIError) { try stream.beginInput(named: name) }
 
+    /// Reads the next piece of the current input.
     public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
 
+    /// Ends the current input: a document left open is an error.
     public func endInput() throws(JSONAPIError) { try stream.endInput() }
 
     /// Writes every type's table and `_schema.json`; returns what was written.

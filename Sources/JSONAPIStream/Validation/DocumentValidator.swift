@@ -9,7 +9,9 @@
 /// for d in findings { print(d) }
 /// ```
 public final class DocumentValidator {
+    /// How documents are read and which rules apply.
     public let options: DocumentOptions
+    /// Whether only JSON syntax is checked (any top-level value).
     public let syntaxOnly: Bool
 
     /// - Parameters:

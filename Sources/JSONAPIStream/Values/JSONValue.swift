@@ -14,11 +14,17 @@ public enum JSONValue: Sendable, CustomStringConvertible {
 
     public var description: String { jsonText }
 
+    /// Whether the value is `null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
+    /// The boolean, when the value is one.
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    /// The string, when the value is one.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    /// The number (its exact text), when the value is one.
     public var numberValue: JSONNumber? { if case .number(let n) = self { n } else { nil } }
+    /// The elements, when the value is an array.
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    /// The members, when the value is an object.
     public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
 
     /// The member named `key` when this is an object.
@@ -82,15 +88,19 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 
 /// A JSON object: members in input order. Lookups compare names byte for byte.
 public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
+    /// A member: its name and value.
     public typealias Member = (key: String, value: JSONValue)
+    /// The members in order (a repeated name appears each time).
     public private(set) var members: [Member]
 
+    /// An object with these members, in this order.
     public init(_ members: [Member] = []) { self.members = members }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { members.count }
     public subscript(position: Int) -> Member { members[position] }
 
+    /// The member names in order.
     public var keys: [String] { members.map(\.key) }
 
     /// The value of the last member named `key` (names compare byte for byte).
@@ -108,6 +118,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         }
     }
 
+    /// Adds a member at the end (even when the name is there already).
     public mutating func append(_ key: String, _ value: JSONValue) { members.append((key: key, value: value)) }
 
     /// Makes room for `n` members.
@@ -144,6 +155,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, LosslessS
 
     init(uncheckedText text: String) { self.text = text }
 
+    /// The number `value`.
     public init<I: BinaryInteger>(_ value: I) { self.text = String(value) }
 
     /// The shortest text that reads back as `value`. Infinite and NaN values have no JSON

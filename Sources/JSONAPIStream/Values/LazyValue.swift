@@ -22,8 +22,10 @@ public struct LazyValue: Sendable, CustomStringConvertible {
         return (name, LazyValue(storage: storage, span: ValueSpan(start: span.start + nameEnd + 1, count: span.count - nameEnd - 1)))
     }
 
+    /// The JSON type of a value.
     public enum Kind: String, Sendable { case null, bool, number, string, array, object }
 
+    /// Its JSON type (from its first byte, without decoding).
     public var kind: Kind {
         switch backing {
         case .detached(let v):
@@ -65,8 +67,10 @@ public struct LazyValue: Sendable, CustomStringConvertible {
 
     public var description: String { jsonText }
 
+    /// Whether it is `null`.
     public var isNull: Bool { kind == .null }
 
+    /// The string, decoded, when it is one.
     public var string: String? {
         switch backing {
         case .detached(let v): return v.stringValue
@@ -76,6 +80,7 @@ public struct LazyValue: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The boolean, when it is one.
     public var bool: Bool? {
         switch kind {
         case .bool: return jsonText == "true"
