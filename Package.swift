@@ -112,6 +112,7 @@ let package = Package(
             dependencies: [
                 "JSONAPIStream",
                 "JSONAPIBenchmarking",
+                "JSONAPILoad",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

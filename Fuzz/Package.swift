@@ -7,7 +7,7 @@ import PackageDescription
 // A path dependency is named after its folder: the repository's checkout folder.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
-let targets = ["FuzzParse", "FuzzChunks", "FuzzRoundTrip", "FuzzSyntax", "FuzzDecode"]
+let targets = ["FuzzParse", "FuzzChunks", "FuzzRoundTrip", "FuzzSyntax", "FuzzDecode", "FuzzLoad"]
 
 let package = Package(
     name: "JSONAPIStreamFuzz",
@@ -17,15 +17,16 @@ let package = Package(
     targets: [
         // libFuzzer's driver entry point, declared for Swift.
         .target(name: "CFuzzerDriver"),
-        // The checks: a link to Tests/JSONAPIStreamTests/FuzzRegressionTests.swift, compiled
+        // The checks: links to Tests/JSONAPIStreamTests/FuzzRegressionTests.swift and
+        // FuzzLoadChecks.swift, compiled
         // without its tests, so that fuzz targets and regression tests share one source.
         .target(
             name: "FuzzChecks",
-            dependencies: [.product(name: "JSONAPIStream", package: root)],
+            dependencies: [.product(name: "JSONAPIStream", package: root), .product(name: "JSONAPILoad", package: root)],
             swiftSettings: [.define("FUZZING")]
         ),
         // One input through a target's checks, and the hand-over to libFuzzer (shared by the
-        // five targets; each has only its `<module>_main`).
+        // targets; each has only its `<module>_main`).
         .target(name: "FuzzHarness", dependencies: ["FuzzChecks", "CFuzzerDriver"]),
     ] + targets.map {
         .executableTarget(

@@ -29,7 +29,8 @@ case "$target" in
     roundtrip) product=FuzzRoundTrip ;;
     syntax) product=FuzzSyntax ;;
     decode) product=FuzzDecode ;;
-    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax|decode SECONDS [libFuzzer args]" >&2; exit 2 ;;
+    load) product=FuzzLoad ;;
+    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax|decode|load SECONDS [libFuzzer args]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number" >&2; exit 2; }
 shift 2
@@ -56,7 +57,7 @@ header() {
     case "$target" in
         chunks)
             printf '\x00\x00\x01\x01' ; cat "$file" ;;          # lenient, coalesce 1, 1-byte chunks
-        roundtrip)
+        roundtrip|load)
             printf '\x00\xc0\x00' ; cat "$file" ;;              # lenient, default coalescing, whole
         *) cat "$file" ;;
     esac
@@ -69,7 +70,7 @@ header2() {
     case "$target" in
         chunks)     # strict, request context by name, coalesce 7, pipelined, chunks of 3 and 17 bytes
             printf "\\x01\\x$(printf %02x $((0x40 | ctx)))\\x0a\\x03\\x11" ; cat "$file" ;;
-        roundtrip)  # camel keys, extension "ext" applied, request context by name, coalesce 1, pipelined, whole
+        roundtrip|load)  # camel keys, extension "ext" applied, request context by name, coalesce 1, pipelined, whole
             printf "\\x40\\x$(printf %02x $((0x10 | ctx)))\\x08" ; cat "$file" ;;
     esac
 }
@@ -81,7 +82,7 @@ for f in Corpus/documents/*.json Corpus/documents/multi/*.json Corpus/invalid/*.
     case "$f" in */manifest.json) continue ;; esac
     n=$((n + 1))
     header "$f" > "$work/seeds/s$n"
-    if [ "$target" = chunks ] || [ "$target" = roundtrip ]; then header2 "$f" > "$work/seeds/t$n"; fi
+    if [ "$target" = chunks ] || [ "$target" = roundtrip ] || [ "$target" = load ]; then header2 "$f" > "$work/seeds/t$n"; fi
 done
 
 log="$work/log-$(date +%Y%m%d-%H%M%S).txt"

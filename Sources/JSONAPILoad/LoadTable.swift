@@ -43,12 +43,22 @@ func memoryEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bo
     a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
 }
 
+/// How the JSON text of a column is read back: member names repeated inside a value (which
+/// `--duplicate-members allow-in-values` keeps) stay.
+let valueOptions: ParseOptions = {
+    var o = ParseOptions()
+    o.duplicateMembers = .allowInValues
+    return o
+}()
+
 /// Quotes an SQL identifier (`"a""b"`).
 func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-/// ASCII lower case, as SQLite compares identifiers.
-func folded(_ name: String) -> String {
-    String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+/// ASCII lower case, as SQLite compares identifiers, as bytes: names are compared byte for
+/// byte everywhere here (Swift's `String` equality would take `é` and `e` + U+0301 for one
+/// name, and put two attributes in one column).
+func folded(_ name: String) -> [UInt8] {
+    name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
 }
 
 /// One resource type's table: its columns in order, the catalog's record of them, and the
@@ -73,8 +83,8 @@ final class LoadTable {
     /// Every column in table order.
     private(set) var columns: [Column]
     /// Column index by name (attributes and fixed columns).
-    private var index: [String: Int] = [:]
-    private var foldedNames: Set<String> = []
+    private var index: [[UInt8]: Int] = [:]
+    private var foldedNames: Set<[UInt8]> = []
     private(set) var attributeCount = 0
     /// Stored (quoted, minimally escaped) attribute names seen, and each one's column (-1:
     /// overflow).
@@ -93,12 +103,12 @@ final class LoadTable {
         self.name = name
         self.columns = []
         // `lid` is reserved for the lid column even before the table has one.
-        foldedNames.insert("lid")
+        foldedNames.insert(Array("lid".utf8))
         for c in columns { register(c) }
     }
 
     private func register(_ c: Column) {
-        index[c.name] = columns.count
+        index[Array(c.name.utf8)] = columns.count
         foldedNames.insert(folded(c.name))
         if c.role == .attribute { attributeCount += 1 }
         columns.append(c)
@@ -107,11 +117,11 @@ final class LoadTable {
     func column(_ role: ColumnRole) -> Int? {
         switch role {
         case .attribute: nil
-        default: index[role.rawValue]
+        default: index[Array(role.rawValue.utf8)]
         }
     }
 
-    func column(named name: String) -> Int? { index[name] }
+    func column(named name: String) -> Int? { index[Array(name.utf8)] }
 
     /// The column of a stored attribute name: an existing one, -1 for overflow, or nil when
     /// the name is new and may get a column (``canHaveColumn(_:maxColumns:)``).
@@ -121,7 +131,7 @@ final class LoadTable {
         if storedNames.count > before {
             storedColumn.append(-2)
             let name = StoredJSON.decodeString(stored, 0..<stored.count)
-            if let c = index[name], columns[c].role == .attribute {
+            if let c = index[Array(name.utf8)], columns[c].role == .attribute {
                 storedColumn[Int(k)] = Int32(c)
             } else if !canHaveColumn(name) {
                 storedColumn[Int(k)] = -1
@@ -174,9 +184,9 @@ final class LoadTable {
 /// mapping. A name starting with `_` or `sqlite_` (reserved) gets `t` in front; U+0000 is
 /// dropped; a name longer than 63 bytes is cut there; a name equal to an earlier table's,
 /// ignoring ASCII case, gets `~2`, `~3`, ….
-func tableName(for type: String, taken: Set<String>) -> String {
+func tableName(for type: String, taken: Set<[UInt8]>) -> String {
     var base = String(decoding: type.utf8.filter { $0 != 0 }, as: UTF8.self)
-    if base.isEmpty || base.hasPrefix("_") || folded(base).hasPrefix("sqlite_") { base = "t" + base }
+    if base.isEmpty || base.hasPrefix("_") || folded(base).starts(with: "sqlite_".utf8) { base = "t" + base }
     if base.utf8.count > 60 {
         var cut = Array(base.utf8.prefix(60))
         // Back to a character boundary.

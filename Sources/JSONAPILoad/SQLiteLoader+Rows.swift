@@ -205,17 +205,17 @@ extension SQLiteLoader {
             other = merge(old.other, other, newWins: newWins)
             overflowText = merge(old.overflow, overflowText, newWins: newWins)
             // `_nulls`: what the stored row had, less what the new resource sets, plus its nulls.
-            let newNames = Set(cells.map { StoredJSON.decodeString(attributes, $0.name) })
+            let newNames = Set(cells.map { Array(StoredJSON.decodeString(attributes, $0.name).utf8) })
             var merged: [String]
             if newWins {
-                merged = old.nulls.filter { !newNames.contains($0) } + nulls
+                merged = old.nulls.filter { !newNames.contains(Array($0.utf8)) } + nulls
             } else {
-                merged = old.nulls + nulls.filter { !old.present.contains($0) }
+                merged = old.nulls + nulls.filter { !old.present.contains(Array($0.utf8)) }
                 keptColumns = Set(cells.compactMap { c in
-                    c.column >= 0 && old.present.contains(t.columns[c.column].name) ? c.column : nil
+                    c.column >= 0 && old.present.contains(Array(t.columns[c.column].name.utf8)) ? c.column : nil
                 })
             }
-            writeNulls = merged != old.nulls
+            writeNulls = merged.map { Array($0.utf8) } != old.nulls.map { Array($0.utf8) }
             nullsText = merged.isEmpty ? nil : JSONValue.array(merged.map { .string($0) }).jsonText
         }
         if let lid = p.lid { fixedValues.append((.lid, String(decoding: lid, as: UTF8.self))) }
@@ -318,7 +318,7 @@ extension SQLiteLoader {
         var links, meta, other, overflow: String?
         var nulls: [String] = []
         /// Attribute names the stored row has (policy `first`).
-        var present: Set<String> = []
+        var present: Set<[UInt8]> = []
     }
 
     /// The stored row's mergeable members, when the table has any of them (or policy
@@ -342,16 +342,16 @@ extension SQLiteLoader {
         s.bind(1, key)
         guard try s.step() else { return nil }
         var old = OldRow(links: s.text(0), meta: s.text(1), other: s.text(2), overflow: s.text(3))
-        if let n = s.text(4), case .array(let names)? = try? JSONValue(parsing: Array(n.utf8)) {
+        if let n = s.text(4), case .array(let names)? = try? JSONValue(parsing: Array(n.utf8), options: valueOptions) {
             old.nulls = names.compactMap(\.stringValue)
         }
         if first {
             for (k, c) in attributeColumns.enumerated() where s.int64(Int32(5 + k)) != 0 {
-                old.present.insert(t.columns[c].name)
+                old.present.insert(Array(t.columns[c].name.utf8))
             }
-            old.present.formUnion(old.nulls)
-            if let o = old.overflow, case .object(let members)? = try? JSONValue(parsing: Array(o.utf8)) {
-                old.present.formUnion(members.keys)
+            old.present.formUnion(old.nulls.map { Array($0.utf8) })
+            if let o = old.overflow, case .object(let members)? = try? JSONValue(parsing: Array(o.utf8), options: valueOptions) {
+                old.present.formUnion(members.keys.map { Array($0.utf8) })
             }
         }
         return old
@@ -362,17 +362,17 @@ extension SQLiteLoader {
     private func merge(_ old: String?, _ new: String?, newWins: Bool) -> String? {
         guard let new else { return nil }
         guard let old else { return new }
-        guard case .object(let o)? = try? JSONValue(parsing: Array(old.utf8)),
-              case .object(let n)? = try? JSONValue(parsing: Array(new.utf8))
+        guard case .object(let o)? = try? JSONValue(parsing: Array(old.utf8), options: valueOptions),
+              case .object(let n)? = try? JSONValue(parsing: Array(new.utf8), options: valueOptions)
         else { return newWins ? new : nil }
         var members = o.members
-        var index: [String: Int] = [:]
-        for (k, m) in members.enumerated() { index[m.key] = k }
+        var index: [[UInt8]: Int] = [:]
+        for (k, m) in members.enumerated() { index[Array(m.key.utf8)] = k }
         for m in n.members {
-            if let k = index[m.key] {
+            if let k = index[Array(m.key.utf8)] {
                 if newWins { members[k].value = m.value }
             } else {
-                index[m.key] = members.count
+                index[Array(m.key.utf8)] = members.count
                 members.append(m)
             }
         }

@@ -39,7 +39,7 @@ extension SQLiteLoader {
                 else { throw JSONAPIError.input("database \(db.path): _columns has a row that is not this program's (table \(name))") }
                 columns.append(LoadTable.Column(name: n, role: role, type: type, kinds: ValueKinds(rawValue: kinds)))
             }
-            tables[type] = LoadTable(type: type, name: name, columns: columns)
+            tables[Array(type.utf8)] = LoadTable(type: type, name: name, columns: columns)
         }
     }
 
@@ -47,11 +47,12 @@ extension SQLiteLoader {
     func table(for typeBytes: UnsafeRawBufferPointer) throws(JSONAPIError) -> LoadTable {
         // Resources of one type mostly come in runs: the last table is checked first.
         if let last = lastTable, last.typeBytes.withUnsafeBytes({ memoryEqual($0, typeBytes) }) { return last }
-        let type = String(decoding: typeBytes, as: UTF8.self)
-        if let t = tables[type] {
+        let key = Array(typeBytes)
+        if let t = tables[key] {
             lastTable = t
             return t
         }
+        let type = String(decoding: typeBytes, as: UTF8.self)
         let name = tableName(for: type, taken: takenTableNames)
         let t = LoadTable(type: type, name: name, columns: [
             LoadTable.Column(name: ColumnRole.key.rawValue, role: .key, type: .integer, kinds: .integer),
@@ -65,7 +66,7 @@ extension SQLiteLoader {
         try recordColumn(t, 0)
         try recordColumn(t, 1)
         takenTableNames.insert(folded(name))
-        tables[type] = t
+        tables[key] = t
         lastTable = t
         return t
     }
@@ -156,7 +157,7 @@ extension SQLiteLoader {
         guard !types.isEmpty else { return }
         let scoped = #"SELECT "key" FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL"#
         for row in types {
-            guard let type = row[0], let t = tables[type] else { continue }
+            guard let type = row[0], let t = tables[Array(type.utf8)] else { continue }
             try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
         }
         try db.execute(#"""

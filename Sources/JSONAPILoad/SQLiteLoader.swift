@@ -59,8 +59,9 @@ public final class SQLiteLoader: StreamSink {
     var summary = LoadSummary()
 
     // Tables, by type.
-    var tables: [String: LoadTable] = [:]
-    var takenTableNames: Set<String> = []
+    /// Tables by the type's bytes.
+    var tables: [[UInt8]: LoadTable] = [:]
+    var takenTableNames: Set<[UInt8]> = []
     var lastTable: LoadTable?
     /// Column kinds that changed in the open transaction, to record in `_columns`.
     var changedKinds: [(table: LoadTable, column: Int)] = []
@@ -123,7 +124,7 @@ public final class SQLiteLoader: StreamSink {
         onDiagnostic: ((Diagnostic) -> Void)? = nil
     ) throws(JSONAPIError) -> LoadSummary {
         let loader = try SQLiteLoader(path: path, options: options)
-        let stream = DocumentStream(options: documentOptions, sinks: [loader])
+        let stream = DocumentStream(options: documentOptions, keyedSinks: [loader])
         stream.onDiagnostic = onDiagnostic
         do throws(JSONAPIError) {
             for source in sources {
@@ -150,7 +151,7 @@ public final class SQLiteLoader: StreamSink {
         if documentKey != nil { throw JSONAPIError.misuse("finish with a document still open") }
         if db.inTransaction { try db.execute("COMMIT") }
         try db.execute("PRAGMA optimize")
-        for t in tables.values where t.resourcesRead > 0 { summary.resourcesByTable[t.name] = t.resourcesRead }
+        for t in tables.values where t.resourcesRead > 0 { summary.resourcesByTable[t.name, default: 0] += t.resourcesRead }
         return summary
     }
 

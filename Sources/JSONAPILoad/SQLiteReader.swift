@@ -61,9 +61,9 @@ public enum SQLiteReader {
                 }
                 if let id { resource.append("id", .string(id)) }
                 if let lid { resource.append("lid", .string(lid)) }
-                let nulls = Set(cells[.nulls]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                let nulls = Set(cells[.nulls]?.arrayValue?.compactMap { $0.stringValue.map { Array($0.utf8) } } ?? [])
                 for (name, v) in values {
-                    if let v { attributes.append(name, v) } else if nulls.contains(name) { attributes.append(name, .null) }
+                    if let v { attributes.append(name, v) } else if nulls.contains(Array(name.utf8)) { attributes.append(name, .null) }
                 }
                 if case .object(let more)? = cells[.overflow] { for m in more.members { attributes.append(m.key, m.value) } }
                 let other = cells[.other]?.objectValue ?? JSONObject()
@@ -132,7 +132,7 @@ public enum SQLiteReader {
     /// A JSON text column.
     private static func json(_ s: SQLiteStatement, _ i: Int32, _ path: String) throws(JSONAPIError) -> JSONValue {
         guard let bytes = s.bytes(i) else { return .null }
-        do throws(JSONAPIError) { return try JSONValue(parsing: bytes) } catch {
+        do throws(JSONAPIError) { return try JSONValue(parsing: bytes, options: valueOptions) } catch {
             throw JSONAPIError.input("database \(path): a JSON column holds text that is not JSON: \(error)")
         }
     }

@@ -409,7 +409,7 @@ final class LoadingConsumer: DocumentConsumer {
 
     init(loader: SQLiteLoader, options: DocumentOptions) {
         self.loader = loader
-        stream = DocumentStream(options: options, sinks: [loader])
+        stream = DocumentStream(options: options, keyedSinks: [loader])
         stream.recordsTopLevel = true
     }
 

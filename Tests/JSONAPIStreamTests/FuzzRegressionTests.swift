@@ -28,6 +28,8 @@
 //   `Decimal`, identifiers for relationships, dates and URLs) must agree with the lazy
 //   accessors (`LazyValue`, `JSONNumber`, `Relationship.identifiers`), an independent reading
 //   of the same bytes; every failure must be a `DecodingError` with a message.
+// - `load`: the `roundtrip` header and a document, loaded into SQLite and read back (the check
+//   is in FuzzLoadChecks.swift).
 
 import Foundation
 import JSONAPIStream
@@ -37,7 +39,7 @@ import Testing
 #endif
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case parse, chunks, roundtrip, syntax, decode
+    case parse, chunks, roundtrip, syntax, decode, load
 }
 
 public enum FuzzChecks {
@@ -49,6 +51,7 @@ public enum FuzzChecks {
         case .roundtrip: return roundTrip(input)
         case .syntax: return syntax(input)
         case .decode: return decode(input)
+        case .load: return load(input)
         }
     }
 
@@ -1505,7 +1508,7 @@ struct FuzzRegressionTests {
                 (FuzzTarget.parse, doc), (.syntax, doc),
                 (.chunks, [0, 0, 1, 1] + doc), (.chunks, [0x01, 0x40, 0x0A, 3, 17] + doc),
                 (.roundtrip, [0, 0, 0] + doc), (.roundtrip, [0x40, 0x04, 0x08] + doc),
-                (.decode, doc),
+                (.decode, doc), (.load, [0, 0, 0] + doc), (.load, [0x10, 0x00, 0x08] + doc),
             ] {
                 for p in FuzzChecks.check(target, input) { problems.append("\(target) \(folder)/\(name): \(p)") }
             }

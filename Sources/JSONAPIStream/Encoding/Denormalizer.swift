@@ -24,6 +24,9 @@ public final class Denormalizer {
         // is the one that admits every shape they can hold (a primary resource with
         // neither id nor lid included).
         o.context = .create
+        // Each record goes in wrapped (`{"data":null,"included":[…]}`), which can put a value a
+        // level or two deeper than it was in its own document: as deep as it was is allowed.
+        o.parse.limits.maxDepth += 4
         parser = GraphParser(options: o)
     }
 

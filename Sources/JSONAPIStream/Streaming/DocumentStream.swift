@@ -50,6 +50,12 @@ public final class DocumentStream {
         self.init(options: options, sink: ViewSink(sinks), requiresKeys: false)
     }
 
+    /// A stream into sinks that key every resource as `normalize` does: in a response, a
+    /// resource without an id is an error (R10) rather than handed over (the database loader).
+    package convenience init(options: DocumentOptions, keyedSinks sinks: [any StreamSink]) {
+        self.init(options: options, sink: ViewSink(sinks), requiresKeys: true)
+    }
+
     /// A stream into one of the library's sinks (graph, writers, tables), with the validator
     /// in front of it when the options need one.
     init(options: DocumentOptions, sink: any DocumentSink & InputLabelled, requiresKeys: Bool = true) {

@@ -1,0 +1,1 @@
+../../../Tests/JSONAPIStreamTests/FuzzLoadChecks.swift
