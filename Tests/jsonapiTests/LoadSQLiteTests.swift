@@ -190,6 +190,21 @@ struct LoadSQLiteTests {
         #expect(a["title"] == "y" && a["Title"] == "x" && a["lid"] == 3)
     }
 
+    /// Names are compared byte for byte: `é` and `e` + U+0301 are two attributes (two columns)
+    /// and two types (two tables), though Swift's `String` takes them for equal.
+    @Test func canonicallyEquivalentNamesStayApart() throws {
+        let (dir, db) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let doc = try Self.write(#"""
+            {"data":[{"type":"caf\u00e9","id":"1","attributes":{"\u00e9":1,"e\u0301":2}},{"type":"cafe\u0301","id":"1","attributes":{"x":3}}]}
+            """#, in: dir, name: "nfc.json")
+        let r = try run(["load", "--quiet", db, doc])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.query(db, #"SELECT count(*) FROM _tables"#) == [["2"]])
+        #expect(try Self.query(db, "SELECT \"\u{e9}\", \"e\u{301}\" FROM \"caf\u{e9}\"") == [["1", "2"]])
+        #expect(try Self.query(db, "SELECT x FROM \"cafe\u{301}\"") == [["3"]])
+    }
+
     /// 3,000 attributes on one type (1,000 columns, the rest in `_overflow`) and an id longer
     /// than 1 MB load, and come back.
     @Test func manyAttributesAndALongID() throws {
