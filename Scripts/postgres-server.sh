@@ -33,17 +33,8 @@ as_owner() {
     fi
 }
 
-# Closes every inherited descriptor above 2 in a subshell that starts the server: a caller that
-# waits for the descriptors it handed over (Foundation's Process) would otherwise wait for the
-# server too.
-close_inherited() {
-    local fd
-    for fd in /proc/$BASHPID/fd/*; do
-        fd="${fd##*/}"
-        [ "$fd" -gt 2 ] 2>/dev/null && [ "$fd" != 255 ] && eval "exec $fd>&-" 2>/dev/null
-    done
-    return 0
-}
+# close_inherited
+. "$(dirname "$0")/server-common.sh"
 
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'

@@ -75,17 +75,8 @@ prepare() {
     exec 9>&-
 }
 
-# Closes every inherited descriptor above 2 in a subshell about to run in the background:
-# a caller that waits for the descriptors it handed over (Foundation's Process, a pipe) would
-# otherwise wait for the server too.
-close_inherited() {
-    local fd
-    for fd in /proc/$BASHPID/fd/*; do
-        fd="${fd##*/}"
-        [ "$fd" -gt 2 ] 2>/dev/null && [ "$fd" != 255 ] && eval "exec $fd>&-" 2>/dev/null
-    done
-    return 0
-}
+# close_inherited
+. "$root/Scripts/server-common.sh"
 
 # Runs manage.py with no signal blocked: a caller (Foundation's Process) may have blocked
 # SIGTERM, and the server would inherit that and ignore stop.
