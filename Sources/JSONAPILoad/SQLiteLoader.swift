@@ -117,11 +117,13 @@ public final class SQLiteLoader: StreamSink {
 
     /// Loads inputs into the database at `path`, and returns what was done. On failure the
     /// document being read is rolled back (with ``LoadOptions/singleTransaction``, the whole
-    /// run) and the error names it.
+    /// run) and the error names it. `onProgress` is called after each chunk read with the
+    /// input, the bytes read of it and the resources read in all.
     public static func load(
         _ sources: [InputSource], into path: String, options: LoadOptions = .init(),
         documentOptions: DocumentOptions = .default, chunkSize: Int = 1 << 20,
-        onDiagnostic: ((Diagnostic) -> Void)? = nil
+        onDiagnostic: ((Diagnostic) -> Void)? = nil,
+        onProgress: ((_ source: InputSource, _ bytesRead: Int, _ resourcesRead: Int) -> Void)? = nil
     ) throws(JSONAPIError) -> LoadSummary {
         let loader = try SQLiteLoader(path: path, options: options)
         let stream = DocumentStream(options: documentOptions, keyedSinks: [loader])
@@ -129,7 +131,13 @@ public final class SQLiteLoader: StreamSink {
         do throws(JSONAPIError) {
             for source in sources {
                 loader.beginInput()
-                try stream.read(source, chunkSize: chunkSize)
+                try stream.beginInput(named: source.name)
+                let base = stream.bytesRead
+                try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in
+                    try stream.feed(chunk)
+                    onProgress?(source, stream.bytesRead - base, stream.resourcesRead)
+                }
+                try stream.endInput()
             }
             try stream.finish()
             return try loader.finish()

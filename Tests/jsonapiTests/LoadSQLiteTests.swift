@@ -109,6 +109,18 @@ struct LoadSQLiteTests {
         #expect(try Self.query(db, "SELECT count(*) FROM _documents") == [["1"]])
     }
 
+    /// `--progress` shows the progress line (bytes, resources) on standard error; without it,
+    /// and not on a terminal, there is none.
+    @Test func progressLine() throws {
+        let (dir, db) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let shown = try run(["load", "--progress", db, "Corpus/documents/spec-compound.json"])
+        #expect(shown.status == 0)
+        #expect(shown.stderr.contains("MB read (100%)") && shown.stderr.contains("4 resources"), "\(shown.stderr)")
+        let quiet = try run(["load", db, "Corpus/documents/spec-compound.json"])
+        #expect(!quiet.stderr.contains("MB read"), "\(quiet.stderr)")
+    }
+
     /// A newer document merges member by member: attributes it has replace the stored ones,
     /// those it lacks stay; a relationship it has replaces the stored linkage whole.
     @Test func newerDocumentsMergeMemberByMember() throws {

@@ -44,12 +44,18 @@ struct Load: ParsableCommand {
         options.singleTransaction = singleTransaction
         options.maxColumns = maxColumns
         let warnings = WarningPrinter(quiet: reporting.quiet)
+        let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         let sources = input.sources
         let summary: LoadSummary
         do {
+            defer { progress.finish() }
             summary = try SQLiteLoader.load(
                 sources, into: database, options: options, documentOptions: parsing.documentOptions(),
-                chunkSize: input.chunkSize, onDiagnostic: warnings.print)
+                chunkSize: input.chunkSize, onDiagnostic: warnings.print
+            ) { source, bytes, resources in
+                progress.totalBytes = source.knownSize
+                progress.update(bytes: bytes, resources: resources)
+            }
         } catch {
             let code = report(error.withSourceIfMissing(sources.first?.name ?? "-"))
             if error.diagnostic != nil {
