@@ -121,7 +121,6 @@ final class LoadTable {
         }
     }
 
-    func column(named name: String) -> Int? { index[Array(name.utf8)] }
 
     /// The column of a stored attribute name: an existing one, -1 for overflow, or nil when
     /// the name is new and may get a column (``canHaveColumn(_:maxColumns:)``).

@@ -111,7 +111,7 @@ extension SQLiteLoader {
 
     /// The identifier of a primary resource, for `_documents.primary`.
     private func appendPrimary(_ p: ResourceParts) {
-        if primaryCount > 0 { primary.append(UInt8(ascii: ",")) }
+        if primaryCount > 0 { primary.append(UInt8(ascii: ",")) }  // after the opening `[`
         primaryCount += 1
         primary.append(#"{"type":"#)
         JSONEscaping.appendQuoted(p.type, to: &primary)
@@ -188,10 +188,12 @@ extension SQLiteLoader {
                 nulls.append(name)
             }
         }
-        var fixedValues: [(role: ColumnRole, text: String?)] = []
+        var fixedValues: [(role: ColumnRole, value: FixedValue)] = []
         func objectText(_ members: [String]) -> String? { members.isEmpty ? nil : "{" + members.joined(separator: ",") + "}" }
-        var links = p.links.map { String(decoding: $0, as: UTF8.self) }
-        var meta = p.meta.map { String(decoding: $0, as: UTF8.self) }
+        func text(_ bytes: UnsafeRawBufferPointer?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+        // The resource's own links and meta are bound from its bytes; only a merge makes text.
+        var links = p.links.map(FixedValue.borrowed)
+        var meta = p.meta.map(FixedValue.borrowed)
         var other = objectText(otherMembers)
         var overflowText = objectText(overflow)
         var nullsText: String? = nulls.isEmpty ? nil : JSONValue.array(nulls.map { .string($0) }).jsonText
@@ -200,8 +202,8 @@ extension SQLiteLoader {
 
         let newWins = options.onDuplicate != .first
         if exists, let old = try oldRow(t, key) {
-            links = merge(old.links, links, newWins: newWins)
-            meta = merge(old.meta, meta, newWins: newWins)
+            if old.links != nil { links = merge(old.links, text(p.links), newWins: newWins).map(FixedValue.text) }
+            if old.meta != nil { meta = merge(old.meta, text(p.meta), newWins: newWins).map(FixedValue.text) }
             other = merge(old.other, other, newWins: newWins)
             overflowText = merge(old.overflow, overflowText, newWins: newWins)
             // `_nulls`: what the stored row had, less what the new resource sets, plus its nulls.
@@ -218,12 +220,12 @@ extension SQLiteLoader {
             writeNulls = merged.map { Array($0.utf8) } != old.nulls.map { Array($0.utf8) }
             nullsText = merged.isEmpty ? nil : JSONValue.array(merged.map { .string($0) }).jsonText
         }
-        if let lid = p.lid { fixedValues.append((.lid, String(decoding: lid, as: UTF8.self))) }
+        if let lid = p.lid { fixedValues.append((.lid, .borrowed(lid))) }
         if let links { fixedValues.append((.links, links)) }
         if let meta { fixedValues.append((.meta, meta)) }
-        if let other { fixedValues.append((.other, other)) }
-        if let overflowText { fixedValues.append((.overflow, overflowText)) }
-        if writeNulls { fixedValues.append((.nulls, nullsText)) }
+        if let other { fixedValues.append((.other, .text(other))) }
+        if let overflowText { fixedValues.append((.overflow, .text(overflowText))) }
+        if writeNulls { fixedValues.append((.nulls, .text(nullsText))) }
 
         // The statement for this set of columns.
         var signature: [Int32] = []
@@ -235,7 +237,10 @@ extension SQLiteLoader {
         s.bind(2, borrowed: p.id)
         var k: Int32 = 3
         for f in fixedValues {
-            s.bind(k, f.text)
+            switch f.value {
+            case .borrowed(let bytes): s.bind(k, borrowed: bytes)
+            case .text(let text): s.bind(k, text)
+            }
             k += 1
         }
         for c in written {
@@ -243,6 +248,13 @@ extension SQLiteLoader {
             k += 1
         }
         try s.run()
+    }
+
+    /// A value of a row's fixed columns: the resource's own bytes (valid during the call), or
+    /// text the loader made (a merge, `_nulls`, `_other`, `_overflow`).
+    enum FixedValue {
+        case borrowed(UnsafeRawBufferPointer)
+        case text(String?)
     }
 
     /// The upsert of a row's key, id and the columns of a signature (column numbers).

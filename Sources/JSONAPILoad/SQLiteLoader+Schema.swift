@@ -153,11 +153,15 @@ extension SQLiteLoader {
     /// Deletes the rows an earlier load of this document made for resources without an id
     /// (they are keyed within their document, so loading it again replaces them).
     func removeScopedRows(of document: Int64) throws(JSONAPIError) {
-        let types = try db.rows(#"SELECT DISTINCT "type" FROM "_resources" WHERE "document" = ? AND "id" IS NULL"#, [String(document)])
+        let q = fixed.scopedTypes
+        q.bind(1, document)
+        var types: [String] = []
+        while try q.step() { if let t = q.text(0) { types.append(t) } }
+        q.reset()
         guard !types.isEmpty else { return }
         let scoped = #"SELECT "key" FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL"#
-        for row in types {
-            guard let type = row[0], let t = tables[Array(type.utf8)] else { continue }
+        for type in types {
+            guard let t = tables[Array(type.utf8)] else { continue }
             try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
         }
         try db.execute(#"""

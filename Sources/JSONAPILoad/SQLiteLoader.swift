@@ -170,16 +170,6 @@ public final class SQLiteLoader: StreamSink {
         documentKey = nil
     }
 
-    /// Rows in the database now, by table (type tables and the fixed ones).
-    public func rowCounts() throws(JSONAPIError) -> [String: Int] {
-        var out: [String: Int] = [:]
-        let names = tables.values.map(\.name) + ["_resources", "_relationships", "_edges", "_documents"]
-        for name in names {
-            out[name] = Int(try db.rows("SELECT count(*) FROM \(quoted(name))")[0][0] ?? "0") ?? 0
-        }
-        return out
-    }
-
     // MARK: - StreamSink
 
     /// Writes a resource (in its document's transaction, which it opens when it is the first).
@@ -218,33 +208,31 @@ public final class SQLiteLoader: StreamSink {
         }
         documentIndex = index
         if !db.inTransaction { try db.execute("BEGIN IMMEDIATE") }
-        let rows = try db.rows(#"""
-            INSERT INTO "_documents" ("source", "ordinal", "loaded_at") VALUES (?, ?, ?)
-            ON CONFLICT ("source", "ordinal") DO UPDATE SET "loaded_at" = excluded."loaded_at" RETURNING "key"
-            """#, [source ?? "-", String(index - ordinalBase), loadedAt])
-        guard let key = rows.first?[0].flatMap({ Int64($0) }) else { throw db.error("no key for the document") }
+        let u = fixed.upsertDocument
+        u.bind(1, source ?? "-")
+        u.bind(2, Int64(index - ordinalBase))
+        u.bind(3, loadedAt)
+        defer { u.reset() }
+        guard try u.step() else { throw db.error("no key for the document") }
+        let key = u.int64(0)
         documentKey = key
         primary.removeAll()
+        primary.append(UInt8(ascii: "["))
         primaryCount = 0
         try removeScopedRows(of: key)
     }
 
     private func closeDocument(_ view: DocumentView) throws(JSONAPIError) {
         guard let key = documentKey else { return }
-        let s = try db.prepare(#"""
-            UPDATE "_documents" SET "data" = ?, "primary" = ?, "meta" = ?, "links" = ?, "jsonapi" = ?, "errors" = ?, "other" = ?
-            WHERE "key" = ?
-            """#)
+        let s = fixed.updateDocument
         s.bind(1, borrowed: Self.bytes(view.primaryShape.shapeWord(count: primaryCount)))
+        // `primary` holds `[` and the identifiers: the array, or (one resource) the object alone.
         switch view.primaryShape {
         case .single where primaryCount == 1:
-            primary.withBytes { s.bind(2, text: $0) }
+            primary.withBytes { s.bind(2, text: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
         case .many:
-            var text = ByteArena(capacity: primary.count + 2)
-            text.append(UInt8(ascii: "["))
-            primary.withBytes { text.append($0) }
-            text.append(UInt8(ascii: "]"))
-            text.withBytes { s.bind(2, text: $0) }
+            primary.append(UInt8(ascii: "]"))
+            primary.withBytes { s.bind(2, text: $0) }
         default:
             s.bindNull(2)
         }
@@ -279,6 +267,12 @@ final class FixedStatements {
     let upsertRelationship: SQLiteStatement
     let keepRelationship: SQLiteStatement
     let deleteEdges: SQLiteStatement
+    /// A document's row by source and ordinal (made when new), returning its key.
+    let upsertDocument: SQLiteStatement
+    /// A document's top level, when it closes.
+    let updateDocument: SQLiteStatement
+    /// The types of a document's resources without an id (stored by an earlier load of it).
+    let scopedTypes: SQLiteStatement
     /// Inserts of 1 to 8 edges, by count - 1 (prepared when first needed).
     private var edgeInserts: [SQLiteStatement?] = Array(repeating: nil, count: 8)
 
@@ -305,6 +299,15 @@ final class FixedStatements {
             """#)
         keepRelationship = try db.prepare(relationship + #" ON CONFLICT ("resource", "name") DO NOTHING"#)
         deleteEdges = try db.prepare(#"DELETE FROM "_edges" WHERE "resource" = ? AND "name" = ?"#)
+        upsertDocument = try db.prepare(#"""
+            INSERT INTO "_documents" ("source", "ordinal", "loaded_at") VALUES (?, ?, ?)
+            ON CONFLICT ("source", "ordinal") DO UPDATE SET "loaded_at" = excluded."loaded_at" RETURNING "key"
+            """#)
+        updateDocument = try db.prepare(#"""
+            UPDATE "_documents" SET "data" = ?, "primary" = ?, "meta" = ?, "links" = ?, "jsonapi" = ?, "errors" = ?, "other" = ?
+            WHERE "key" = ?
+            """#)
+        scopedTypes = try db.prepare(#"SELECT DISTINCT "type" FROM "_resources" WHERE "document" = ? AND "id" IS NULL"#)
     }
 
     func insertEdges(_ n: Int, _ db: SQLiteConnection) throws(JSONAPIError) -> SQLiteStatement {

@@ -157,7 +157,8 @@ struct HashingTests {
     }
 
     @Test func sha256MatchesTheFIPSVectors() {
-        func hex(_ text: String) -> String { Array(text.utf8).withUnsafeBytes { SHA256.hex($0) } }
+        let hasher = SHA256Hasher()
+        func hex(_ text: String) -> String { Array(text.utf8).withUnsafeBytes { hasher.hex($0) } }
         #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")

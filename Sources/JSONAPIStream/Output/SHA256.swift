@@ -1,40 +1,12 @@
 internal import CCrypto
 
-/// SHA-256 (FIPS 180-4) for `--hash`, so that any tool can recompute a resource's digest
-/// from its canonical form: the system's libcrypto (OpenSSL), which uses the processor's SHA
-/// extensions where there are any, in place of a hand-written version that allocated an
-/// array per 64-byte block. Tested against the FIPS 180-2 example vectors.
-package enum SHA256 {
-    /// The digest of `bytes` (32 bytes).
-    package static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        out.withUnsafeMutableBufferPointer { o in
-            // Invariant: `o` has room for SHA256_DIGEST_LENGTH (32) bytes; the input pointer
-            // may be nil only for an empty input, which OpenSSL accepts.
-            _ = CCrypto.SHA256(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, o.baseAddress)
-        }
-        return out
-    }
-
-    /// The digest of `bytes` as lowercase hex.
-    package static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
-        let digits: StaticString = "0123456789abcdef"
-        let d = digest(bytes)
-        return String(unsafeUninitializedCapacity: 64) { out in
-            digits.withUTF8Buffer { hex in
-                for (i, b) in d.enumerated() {
-                    out[2 * i] = hex[Int(b >> 4)]
-                    out[2 * i + 1] = hex[Int(b & 15)]
-                }
-            }
-            return 64
-        }
-    }
-}
-
-/// SHA-256 for many small inputs: one OpenSSL digest context and one fetched algorithm,
-/// reused (the one-shot ``SHA256/digest(_:)`` looks the algorithm up on every call, which
-/// costs more than hashing a short resource). Not for use from two threads at once.
+/// SHA-256 (FIPS 180-4) for `--hash` and the loader's content hashes, so that any tool can
+/// recompute a digest: the system's libcrypto (OpenSSL), which uses the processor's SHA
+/// extensions where there are any. Tested against the FIPS 180-2 example vectors.
+///
+/// One OpenSSL digest context and one fetched algorithm, reused for many small inputs (a
+/// one-shot call looks the algorithm up every time, which costs more than hashing a short
+/// resource). Not for use from two threads at once.
 package final class SHA256Hasher {
     /// Invariant: both are valid from `init` to `deinit`; `md` is owned when `ownsMD`.
     private let md: OpaquePointer
