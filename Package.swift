@@ -10,7 +10,8 @@ let package = Package(
         // The benchmark passes and the document generator, for `jsonapi bench`, `generate` and
         // the benchmark package (Benchmarks/). Not part of the library's stable API.
         .library(name: "JSONAPIBenchmarking", targets: ["JSONAPIBenchmarking"]),
-        // Loading documents into SQLite (`jsonapi load`): apps that only parse do not link a database.
+        // Loading documents into SQLite or PostgreSQL (`jsonapi load`): apps that only parse do
+        // not link a database.
         .library(name: "JSONAPILoad", targets: ["JSONAPILoad"]),
         .executable(name: "jsonapi", targets: ["jsonapi"]),
         .executable(name: "jsonapi-fetch", targets: ["jsonapi-fetch"]),
@@ -52,6 +53,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // The system's libpq, for `jsonapi load postgres://…`: PostgreSQL's own client library
+        // (COPY for bulk rows), no driver stack between.
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         // Platform calls the Swift overlay lacks (mremap).
         .target(name: "CPlatform"),
         // The core library: CYajl, CCrypto, CZlib, CZstd, CPlatform, the standard library and
@@ -66,10 +74,11 @@ let package = Package(
             name: "JSONAPIBenchmarking",
             dependencies: ["JSONAPIStream", "CYajl"]
         ),
-        // Loading into databases: a StreamSink of DocumentStream over the system's libsqlite3.
+        // Loading into databases: StreamSinks of DocumentStream over the system's libsqlite3
+        // and libpq.
         .target(
             name: "JSONAPILoad",
-            dependencies: ["JSONAPIStream", "CSQLite"]
+            dependencies: ["JSONAPIStream", "CSQLite", "CPostgres"]
         ),
         // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
         .target(

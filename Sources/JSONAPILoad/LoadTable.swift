@@ -51,6 +51,54 @@ let valueOptions: ParseOptions = {
     return o
 }()
 
+/// Appends the identifier of a primary resource to the JSON text of `_documents.primary`
+/// (after its opening `[`).
+func appendIdentifier(_ p: ResourceParts, to primary: inout ByteArena, count: inout Int) {
+    if count > 0 { primary.append(UInt8(ascii: ",")) }
+    count += 1
+    primary.append(#"{"type":"#)
+    JSONEscaping.appendQuoted(p.type, to: &primary)
+    if let id = p.id {
+        primary.append(#","id":"#)
+        JSONEscaping.appendQuoted(id, to: &primary)
+    }
+    if let lid = p.lid {
+        primary.append(#","lid":"#)
+        JSONEscaping.appendQuoted(lid, to: &primary)
+    }
+    primary.append(UInt8(ascii: "}"))
+}
+
+/// The error of `--on-duplicate error` for a resource read a second time.
+func duplicateError(_ p: ResourceParts, _ id: UnsafeRawBufferPointer, _ view: ResourceView) -> JSONAPIError {
+    let what = "resource (type \"\(String(decoding: p.type, as: UTF8.self))\", id \"\(String(decoding: id, as: UTF8.self))\")"
+    return JSONAPIError.document(Diagnostic(
+        severity: .error, rule: .N01, message: "\(what) appears again in this load; duplicates are refused (--on-duplicate error)",
+        location: p.position, pointer: view.pointer, source: view.source))
+}
+
+/// Two JSON objects merged member by member (a name in both keeps its first position and
+/// takes the winner's value); nil when nothing is to be written (no new value).
+func mergeObjects(_ old: String?, _ new: String?, newWins: Bool) -> String? {
+    guard let new else { return nil }
+    guard let old else { return new }
+    guard case .object(let o)? = try? JSONValue(parsing: Array(old.utf8), options: valueOptions),
+          case .object(let n)? = try? JSONValue(parsing: Array(new.utf8), options: valueOptions)
+    else { return newWins ? new : nil }
+    var members = o.members
+    var index: [[UInt8]: Int] = [:]
+    for (k, m) in members.enumerated() { index[Array(m.key.utf8)] = k }
+    for m in n.members {
+        if let k = index[Array(m.key.utf8)] {
+            if newWins { members[k].value = m.value }
+        } else {
+            index[Array(m.key.utf8)] = members.count
+            members.append(m)
+        }
+    }
+    return JSONValue.object(JSONObject(members)).jsonText
+}
+
 /// Quotes an SQL identifier (`"a""b"`).
 func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 

@@ -14,6 +14,20 @@ public struct CrawlState: Sendable, Equatable {
     public var isComplete: Bool
 }
 
+/// `links.next` of a page, resolved against the page's URL (its source).
+func nextLink(of view: DocumentView) -> String? {
+    var next: String?
+    switch view.links?.objectValue?["next"] {
+    case .string(let s)?: next = s
+    case .object(let o)?: next = o["href"]?.stringValue
+    default: next = nil
+    }
+    if let n = next, let base = view.source.flatMap(URL.init(string:)), let resolved = URL(string: n, relativeTo: base) {
+        next = resolved.absoluteString
+    }
+    return next
+}
+
 /// Crawls into the database: every document committed while a crawl is recorded is one of its
 /// pages, and the page's `links.next` is stored in the same transaction, so that a crawl that
 /// stops (Ctrl-C, a failure, a killed process) continues from the first page not committed.
@@ -83,15 +97,7 @@ extension SQLiteLoader {
     func recordPage(_ view: DocumentView, document: Int64) throws(JSONAPIError) {
         guard let crawl = crawlKey else { return }
         crawlPages += 1
-        var next: String?
-        switch view.links?.objectValue?["next"] {
-        case .string(let s)?: next = s
-        case .object(let o)?: next = o["href"]?.stringValue
-        default: next = nil
-        }
-        if let n = next, let base = view.source.flatMap(URL.init(string:)), let resolved = URL(string: n, relativeTo: base) {
-            next = resolved.absoluteString
-        }
+        let next = nextLink(of: view)
         let u = try db.prepare(#"UPDATE "_crawls" SET "next" = ?, "pages" = ?, "complete" = ?, "updated_at" = ? WHERE "key" = ?"#)
         u.bind(1, next)
         u.bind(2, Int64(crawlPages))

@@ -23,7 +23,7 @@ extension SQLiteLoader {
     func write(_ view: ResourceView) throws(JSONAPIError) {
         let p = view.parts
         summary.resources += 1
-        if p.isPrimary { appendPrimary(p) }
+        if p.isPrimary { appendIdentifier(p, to: &primary, count: &primaryCount) }
         let t = try table(for: p.type)
         t.resourcesRead += 1
         view.withJSONText { hasher.hex($0, into: hash) }
@@ -103,27 +103,7 @@ extension SQLiteLoader {
         key.append(0)
         key.append(contentsOf: id)
         guard !seen.insert(key).inserted else { return }
-        let what = "resource (type \"\(String(decoding: p.type, as: UTF8.self))\", id \"\(String(decoding: id, as: UTF8.self))\")"
-        throw JSONAPIError.document(Diagnostic(
-            severity: .error, rule: .N01, message: "\(what) appears again in this load; duplicates are refused (--on-duplicate error)",
-            location: p.position, pointer: view.pointer, source: view.source))
-    }
-
-    /// The identifier of a primary resource, for `_documents.primary`.
-    private func appendPrimary(_ p: ResourceParts) {
-        if primaryCount > 0 { primary.append(UInt8(ascii: ",")) }  // after the opening `[`
-        primaryCount += 1
-        primary.append(#"{"type":"#)
-        JSONEscaping.appendQuoted(p.type, to: &primary)
-        if let id = p.id {
-            primary.append(#","id":"#)
-            JSONEscaping.appendQuoted(id, to: &primary)
-        }
-        if let lid = p.lid {
-            primary.append(#","lid":"#)
-            JSONEscaping.appendQuoted(lid, to: &primary)
-        }
-        primary.append(UInt8(ascii: "}"))
+        throw duplicateError(p, id, view)
     }
 
     // MARK: - The row
@@ -202,10 +182,10 @@ extension SQLiteLoader {
 
         let newWins = options.onDuplicate != .first
         if exists, let old = try oldRow(t, key) {
-            if old.links != nil { links = merge(old.links, text(p.links), newWins: newWins).map(FixedValue.text) }
-            if old.meta != nil { meta = merge(old.meta, text(p.meta), newWins: newWins).map(FixedValue.text) }
-            other = merge(old.other, other, newWins: newWins)
-            overflowText = merge(old.overflow, overflowText, newWins: newWins)
+            if old.links != nil { links = mergeObjects(old.links, text(p.links), newWins: newWins).map(FixedValue.text) }
+            if old.meta != nil { meta = mergeObjects(old.meta, text(p.meta), newWins: newWins).map(FixedValue.text) }
+            other = mergeObjects(old.other, other, newWins: newWins)
+            overflowText = mergeObjects(old.overflow, overflowText, newWins: newWins)
             // `_nulls`: what the stored row had, less what the new resource sets, plus its nulls.
             let newNames = Set(cells.map { Array(StoredJSON.decodeString(attributes, $0.name).utf8) })
             var merged: [String]
@@ -367,28 +347,6 @@ extension SQLiteLoader {
             }
         }
         return old
-    }
-
-    /// Two JSON objects merged member by member (a name in both keeps its first position and
-    /// takes the winner's value); nil when nothing is to be written (no new value).
-    private func merge(_ old: String?, _ new: String?, newWins: Bool) -> String? {
-        guard let new else { return nil }
-        guard let old else { return new }
-        guard case .object(let o)? = try? JSONValue(parsing: Array(old.utf8), options: valueOptions),
-              case .object(let n)? = try? JSONValue(parsing: Array(new.utf8), options: valueOptions)
-        else { return newWins ? new : nil }
-        var members = o.members
-        var index: [[UInt8]: Int] = [:]
-        for (k, m) in members.enumerated() { index[Array(m.key.utf8)] = k }
-        for m in n.members {
-            if let k = index[Array(m.key.utf8)] {
-                if newWins { members[k].value = m.value }
-            } else {
-                index[Array(m.key.utf8)] = members.count
-                members.append(m)
-            }
-        }
-        return JSONValue.object(JSONObject(members)).jsonText
     }
 
     // MARK: - Relationships and linkage

@@ -126,26 +126,8 @@ public final class SQLiteLoader: StreamSink {
         onProgress: ((_ source: InputSource, _ bytesRead: Int, _ resourcesRead: Int) -> Void)? = nil
     ) throws(JSONAPIError) -> LoadSummary {
         let loader = try SQLiteLoader(path: path, options: options)
-        let stream = DocumentStream(options: documentOptions, keyedSinks: [loader])
-        stream.onDiagnostic = onDiagnostic
-        do throws(JSONAPIError) {
-            for source in sources {
-                loader.beginInput()
-                try stream.beginInput(named: source.name)
-                let base = stream.bytesRead
-                try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in
-                    try stream.feed(chunk)
-                    onProgress?(source, stream.bytesRead - base, stream.resourcesRead)
-                }
-                try stream.endInput()
-            }
-            try stream.finish()
-            return try loader.finish()
-        } catch {
-            stream.abandon()
-            loader.abandon()
-            throw error
-        }
+        return try runLoad(loader, sources, documentOptions: documentOptions, chunkSize: chunkSize,
+                           onDiagnostic: onDiagnostic, onProgress: onProgress)
     }
 
     /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`

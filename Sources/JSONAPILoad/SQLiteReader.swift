@@ -43,9 +43,6 @@ public enum SQLiteReader {
             }
             let s = try db.prepare("SELECT \(columns.map { quoted($0.name) }.joined(separator: ", ")) FROM \(quoted(table)) ORDER BY rowid")
             while try s.step() {
-                var resource = JSONObject()
-                resource.append("type", .string(type))
-                var attributes = JSONObject()
                 var cells: [ColumnRole: JSONValue] = [:]
                 var id: String?, lid: String?, key: Int64 = 0
                 var values: [(String, JSONValue?)] = []
@@ -59,53 +56,27 @@ public enum SQLiteReader {
                     default: if !s.isNull(i) { cells[c.role] = try json(s, i, path) }
                     }
                 }
-                if let id { resource.append("id", .string(id)) }
-                if let lid { resource.append("lid", .string(lid)) }
-                let nulls = Set(cells[.nulls]?.arrayValue?.compactMap { $0.stringValue.map { Array($0.utf8) } } ?? [])
-                for (name, v) in values {
-                    if let v { attributes.append(name, v) } else if nulls.contains(Array(name.utf8)) { attributes.append(name, .null) }
-                }
-                if case .object(let more)? = cells[.overflow] { for m in more.members { attributes.append(m.key, m.value) } }
-                let other = cells[.other]?.objectValue ?? JSONObject()
-                resource.append("attributes", other["attributes"] ?? .object(attributes))
                 var related = JSONObject()
                 relationships.bind(1, key)
                 while try relationships.step() {
                     let name = relationships.text(0) ?? ""
-                    var object = JSONObject()
                     edges.bind(1, key)
                     edges.bind(2, name)
                     var targets: [JSONValue] = []
                     while try edges.step() {
-                        var identifier = JSONObject()
-                        identifier.append("type", .string(edges.text(0) ?? ""))
-                        if let v = edges.text(1) { identifier.append("id", .string(v)) }
-                        if let v = edges.text(2) { identifier.append("lid", .string(v)) }
-                        if !edges.isNull(3) { identifier.append("meta", try json(edges, 3, path)) }
-                        if case .object(let o) = edges.isNull(4) ? JSONValue.null : try json(edges, 4, path) {
-                            for m in o.members { identifier.append(m.key, m.value) }
-                        }
-                        targets.append(.object(identifier))
+                        targets.append(StoredGraph.identifier(
+                            type: edges.text(0) ?? "", id: edges.text(1), lid: edges.text(2),
+                            meta: try optionalJSON(edges, 3, path), other: try optionalJSON(edges, 4, path)))
                     }
                     edges.reset()
-                    switch relationships.text(1) {
-                    case "null": object.append("data", .null)
-                    case "one": object.append("data", targets.first ?? .null)
-                    case "many", "empty": object.append("data", .array(targets))
-                    default: break
-                    }
-                    if !relationships.isNull(2) { object.append("links", try json(relationships, 2, path)) }
-                    if !relationships.isNull(3) { object.append("meta", try json(relationships, 3, path)) }
-                    if case .object(let o) = relationships.isNull(4) ? JSONValue.null : try json(relationships, 4, path) {
-                        for m in o.members { object.append(m.key, m.value) }
-                    }
+                    let object = StoredGraph.relationship(
+                        data: relationships.text(1), targets: targets, links: try optionalJSON(relationships, 2, path),
+                        meta: try optionalJSON(relationships, 3, path),
+                        other: try optionalJSON(relationships, 4, path))
                     related.append(name, .object(object))
                 }
                 relationships.reset()
-                resource.append("relationships", .object(related))
-                if let links = cells[.links] { resource.append("links", links) }
-                if let meta = cells[.meta] { resource.append("meta", meta) }
-                for m in other.members where m.key != "attributes" { resource.append(m.key, m.value) }
+                let resource = StoredGraph.resource(type: type, id: id, lid: lid, attributes: values, cells: cells, relationships: related)
                 try denormalizer.acceptResourceLine(resource)
             }
         }
@@ -113,20 +84,16 @@ public enum SQLiteReader {
             SELECT "data", "primary", "meta", "links", "jsonapi", "errors", "other" FROM "_documents" ORDER BY "key"
             """#)
         while try documents.step() {
-            var top = JSONObject()
-            switch documents.text(0) {
-            case "null": top.append("data", .null)
-            case "one", "many", "empty": top.append("data", documents.isNull(1) ? .array([]) : try json(documents, 1, path))
-            default: break
-            }
-            for (k, name) in ["meta", "links", "jsonapi", "errors"].enumerated() where !documents.isNull(Int32(k + 2)) {
-                top.append(name, try json(documents, Int32(k + 2), path))
-            }
-            if !documents.isNull(6), case .object(let o) = try json(documents, 6, path) {
-                for m in o.members { top.append(m.key, m.value) }
-            }
+            var members: [JSONValue?] = []
+            for k in 1...6 { members.append(try optionalJSON(documents, Int32(k), path)) }
+            let top = StoredGraph.document(data: documents.text(0), members: members)
             try denormalizer.acceptDocumentLine(top)
         }
+    }
+
+    /// A JSON text column, nil for NULL.
+    private static func optionalJSON(_ s: SQLiteStatement, _ i: Int32, _ path: String) throws(JSONAPIError) -> JSONValue? {
+        s.isNull(i) ? JSONValue?.none : try json(s, i, path)
     }
 
     /// A JSON text column.
@@ -159,6 +126,78 @@ public enum SQLiteReader {
                 return .number(n)
             }
         }
+    }
+}
+
+/// Builds resources and documents back from what the loaders store (shared by the SQLite
+/// and PostgreSQL readers).
+enum StoredGraph {
+    /// A resource object: `type`, `id`, `lid`, `attributes` (columns in order; a NULL cell is
+    /// an attribute only when `_nulls` names it; `_overflow` after them), `relationships`,
+    /// `links`, `meta`, and the members `_other` kept.
+    static func resource(
+        type: String, id: String?, lid: String?, attributes values: [(String, JSONValue?)], cells: [ColumnRole: JSONValue],
+        relationships: JSONObject
+    ) -> JSONObject {
+        var resource = JSONObject()
+        resource.append("type", .string(type))
+        if let id { resource.append("id", .string(id)) }
+        if let lid { resource.append("lid", .string(lid)) }
+        var attributes = JSONObject()
+        let nulls = Set(cells[.nulls]?.arrayValue?.compactMap { $0.stringValue.map { Array($0.utf8) } } ?? [])
+        for (name, v) in values {
+            if let v { attributes.append(name, v) } else if nulls.contains(Array(name.utf8)) { attributes.append(name, .null) }
+        }
+        if case .object(let more)? = cells[.overflow] { for m in more.members { attributes.append(m.key, m.value) } }
+        let other = cells[.other]?.objectValue ?? JSONObject()
+        resource.append("attributes", other["attributes"] ?? .object(attributes))
+        resource.append("relationships", .object(relationships))
+        if let links = cells[.links] { resource.append("links", links) }
+        if let meta = cells[.meta] { resource.append("meta", meta) }
+        for m in other.members where m.key != "attributes" { resource.append(m.key, m.value) }
+        return resource
+    }
+
+    /// A relationship object from its `data` shape word, its linkage and members.
+    static func relationship(data: String?, targets: [JSONValue], links: JSONValue?, meta: JSONValue?, other: JSONValue?) -> JSONObject {
+        var object = JSONObject()
+        switch data {
+        case "null": object.append("data", .null)
+        case "one": object.append("data", targets.first ?? .null)
+        case "many", "empty": object.append("data", .array(targets))
+        default: break
+        }
+        if let links { object.append("links", links) }
+        if let meta { object.append("meta", meta) }
+        if case .object(let o)? = other { for m in o.members { object.append(m.key, m.value) } }
+        return object
+    }
+
+    /// A resource identifier object.
+    static func identifier(type: String, id: String?, lid: String?, meta: JSONValue?, other: JSONValue?) -> JSONValue {
+        var identifier = JSONObject()
+        identifier.append("type", .string(type))
+        if let id { identifier.append("id", .string(id)) }
+        if let lid { identifier.append("lid", .string(lid)) }
+        if let meta { identifier.append("meta", meta) }
+        if case .object(let o)? = other { for m in o.members { identifier.append(m.key, m.value) } }
+        return .object(identifier)
+    }
+
+    /// A document's top level from `_documents`: the shape word, then primary, meta, links,
+    /// jsonapi, errors, other (nil for NULL).
+    static func document(data: String?, members: [JSONValue?]) -> JSONObject {
+        var top = JSONObject()
+        switch data {
+        case "null": top.append("data", .null)
+        case "one", "many", "empty": top.append("data", members[0] ?? .array([]))
+        default: break
+        }
+        for (k, name) in ["meta", "links", "jsonapi", "errors"].enumerated() {
+            if let v = members[k + 1] { top.append(name, v) }
+        }
+        if case .object(let o)? = members[5] { for m in o.members { top.append(m.key, m.value) } }
+        return top
     }
 }
 

@@ -15,7 +15,7 @@ import JSONAPIStream
 struct Fetch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jsonapi fetch",
-        abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines, or into an SQLite database (--into, resumable).",
+        abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines, or into a database (--into: SQLite or PostgreSQL, resumable).",
         discussion: """
             Each response body streams into the normalizer as it arrives; with --all-pages, \
             links.next is followed and the pages merge in order. Up to --concurrency pages \
@@ -82,7 +82,7 @@ struct Fetch: ParsableCommand {
     @Flag(name: .customLong("accept-json"), help: "Also read application/json responses as JSON:API documents.")
     var acceptJSON = false
 
-    @Option(name: .customLong("into"), help: ArgumentHelp("Load every page into this SQLite database (as jsonapi load does), resumably: a crawl that stops continues from the first page not loaded when run again.", valueName: "db"))
+    @Option(name: .customLong("into"), help: ArgumentHelp("Load every page into this database, an SQLite file or a postgres:// URL (as jsonapi load does), resumably: a crawl that stops continues from the first page not loaded when run again.", valueName: "db"))
     var into: String?
 
     @Flag(help: "With --into: start the crawl over from the first page instead of continuing it.")
@@ -107,9 +107,6 @@ struct Fetch: ParsableCommand {
         if into != nil {
             if out.output != nil || out.format != nil || out.hash || out.resourcesOnly || !out.types.isEmpty || !out.keepFields.isEmpty || out.numbers != nil {
                 throw ValidationError("--into loads a database: -o, --format, --hash, --resources-only, --type, --keep-fields and --numbers do not apply")
-            }
-            if let db = into, db.hasPrefix("postgres://") || db.hasPrefix("postgresql://") {
-                throw ValidationError("loading into PostgreSQL is not built yet; give an SQLite file path")
             }
         } else if restart {
             throw ValidationError("--restart applies to --into")
@@ -225,10 +222,10 @@ struct Fetch: ParsableCommand {
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let client = try makeClient()
         let first = try query().applied(to: URL(string: url)!)
-        let loader: SQLiteLoader
+        let loader: any DatabaseLoader
         let state: CrawlState
         do {
-            loader = try SQLiteLoader(path: database)
+            loader = try openDatabaseLoader(database)
             state = try loader.beginCrawl(endpoint: first, restart: restart)
         } catch {
             throw report(error)
@@ -255,7 +252,7 @@ struct Fetch: ParsableCommand {
             let summary = try loader.finish()
             warnings.summary()
             if !reporting.quiet {
-                Terminal.standardError("jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") into \(database): "
+                Terminal.standardError("jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") into \(redactedDatabaseName(database)): "
                     + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")"
                     + (fetched.truncated ? "; the crawl goes on from there when run again" : "; the crawl is complete"))
             }
@@ -405,9 +402,9 @@ final class FetchProgressLine: @unchecked Sendable {
 /// input, one document, one transaction per page.
 final class LoadingConsumer: DocumentConsumer {
     let stream: DocumentStream
-    let loader: SQLiteLoader
+    let loader: any DatabaseLoader
 
-    init(loader: SQLiteLoader, options: DocumentOptions) {
+    init(loader: any DatabaseLoader, options: DocumentOptions) {
         self.loader = loader
         stream = DocumentStream(options: options, keyedSinks: [loader])
         stream.recordsTopLevel = true

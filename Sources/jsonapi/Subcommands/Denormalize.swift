@@ -6,7 +6,7 @@ import JSONAPIStream
 
 struct Denormalize: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn normalize output (flat JSON, NDJSON, or a --split-by-type directory) or a database jsonapi load wrote back into one JSON:API compound document.",
+        abstract: "Turn normalize output (flat JSON, NDJSON, or a --split-by-type directory) or a database jsonapi load wrote (an SQLite file or a postgres:// URL) back into one JSON:API compound document.",
         discussion: """
             Resources merge as when reading documents (the later member wins). Without --include, \
             every resource that is not primary data goes into included; with it, only those the \
@@ -42,7 +42,9 @@ struct Denormalize: ParsableCommand {
         do {
             for source in input.sources {
                 var isDirectory: ObjCBool = false
-                if source.name != "-", FileManager.default.fileExists(atPath: source.name, isDirectory: &isDirectory), isDirectory.boolValue {
+                if isPostgresURL(source.name) {
+                    try PostgresReader.read(url: source.name, into: denormalizer)
+                } else if source.name != "-", FileManager.default.fileExists(atPath: source.name, isDirectory: &isDirectory), isDirectory.boolValue {
                     try denormalizer.read(tables: source.name)
                 } else if source.name != "-", SQLiteReader.isSQLiteFile(source.name) {
                     try SQLiteReader.read(database: source.name, into: denormalizer)

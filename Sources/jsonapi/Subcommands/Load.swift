@@ -6,16 +6,17 @@ import JSONAPIStream
 
 struct Load: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Load JSON:API documents into an SQLite database: a table per type, with relationships, linkage and documents beside them.",
+        abstract: "Load JSON:API documents into SQLite or PostgreSQL: a table per type, with relationships, linkage and documents beside them.",
         discussion: """
-            DB is an SQLite file, created when missing. Each document is loaded in one \
+            DB is an SQLite file, created when missing, or a PostgreSQL URL \
+            (postgresql://USER@HOST:PORT/DATABASE; libpq's PG* variables and ~/.pgpass apply). Each document is loaded in one \
             transaction (--single-transaction: the whole run), so a document that fails half-way \
             leaves nothing of itself. A resource already in the database is merged member by member \
             (--on-duplicate); one whose content is unchanged is not written again, so loading the \
             same documents twice changes nothing. docs/database-loading.md describes the tables.
             """)
 
-    @Argument(help: "The database: an SQLite file path.")
+    @Argument(help: "The database: an SQLite file path, or a postgres:// or postgresql:// URL.")
     var database: String
 
     @OptionGroup var input: InputOptions
@@ -33,9 +34,6 @@ struct Load: ParsableCommand {
 
     func validate() throws {
         guard (1...1500).contains(maxColumns) else { throw ValidationError("--max-columns must be between 1 and 1500") }
-        if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            throw ValidationError("loading into PostgreSQL is not built yet; give an SQLite file path")
-        }
     }
 
     func run() throws {
@@ -49,10 +47,8 @@ struct Load: ParsableCommand {
         let summary: LoadSummary
         do {
             defer { progress.finish() }
-            summary = try SQLiteLoader.load(
-                sources, into: database, options: options, documentOptions: parsing.documentOptions(),
-                chunkSize: input.chunkSize, onDiagnostic: warnings.print
-            ) { source, bytes, resources in
+            let load = isPostgresURL(database) ? PostgresLoader.load : SQLiteLoader.load
+            summary = try load(sources, database, options, parsing.documentOptions(), input.chunkSize, warnings.print) { source, bytes, resources in
                 progress.totalBytes = source.knownSize
                 progress.update(bytes: bytes, resources: resources)
             }
@@ -67,7 +63,7 @@ struct Load: ParsableCommand {
         }
         warnings.summary()
         guard !reporting.quiet else { return }
-        Terminal.standardError("jsonapi: loaded \(summary.documents) document\(summary.documents == 1 ? "" : "s") into \(database): "
+        Terminal.standardError("jsonapi: loaded \(summary.documents) document\(summary.documents == 1 ? "" : "s") into \(redactedDatabaseName(database)): "
             + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")")
         for (table, n) in summary.resourcesByTable.sorted(by: { $0.key < $1.key }) {
             Terminal.standardError("  \(table): \(n)")

@@ -1,0 +1,265 @@
+import Foundation
+import JSONAPIStream
+
+/// Loads JSON:API documents into a PostgreSQL database, as a ``StreamSink`` of a
+/// ``DocumentStream``: the tables of ``SQLiteLoader`` (a table per type, `_relationships`,
+/// `_edges`, `_resources`, `_documents`) with PostgreSQL's types (`bigint`, `double
+/// precision`, `numeric`, `boolean`, `json`, `text`; docs/database-loading.md has the layout).
+///
+/// Resources are written in batches: new ones with `COPY … FROM STDIN` (keys drawn from
+/// `_resources`' sequence), stored ones merged row by row, unchanged ones (same content
+/// hash) not written at all. Each document is one transaction (or the whole run,
+/// ``LoadOptions/singleTransaction``), so a document that fails half-way, or a server that
+/// goes away, leaves nothing of it.
+///
+/// ```swift
+/// let summary = try PostgresLoader.load([.file("page1.json")], into: "postgresql://localhost/shop")
+/// ```
+public final class PostgresLoader: StreamSink {
+    let db: PostgresConnection
+    let options: LoadOptions
+    /// The run's timestamp (ISO 8601, UTC) in `loaded_at`.
+    let loadedAt: String
+    var summary = LoadSummary()
+
+    var tables: [[UInt8]: LoadTable] = [:]
+    var takenTableNames: Set<[UInt8]> = []
+    var lastTable: LoadTable?
+    /// Column kinds that changed in the open transaction, to record in `_columns`.
+    var changedKinds: [(table: LoadTable, column: Int)] = []
+
+    // The open document.
+    var documentKey: Int64?
+    var documentIndex = -1
+    private var source: String?
+    private var newInput = true
+    private var ordinalBase = 0
+    /// The primary data's identifiers as JSON text (`[{…},{…}`), and how many.
+    var primary = ByteArena(capacity: 1024)
+    var primaryCount = 0
+    private var failed = false
+
+    /// The content hash of the resource being read (64 hex digits), and its hasher.
+    let hash = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+    let hasher = SHA256Hasher()
+
+    /// Resources read and not yet written.
+    let batch = PostgresBatch()
+    /// Resources per batch, and bytes (a batch is written when either is reached).
+    static let batchResources = 2000
+    static let batchBytes = 8 << 20
+
+    /// The crawl being recorded, and its pages committed.
+    var crawlKey: Int64?
+    var crawlPages = 0
+
+    /// Keys read in this run (policy `error` only).
+    var seen: Set<[UInt8]> = []
+
+    deinit { hash.deallocate() }
+
+    /// Connects to the database at `url` and creates the fixed tables when missing.
+    public init(url: String, options: LoadOptions = .init()) throws(JSONAPIError) {
+        db = try PostgresConnection(url: url)
+        self.options = options
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        loadedAt = formatter.string(from: Date())
+        try db.execute("SET client_min_messages = warning")
+        try Self.createFixedTables(db)
+        try loadCatalog()
+    }
+
+    /// Loads inputs into the database at `url` and returns what was done (as
+    /// ``SQLiteLoader/load(_:into:options:documentOptions:chunkSize:onDiagnostic:onProgress:)``).
+    public static func load(
+        _ sources: [InputSource], into url: String, options: LoadOptions = .init(),
+        documentOptions: DocumentOptions = .default, chunkSize: Int = 1 << 20,
+        onDiagnostic: ((Diagnostic) -> Void)? = nil,
+        onProgress: ((_ source: InputSource, _ bytesRead: Int, _ resourcesRead: Int) -> Void)? = nil
+    ) throws(JSONAPIError) -> LoadSummary {
+        let loader = try PostgresLoader(url: url, options: options)
+        return try runLoad(loader, sources, documentOptions: documentOptions, chunkSize: chunkSize,
+                           onDiagnostic: onDiagnostic, onProgress: onProgress)
+    }
+
+    /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`.
+    public func beginInput() { newInput = true }
+
+    /// Commits what is open (the whole run, with ``LoadOptions/singleTransaction``) and
+    /// returns the summary.
+    public func finish() throws(JSONAPIError) -> LoadSummary {
+        guard !failed else { throw JSONAPIError.misuse("finish after a failed load") }
+        if documentKey != nil { throw JSONAPIError.misuse("finish with a document still open") }
+        if db.inTransaction { try db.execute("COMMIT") }
+        for t in tables.values where t.resourcesRead > 0 { summary.resourcesByTable[t.name, default: 0] += t.resourcesRead }
+        return summary
+    }
+
+    /// Rolls back the open transaction (after a failure).
+    public func abandon() {
+        failed = true
+        if db.inTransaction { try? db.execute("ROLLBACK") }
+        batch.removeAll()
+        documentKey = nil
+    }
+
+    // MARK: - StreamSink
+
+    /// Reads a resource into the batch (in its document's transaction, which it opens when it
+    /// is the first), writing the batch when it is full.
+    public func resource(_ view: ResourceView) throws(JSONAPIError) {
+        do throws(JSONAPIError) {
+            try openDocument(index: view.documentIndex, source: view.source)
+            try read(view)
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    /// Writes what the batch holds, records the document's top level and commits.
+    public func document(_ view: DocumentView) throws(JSONAPIError) {
+        do throws(JSONAPIError) {
+            try openDocument(index: view.index, source: view.source)
+            try flush()
+            try closeDocument(view)
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    // MARK: - Documents
+
+    private func openDocument(index: Int, source: String?) throws(JSONAPIError) {
+        guard !failed else { throw JSONAPIError.misuse("the load failed earlier") }
+        guard documentKey == nil || index != documentIndex else { return }
+        if newInput || source != self.source {
+            newInput = false
+            self.source = source
+            ordinalBase = index
+        }
+        documentIndex = index
+        if !db.inTransaction {
+            // One loader writes at a time (two would race for the same keys and columns).
+            try db.execute("BEGIN; SELECT pg_advisory_xact_lock(\(Self.lockKey))")
+        }
+        let name = source ?? "-"
+        try Self.requireText(name, "a source name")
+        let rows = try db.rows(#"""
+            INSERT INTO "_documents" ("source", "ordinal", "loaded_at") VALUES ($1, $2, $3)
+            ON CONFLICT (md5("source"), "ordinal") DO UPDATE SET "loaded_at" = excluded."loaded_at" RETURNING "key"
+            """#, [name, String(index - ordinalBase), loadedAt])
+        guard let text = rows.first?.first ?? nil, let key = Int64(text) else { throw db.error("no key for the document") }
+        documentKey = key
+        primary.removeAll()
+        primary.append(UInt8(ascii: "["))
+        primaryCount = 0
+        try removeScopedRows(of: key)
+    }
+
+    /// The advisory lock loaders take for a transaction (any number; the same for all).
+    static let lockKey = 0x6A736F6E617069
+
+    private func closeDocument(_ view: DocumentView) throws(JSONAPIError) {
+        guard let key = documentKey else { return }
+        var primaryText: [UInt8]?
+        switch view.primaryShape {
+        case .single where primaryCount == 1:
+            primaryText = primary.withBytes { Array($0.dropFirst()) }
+        case .many:
+            primary.append(UInt8(ascii: "]"))
+            primaryText = primary.withBytes { Array($0) }
+        default:
+            primaryText = nil
+        }
+        let other = view.otherMembers
+        var otherText: String?
+        if !other.isEmpty {
+            var o = JSONObject()
+            for m in other { o.append(m.name, m.value) }
+            otherText = JSONValue.object(o).jsonText
+        }
+        let word = view.primaryShape.shapeWord(count: primaryCount)
+        let shape = Array(UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+        let texts: [[UInt8]?] = [
+            shape, primaryText, view.meta.map { Array($0.jsonText.utf8) }, view.links.map { Array($0.jsonText.utf8) },
+            view.jsonapi.map { Array($0.jsonText.utf8) }, view.errors.map { Array($0.jsonText.utf8) }, otherText.map { Array($0.utf8) },
+            Array(String(key).utf8),
+        ]
+        try PostgresConnection.withByteArrays(texts) { (bytes) throws(JSONAPIError) in
+            _ = try db.run(#"""
+                UPDATE "_documents" SET "data" = $1, "primary" = $2, "meta" = $3, "links" = $4, "jsonapi" = $5, "errors" = $6,
+                "other" = $7 WHERE "key" = $8
+                """#, bytes)
+        }
+        try recordPage(view, document: key)
+        try recordChangedKinds()
+        documentKey = nil
+        summary.documents += 1
+        if !options.singleTransaction { try db.execute("COMMIT") }
+    }
+
+    /// Refuses text PostgreSQL cannot hold in a `text` column (U+0000).
+    static func requireText(_ s: String, _ what: @autoclosure () -> String) throws(JSONAPIError) {
+        if s.utf8.contains(0) { throw JSONAPIError.input("\(what()) holds U+0000, which PostgreSQL text cannot store") }
+    }
+}
+
+/// The loop every loader runs: inputs through a ``DocumentStream`` into the loader, rolled
+/// back on failure.
+func runLoad<L: DatabaseLoader>(
+    _ loader: L, _ sources: [InputSource], documentOptions: DocumentOptions, chunkSize: Int,
+    onDiagnostic: ((Diagnostic) -> Void)?,
+    onProgress: ((_ source: InputSource, _ bytesRead: Int, _ resourcesRead: Int) -> Void)?
+) throws(JSONAPIError) -> LoadSummary {
+    let stream = DocumentStream(options: documentOptions, keyedSinks: [loader])
+    stream.onDiagnostic = onDiagnostic
+    do throws(JSONAPIError) {
+        for source in sources {
+            loader.beginInput()
+            try stream.beginInput(named: source.name)
+            let base = stream.bytesRead
+            try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in
+                try stream.feed(chunk)
+                onProgress?(source, stream.bytesRead - base, stream.resourcesRead)
+            }
+            try stream.endInput()
+        }
+        try stream.finish()
+        return try loader.finish()
+    } catch {
+        stream.abandon()
+        loader.abandon()
+        throw error
+    }
+}
+
+/// What ``SQLiteLoader`` and ``PostgresLoader`` both do: take resources and documents from a
+/// ``DocumentStream``, record crawls, commit or roll back.
+public protocol DatabaseLoader: StreamSink {
+    /// Marks the start of an input (its documents are numbered from 0).
+    func beginInput()
+    /// Starts recording the crawl of `endpoint`; returns where an earlier run left it.
+    func beginCrawl(endpoint: URL, restart: Bool) throws(JSONAPIError) -> CrawlState
+    /// Commits what is open and returns what was done.
+    func finish() throws(JSONAPIError) -> LoadSummary
+    /// Rolls back what is open (after a failure).
+    func abandon()
+}
+
+extension SQLiteLoader: DatabaseLoader {}
+extension PostgresLoader: DatabaseLoader {}
+
+/// Opens the loader for a database: a `postgres://` or `postgresql://` URL, or an SQLite file.
+public func openDatabaseLoader(_ database: String, options: LoadOptions = .init()) throws(JSONAPIError) -> any DatabaseLoader {
+    if PostgresConnection.isURL(database) { return try PostgresLoader(url: database, options: options) }
+    return try SQLiteLoader(path: database, options: options)
+}
+
+/// Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL).
+public func isPostgresURL(_ database: String) -> Bool { PostgresConnection.isURL(database) }
+
+/// A database as messages show it: a URL without its password, a path as it is.
+public func redactedDatabaseName(_ database: String) -> String { PostgresConnection.redacted(database) }
