@@ -76,6 +76,75 @@ extension EndToEnd {
             #expect(later.stderr.contains("(0 written, "), "\(later.stderr)")
         }
 
+        /// The same crawl into PostgreSQL (a throwaway server, Scripts/postgres-server.sh):
+        /// killed after some pages and run again, it holds what the uninterrupted crawl into
+        /// SQLite holds, read back document for document.
+        @Test func aKilledCrawlIntoPostgresContinuesWhereItStopped() throws {
+            let base = try TestServer.url.absoluteString
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-crawl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let state = dir.appendingPathComponent("pg")
+            let script = TestServer.repositoryRoot.appendingPathComponent("Scripts/postgres-server.sh").path
+            let started = try Self.command("/bin/bash", [script, "start", state.path])
+            defer { _ = try? Self.command("/bin/bash", [script, "stop", state.path]) }
+            try #require(started.status == 0, "\(started.stderr)")
+            let url = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            func pages() -> Int {
+                let r = try? Self.command("/usr/bin/env", ["psql", url, "-X", "-A", "-t", "-c", #"SELECT "pages" FROM "_crawls""#])
+                return r.flatMap { Int($0.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+            }
+
+            let p = Process()
+            p.executableURL = jsonapiBinary
+            p.arguments = Self.crawl(base) + ["--into", url, "--quiet"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let deadline = Date().addingTimeInterval(60)
+            var committed = 0
+            while Date() < deadline && p.isRunning {
+                committed = pages()
+                if committed >= 5 { break }
+                usleep(20_000)
+            }
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            #expect(p.terminationReason == .uncaughtSignal, "the crawl ended before it could be killed")
+            #expect(committed >= 5 && committed < 100)
+            let again = try jsonapi(Self.crawl(base) + ["--into", url])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("continuing the crawl of \(base)/articles"), "\(again.stderr)")
+            #expect(pages() == 100)
+
+            let whole = dir.appendingPathComponent("whole.sqlite").path
+            let uninterrupted = try jsonapi(Self.crawl(base) + ["--into", whole, "--quiet"])
+            #expect(uninterrupted.status == 0, "\(uninterrupted.stderr)")
+            let one = try jsonapi(["denormalize", whole])
+            let two = try jsonapi(["denormalize", url])
+            #expect(one.status == 0 && two.status == 0, "\(one.stderr) \(two.stderr)")
+            #expect(!one.stdout.isEmpty && one.stdout == two.stdout, "the crawl into PostgreSQL reads back otherwise")
+        }
+
+        static func command(_ tool: String, _ arguments: [String]) throws -> CommandResult {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: tool)
+            p.arguments = arguments
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-cmd-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let out = dir.appendingPathComponent("out"), err = dir.appendingPathComponent("err")
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+            p.standardOutput = try FileHandle(forWritingTo: out)
+            p.standardError = try FileHandle(forWritingTo: err)
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            return CommandResult(status: p.terminationStatus, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                                 stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        }
+
         /// The crawl's state names URLs only: no header, no password.
         @Test func theCrawlStateHoldsNoCredentials() throws {
             let url = try TestServer.url

@@ -287,8 +287,6 @@ struct LoadSQLiteTests {
         #expect(readOnly.status == 2, "\(readOnly.stderr)")
         #expect(readOnly.stderr.contains("attempt to write a readonly database"), "\(readOnly.stderr)")
         #expect(try Self.query(db, "SELECT count(*) FROM _documents") == [["1"]])
-        let postgres = try run(["load", "postgres://localhost/x", doc])
-        #expect(postgres.status == 2 && postgres.stderr.contains("not built yet"))
     }
 
     /// Resources without an id are keyed by lid within their document: loading the document

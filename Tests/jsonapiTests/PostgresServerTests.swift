@@ -11,10 +11,10 @@ struct PostgresServerTests {
         return try collect(p)
     }
 
-    static func psql(_ url: String, _ sql: String) throws -> (status: Int32, out: String, err: String) {
+    static func psql(_ url: String, _ sql: String, options: [String] = []) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["psql", url, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql]
+        p.arguments = ["psql", url, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1"] + options + ["-c", sql]
         return try collect(p)
     }
 
