@@ -17,6 +17,12 @@ changed value:
    fetch it from the network) and reads every type table with the row count of `stats` and every
    value as in the document, in the column types `_columns` records.
 
+4. `jsonapi load` of the same two documents into PostgreSQL (a throwaway server,
+   Scripts/postgres-server.sh, stopped at the end): DuckDB attaches the database (its
+   postgres_scanner extension, from PyPI likewise) and reads every type table with the row count
+   of `stats` and every value as in the document (exact decimals cast to text in PostgreSQL,
+   through postgres_query: DuckDB's scanner takes a `numeric` without precision for a double).
+
 DuckDB is pinned to 1.5.5, the last version whose extensions are on PyPI.
 
 The Python packages (duckdb, pandas, polars, pyarrow) are installed into a virtual environment the
@@ -28,7 +34,8 @@ import os, subprocess, sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.environ.get("JSONAPI_CHECK_VENV", os.path.join(REPO, ".build", "check-venv"))
-PACKAGES = ["duckdb==1.5.5", "duckdb-extension-sqlite-scanner==1.5.5", "pandas", "polars", "pyarrow"]
+PACKAGES = ["duckdb==1.5.5", "duckdb-extension-sqlite-scanner==1.5.5", "duckdb-extension-postgres-scanner==1.5.5", "pandas", "polars",
+            "pyarrow"]
 
 
 def in_venv():
@@ -48,11 +55,11 @@ def in_venv():
 
 in_venv()
 
-import datetime, json, math, random, tempfile
+import datetime, json, math, random, shutil, tempfile
 from decimal import Decimal
 
 import duckdb, pandas, polars, pyarrow.json
-import duckdb_extension_sqlite_scanner
+import duckdb_extension_postgres_scanner, duckdb_extension_sqlite_scanner
 
 binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/jsonapi")
 if not os.path.exists(binary):
@@ -275,14 +282,14 @@ def tables(d, name, doc):
           f"pyarrow (NDJSON) and DuckDB and pandas (CSV, declared types), every value as in the document")
 
 
-def sqlite_extension():
-    """The sqlite_scanner extension file the PyPI package installed."""
-    root = os.path.dirname(duckdb_extension_sqlite_scanner.__file__)
+def extension(module, name):
+    """An extension file a PyPI package installed."""
+    root = os.path.dirname(module.__file__)
     for dirpath, _, files in os.walk(root):
         for f in files:
-            if f == "sqlite_scanner.duckdb_extension":
+            if f == name + ".duckdb_extension":
                 return os.path.join(dirpath, f)
-    raise SystemExit("check: the sqlite_scanner extension file is not in its package")
+    raise SystemExit(f"check: the {name} extension file is not in its package")
 
 
 def database(d, name, doc):
@@ -292,7 +299,7 @@ def database(d, name, doc):
     db = os.path.join(d, name + ".sqlite")
     subprocess.run([binary, "load", "--quiet", db, doc], check=True)
     con = duckdb.connect()
-    con.execute(f"LOAD '{sqlite_extension()}'")
+    con.execute(f"LOAD '{extension(duckdb_extension_sqlite_scanner, 'sqlite_scanner')}'")
     con.execute(f"ATTACH '{db}' AS db (TYPE sqlite, READ_ONLY)")
     tables = con.execute('select "type", "table" from db._tables').fetchall()
     loaded = 0
@@ -311,17 +318,59 @@ def database(d, name, doc):
     print(f"check: {name}: {loaded} rows in {len(tables)} SQLite tables (and {edges} edges) read by DuckDB, every value as in the document")
 
 
-with tempfile.TemporaryDirectory() as d:
-    ndjson_and_edges(d)
-    generated = os.path.join(d, "generated.json")
-    with open(generated, "wb") as f:
-        f.write(jsonapi("generate", "--resources", "3000", "--seed", "7"))
-    tables(d, "generated", generated)
-    database(d, "generated", generated)
-    server = os.path.join(d, "server-like.json")
-    server_like(server)
-    tables(d, "server-like", server)
-    database(d, "server-like", server)
+def postgres_database(url, name, doc):
+    """`jsonapi load` into PostgreSQL, read back by DuckDB."""
+    counts = {t["type"]: t["resources"] for t in stats(doc)["types"]}
+    expected = expected_rows(doc)
+    subprocess.run(["psql", url, "-X", "-q", "-c", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([binary, "load", "--quiet", url, doc], check=True)
+    con = duckdb.connect()
+    con.execute(f"LOAD '{extension(duckdb_extension_postgres_scanner, 'postgres_scanner')}'")
+    con.execute(f"ATTACH '{url}' AS pg (TYPE postgres, READ_ONLY)")
+    tables = con.execute('select "type", "table" from pg.public._tables order by "key"').fetchall()
+    loaded = 0
+    for type_, table in tables:
+        columns = con.execute('select "column", "type" from pg.public._columns where "table" = ? and role in (\'id\', \'lid\', \'attribute\') '
+                              'order by position', [table]).fetchall()
+        quoted = table.replace('"', '""')
+        # Decimals as their text, cast in PostgreSQL (postgres_query): DuckDB's scanner reads a
+        # numeric without precision as a DOUBLE.
+        select = ", ".join(f'"{c}"::text AS "{c}"' if t == "decimal" else f'"{c}"' for c, t in columns)
+        query = f'select {select} from public."{quoted}" order by _resource'.replace("'", "''")
+        cur = con.execute(f"select * from postgres_query('pg', '{query}')")
+        names = [c[0] for c in cur.description]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+        if len(rows) != counts.get(type_):
+            problems.append(f"{name}: PostgreSQL table {table}: {len(rows)} rows, stats counts {counts.get(type_)}")
+        compare(f"{name} duckdb postgres {table}", rows, expected[type_], columns, problems)
+        loaded += len(rows)
+    edges = con.execute("select count(*) from pg.public._edges").fetchone()[0]
+    print(f"check: {name}: {loaded} rows in {len(tables)} PostgreSQL tables (and {edges} edges) read by DuckDB, every value as in the document")
+
+
+# A throwaway PostgreSQL server for part 4, stopped whatever happens.
+server_state = tempfile.mkdtemp()
+postgres_script = os.path.join(REPO, "Scripts/postgres-server.sh")
+started = subprocess.run(["bash", postgres_script, "start", os.path.join(server_state, "pg")], check=True, capture_output=True, text=True)
+postgres_url = started.stdout.strip()
+try:
+    with tempfile.TemporaryDirectory() as d:
+        ndjson_and_edges(d)
+        generated = os.path.join(d, "generated.json")
+        with open(generated, "wb") as f:
+            f.write(jsonapi("generate", "--resources", "3000", "--seed", "7"))
+        tables(d, "generated", generated)
+        database(d, "generated", generated)
+        postgres_database(postgres_url, "generated", generated)
+        server = os.path.join(d, "server-like.json")
+        server_like(server)
+        tables(d, "server-like", server)
+        database(d, "server-like", server)
+        postgres_database(postgres_url, "server-like", server)
+finally:
+    subprocess.run(["bash", postgres_script, "stop", os.path.join(server_state, "pg")])
+    shutil.rmtree(server_state, ignore_errors=True)
 
 if problems:
     print("check FAILED:\n  " + "\n  ".join(problems[:40]))
