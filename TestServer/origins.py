@@ -11,6 +11,9 @@ them as JSON. Paths:
   /redirect?to=URL&status=N a redirect (302 by default) to URL
   /endless?n=K&hang=H       page K of an endless collection (links.next is page K+1); page H
                             answers only after --hang seconds (or when the client leaves)
+  /pages?n=K&of=M&set=S     page K of M of set S (links.next to K+1 until M), with an ETag of
+                            its content; 304 to a matching If-None-Match
+  /bump?n=K&set=S           changes page K of set S (its content, and so its ETag)
   /seen                     the requests recorded so far, as a JSON array
 """
 
@@ -25,6 +28,8 @@ from urllib.parse import parse_qs, urlparse
 
 
 def make_handler(name, log, hang_seconds):
+    versions = {}
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -65,6 +70,25 @@ def make_handler(name, log, hang_seconds):
                     "links": {"next": "/endless?n=%d%s" % (n + 1, hang)},
                 }
                 self.send_body(200, json.dumps(doc))
+            elif url.path == "/pages":
+                n, of, set_ = int(q.get("n", "1")), int(q.get("of", "1")), q.get("set", "")
+                version = versions.get((set_, n), 0)
+                doc = {"data": [{"type": "things", "id": "%d-%d" % (n, k), "attributes": {"page": n, "version": version}}
+                                for k in range(3)]}
+                if n < of:
+                    doc["links"] = {"next": "/pages?n=%d&of=%d&set=%s" % (n + 1, of, set_)}
+                etag = '"p%d-v%d"' % (n, version)
+                if self.headers.get("If-None-Match") == etag:
+                    self.send_response(304)
+                    self.send_header("ETag", etag)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                else:
+                    self.send_body(200, json.dumps(doc), extra=[("ETag", etag)])
+            elif url.path == "/bump":
+                key = (q.get("set", ""), int(q.get("n", "1")))
+                versions[key] = versions.get(key, 0) + 1
+                self.send_body(200, "{}", "application/json")
             else:
                 self.send_body(404, '{"errors":[{"status":"404"}]}')
 

@@ -10,8 +10,43 @@ extension PostgresLoader {
                 "pages" bigint NOT NULL, "complete" boolean NOT NULL, "started_at" timestamptz NOT NULL, "updated_at" timestamptz NOT NULL);
             CREATE UNIQUE INDEX IF NOT EXISTS "_crawls_endpoint" ON "_crawls" (md5("endpoint"));
             CREATE TABLE IF NOT EXISTS "_crawl_pages" ("crawl" bigint NOT NULL, "number" bigint NOT NULL, "url" text NOT NULL,
-                "next" text, "document" bigint NOT NULL, "loaded_at" timestamptz NOT NULL, PRIMARY KEY ("crawl", "number"));
+                "next" text, "document" bigint NOT NULL, "loaded_at" timestamptz NOT NULL, "etag" text, PRIMARY KEY ("crawl", "number"));
+            ALTER TABLE "_crawl_pages" ADD COLUMN IF NOT EXISTS "etag" text;
             """#)
+    }
+
+    /// The ETag and `links.next` stored for a page of the crawl being recorded.
+    public func storedPage(url: String) throws(JSONAPIError) -> (etag: String, next: String?)? {
+        guard let crawl = crawlKey else { return nil }
+        let rows = try db.rows(#"""
+            SELECT "etag", "next" FROM "_crawl_pages" WHERE "crawl" = $1 AND "url" = $2 AND "etag" IS NOT NULL ORDER BY "number" DESC LIMIT 1
+            """#, [String(crawl), url])
+        guard let row = rows.first, let etag = row[0] else { return nil }
+        return (etag, row[1])
+    }
+
+    /// Records a page read again unchanged: the crawl moves on to `next`; the page keeps its
+    /// document and ETag.
+    public func recordUnchangedPage(url: String, next: String?) throws(JSONAPIError) {
+        guard let crawl = crawlKey else { throw JSONAPIError.misuse("an unchanged page without a crawl") }
+        do throws(JSONAPIError) {
+            if !db.inTransaction { try db.execute("BEGIN; SELECT pg_advisory_xact_lock(\(Self.lockKey))") }
+            crawlPages += 1
+            _ = try db.rows(#"UPDATE "_crawls" SET "next" = $1, "pages" = $2, "complete" = $3, "updated_at" = $4 WHERE "key" = $5"#,
+                            [next, String(crawlPages), next == nil ? "true" : "false", loadedAt, String(crawl)])
+            _ = try db.rows(#"""
+                INSERT INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag")
+                SELECT "crawl", $1::bigint, "url", "next", "document", $2::timestamptz, "etag" FROM "_crawl_pages"
+                WHERE "crawl" = $3::bigint AND "url" = $4
+                ORDER BY "number" DESC LIMIT 1
+                ON CONFLICT ("crawl", "number") DO UPDATE SET "url" = excluded."url", "next" = excluded."next",
+                "document" = excluded."document", "loaded_at" = excluded."loaded_at", "etag" = excluded."etag"
+                """#, [String(crawlPages), loadedAt, String(crawl), url])
+            if !options.singleTransaction { try db.execute("COMMIT") }
+        } catch {
+            abandon()
+            throw error
+        }
     }
 
     /// Starts recording the crawl of `endpoint` and returns where an earlier run left it
@@ -53,9 +88,10 @@ extension PostgresLoader {
         _ = try db.rows(#"UPDATE "_crawls" SET "next" = $1, "pages" = $2, "complete" = $3, "updated_at" = $4 WHERE "key" = $5"#,
                         [next, String(crawlPages), next == nil ? "true" : "false", loadedAt, String(crawl)])
         _ = try db.rows(#"""
-            INSERT INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at") VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag") VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT ("crawl", "number") DO UPDATE SET "url" = excluded."url", "next" = excluded."next",
-            "document" = excluded."document", "loaded_at" = excluded."loaded_at"
-            """#, [String(crawl), String(crawlPages), view.source ?? "-", next, String(document), loadedAt])
+            "document" = excluded."document", "loaded_at" = excluded."loaded_at", "etag" = excluded."etag"
+            """#, [String(crawl), String(crawlPages), view.source ?? "-", next, String(document), loadedAt, nextPageETag])
+        nextPageETag = nil
     }
 }

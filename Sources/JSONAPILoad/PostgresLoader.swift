@@ -52,6 +52,8 @@ public final class PostgresLoader: StreamSink {
     /// The crawl being recorded, and its pages committed.
     var crawlKey: Int64?
     var crawlPages = 0
+    /// The ETag of the crawl's next page, stored with it.
+    public var nextPageETag: String?
 
     /// Keys read in this run (policy `error` only).
     var seen: Set<[UInt8]> = []
@@ -247,6 +249,15 @@ public protocol DatabaseLoader: StreamSink {
     func finish() throws(JSONAPIError) -> LoadSummary
     /// Rolls back what is open (after a failure).
     func abandon()
+    /// The ETag of the next page of the crawl, stored with it (`_crawl_pages.etag`) when its
+    /// document commits.
+    var nextPageETag: String? { get set }
+    /// The ETag and `links.next` stored for the page at `url` (without user and password) in
+    /// the crawl being recorded; nil when it has none.
+    func storedPage(url: String) throws(JSONAPIError) -> (etag: String, next: String?)?
+    /// Records the page at `url` as read again unchanged (`304 Not Modified`): the crawl's
+    /// place moves on to `next`, in a transaction of its own; nothing else is written.
+    func recordUnchangedPage(url: String, next: String?) throws(JSONAPIError)
 }
 
 extension SQLiteLoader: DatabaseLoader {}

@@ -38,8 +38,53 @@ extension SQLiteLoader {
             CREATE TABLE IF NOT EXISTS "_crawls" ("key" INTEGER PRIMARY KEY, "endpoint" TEXT NOT NULL UNIQUE, "next" TEXT,
                 "pages" INTEGER NOT NULL, "complete" BOOLEAN NOT NULL, "started_at" TEXT NOT NULL, "updated_at" TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS "_crawl_pages" ("crawl" INTEGER NOT NULL, "number" INTEGER NOT NULL, "url" TEXT NOT NULL,
-                "next" TEXT, "document" INTEGER NOT NULL, "loaded_at" TEXT NOT NULL, PRIMARY KEY ("crawl", "number"));
+                "next" TEXT, "document" INTEGER NOT NULL, "loaded_at" TEXT NOT NULL, "etag" TEXT, PRIMARY KEY ("crawl", "number"));
             """#)
+        // Databases from before ETags were stored.
+        if try db.rows(#"SELECT 1 FROM pragma_table_info('_crawl_pages') WHERE "name" = 'etag'"#).isEmpty {
+            try db.execute(#"ALTER TABLE "_crawl_pages" ADD COLUMN "etag" TEXT"#)
+        }
+    }
+
+    /// The ETag and `links.next` stored for a page of the crawl being recorded.
+    public func storedPage(url: String) throws(JSONAPIError) -> (etag: String, next: String?)? {
+        guard let crawl = crawlKey else { return nil }
+        let rows = try db.rows(#"""
+            SELECT "etag", "next" FROM "_crawl_pages" WHERE "crawl" = ? AND "url" = ? AND "etag" IS NOT NULL ORDER BY "number" DESC LIMIT 1
+            """#, [String(crawl), url])
+        guard let row = rows.first, let etag = row[0] else { return nil }
+        return (etag, row[1])
+    }
+
+    /// Records a page read again unchanged: the crawl moves on to `next`; the page keeps its
+    /// document and ETag.
+    public func recordUnchangedPage(url: String, next: String?) throws(JSONAPIError) {
+        guard let crawl = crawlKey else { throw JSONAPIError.misuse("an unchanged page without a crawl") }
+        do throws(JSONAPIError) {
+            if !db.inTransaction { try db.execute("BEGIN IMMEDIATE") }
+            crawlPages += 1
+            let u = try db.prepare(#"UPDATE "_crawls" SET "next" = ?, "pages" = ?, "complete" = ?, "updated_at" = ? WHERE "key" = ?"#)
+            u.bind(1, next)
+            u.bind(2, Int64(crawlPages))
+            u.bind(3, Int64(next == nil ? 1 : 0))
+            u.bind(4, loadedAt)
+            u.bind(5, crawl)
+            try u.run()
+            let p = try db.prepare(#"""
+                INSERT OR REPLACE INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag")
+                SELECT "crawl", ?, "url", "next", "document", ?, "etag" FROM "_crawl_pages" WHERE "crawl" = ? AND "url" = ?
+                ORDER BY "number" DESC LIMIT 1
+                """#)
+            p.bind(1, Int64(crawlPages))
+            p.bind(2, loadedAt)
+            p.bind(3, crawl)
+            p.bind(4, url)
+            try p.run()
+            if !options.singleTransaction { try db.execute("COMMIT") }
+        } catch {
+            abandon()
+            throw error
+        }
     }
 
     /// The crawl's name for a URL: the URL without user and password.
@@ -106,7 +151,8 @@ extension SQLiteLoader {
         u.bind(5, crawl)
         try u.run()
         let p = try db.prepare(#"""
-            INSERT OR REPLACE INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at") VALUES (?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag")
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             """#)
         p.bind(1, crawl)
         p.bind(2, Int64(crawlPages))
@@ -114,6 +160,8 @@ extension SQLiteLoader {
         p.bind(4, next)
         p.bind(5, document)
         p.bind(6, loadedAt)
+        p.bind(7, nextPageETag)
+        nextPageETag = nil
         try p.run()
     }
 }

@@ -84,6 +84,8 @@ public final class SQLiteLoader: StreamSink {
     /// The crawl being recorded (``beginCrawl(endpoint:restart:)``), and its pages committed.
     var crawlKey: Int64?
     var crawlPages = 0
+    /// The ETag of the crawl's next page, stored with it.
+    public var nextPageETag: String?
 
     /// Keys read in this run (policy `error` only).
     var seen: Set<[UInt8]> = []

@@ -237,7 +237,7 @@ struct Fetch: ParsableCommand {
                 Terminal.standardError("jsonapi: continuing the crawl of \(state.endpoint) after \(state.pages) page\(state.pages == 1 ? "" : "s"), at \(next)")
             }
         }
-        let consumer = Unchecked(LoadingConsumer(loader: loader, options: parsing.documentOptions()))
+        let consumer = Unchecked(LoadingConsumer(loader: loader, options: parsing.documentOptions(), revalidates: !restart))
         consumer.value.stream.onDiagnostic = { warnings.print($0) }
         let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         let following = pageFollowing
@@ -252,7 +252,8 @@ struct Fetch: ParsableCommand {
             let summary = try loader.finish()
             warnings.summary()
             if !reporting.quiet {
-                Terminal.standardError("jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s") into \(redactedDatabaseName(database)): "
+                let unchanged = fetched.notModified > 0 ? " (\(fetched.notModified) unchanged since they were loaded: 304 to their ETags)" : ""
+                Terminal.standardError("jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s")\(unchanged) into \(redactedDatabaseName(database)): "
                     + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")"
                     + (fetched.truncated ? "; the crawl goes on from there when run again" : "; the crawl is complete"))
             }
@@ -403,11 +404,31 @@ final class FetchProgressLine: @unchecked Sendable {
 final class LoadingConsumer: DocumentConsumer {
     let stream: DocumentStream
     let loader: any DatabaseLoader
+    /// Whether stored pages are revalidated with their ETags (not after --restart).
+    let revalidates: Bool
 
-    init(loader: any DatabaseLoader, options: DocumentOptions) {
+    init(loader: any DatabaseLoader, options: DocumentOptions, revalidates: Bool) {
         self.loader = loader
+        self.revalidates = revalidates
         stream = DocumentStream(options: options, keyedSinks: [loader])
         stream.recordsTopLevel = true
+    }
+
+    /// Keeps the page's ETag, stored with it when its document commits.
+    func beginDocument(named name: String, headers: [String: String]) throws(JSONAPIError) {
+        loader.nextPageETag = headers["etag"]
+        try beginDocument(named: name)
+    }
+
+    /// The page's ETag and `links.next` from the database, when it was loaded before.
+    func storedPage(at url: URL) throws(JSONAPIError) -> StoredPage? {
+        guard revalidates, let page = try loader.storedPage(url: SQLiteLoader.crawlEndpoint(url)) else { return nil }
+        return StoredPage(etag: page.etag, next: page.next)
+    }
+
+    /// An unchanged page: the crawl's place moves on; nothing else is written.
+    func pageUnchanged(at url: URL, _ page: StoredPage) throws(JSONAPIError) {
+        try loader.recordUnchangedPage(url: SQLiteLoader.crawlEndpoint(url), next: page.next)
     }
 
     func beginDocument(named name: String) throws(JSONAPIError) {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JSONAPILoad
 import Testing
 
@@ -124,6 +127,63 @@ extension EndToEnd {
             let two = try jsonapi(["denormalize", url])
             #expect(one.status == 0 && two.status == 0, "\(one.stderr) \(two.stderr)")
             #expect(!one.stdout.isEmpty && one.stdout == two.stdout, "the crawl into PostgreSQL reads back otherwise")
+        }
+
+        /// A crawl run again asks for each stored page with its ETag (`If-None-Match`): an
+        /// unchanged page (304) is neither downloaded nor written, a changed one is loaded
+        /// again, `--restart` asks for every page in full. SQLite and PostgreSQL alike.
+        @Test func aCrawlRunAgainRevalidatesPagesWithTheirETags() async throws {
+            let servers = try OriginServers()
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-crawl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let state = dir.appendingPathComponent("pg")
+            let script = TestServer.repositoryRoot.appendingPathComponent("Scripts/postgres-server.sh").path
+            let started = try Self.command("/bin/bash", [script, "start", state.path])
+            defer { _ = try? Self.command("/bin/bash", [script, "stop", state.path]) }
+            try #require(started.status == 0, "\(started.stderr)")
+            let postgres = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let sqlite = dir.appendingPathComponent("pages.sqlite").path
+            for (k, db) in [sqlite, postgres].enumerated() {
+                let endpoint = servers.a + "/pages?n=1&of=5&set=\(k)"
+                func etags() throws -> Int {
+                    let sql = #"SELECT count(*) FROM "_crawl_pages" WHERE "etag" IS NOT NULL"#
+                    if db == sqlite { return Int(try Self.rows(db, sql)[0][0] ?? "") ?? -1 }
+                    return Int(try Self.command("/usr/bin/env", ["psql", db, "-X", "-A", "-t", "-c", sql]).stdout
+                        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+                }
+                func conditional() async throws -> Int {
+                    try await servers.seen(servers.a).filter { $0.path.hasSuffix("set=\(k)") && $0.headers["if-none-match"] != nil }.count
+                }
+                let first = try jsonapi(["fetch", endpoint, "--all-pages", "--into", db])
+                #expect(first.status == 0, "\(first.stderr)")
+                #expect(first.stderr.contains("loaded 5 pages into") && first.stderr.contains("15 resources (15 written, 0 unchanged)"), "\(first.stderr)")
+                #expect(try etags() == 5)
+                #expect(try await conditional() == 0)
+                // Again: every page answered 304 to its ETag; nothing downloaded, nothing written.
+                let again = try jsonapi(["fetch", endpoint, "--all-pages", "--into", db])
+                #expect(again.status == 0, "\(again.stderr)")
+                #expect(again.stderr.contains("loaded 5 pages (5 unchanged since they were loaded: 304 to their ETags)")
+                    && again.stderr.contains("0 resources (0 written, 0 unchanged)") && again.stderr.contains("the crawl is complete"),
+                    "\(again.stderr)")
+                #expect(try await conditional() == 5)
+                // Page 3 changes: it alone is downloaded and written.
+                _ = try await URLSession.shared.data(from: URL(string: servers.a + "/bump?n=3&set=\(k)")!)
+                let changed = try jsonapi(["fetch", endpoint, "--all-pages", "--into", db])
+                #expect(changed.stderr.contains("(4 unchanged since they were loaded") && changed.stderr.contains("3 resources (3 written, 0 unchanged)"),
+                        "\(changed.stderr)")
+                let back = try jsonapi(["denormalize", db])
+                let versions = try JSONSerialization.jsonObject(with: Data(back.stdout.utf8)) as? [String: Any]
+                let data = (versions?["data"] as? [[String: Any]]) ?? []
+                #expect(data.count == 15)
+                #expect(data.filter { (($0["attributes"] as? [String: Any])?["version"] as? Int) == 1 }.count == 3)
+                // --restart asks for every page in full (and writes nothing: the content is the same).
+                let restarted = try jsonapi(["fetch", endpoint, "--all-pages", "--restart", "--into", db])
+                #expect(restarted.status == 0, "\(restarted.stderr)")
+                #expect(!restarted.stderr.contains("unchanged since") && restarted.stderr.contains("15 resources (0 written, 15 unchanged)"),
+                        "\(restarted.stderr)")
+                #expect(try await conditional() == 5 + 5)
+            }
         }
 
         static func command(_ tool: String, _ arguments: [String]) throws -> CommandResult {

@@ -1,3 +1,4 @@
+import Foundation
 import JSONAPIStream
 
 /// Where fetched documents go. Each response body is one input, fed chunk by chunk as it
@@ -16,6 +17,46 @@ public protocol DocumentConsumer: AnyObject {
     func endDocument() throws(JSONAPIError) -> DocumentTopLevel?
     /// Resources read so far, for progress reports.
     var resourcesRead: Int { get }
+
+    /// Starts one response body, with the response's headers (names in lower case): a
+    /// consumer that stores pages keeps the `etag` here. By default, ``beginDocument(named:)``.
+    func beginDocument(named name: String, headers: [String: String]) throws(JSONAPIError)
+    /// What the consumer stored of the page at `url` when it read it before: a crawl then asks
+    /// for the page with `If-None-Match` and, when the server answers `304 Not Modified`,
+    /// calls ``pageUnchanged(at:_:)`` and goes on to the stored `next` without a body. By
+    /// default nil: every page is requested in full.
+    func storedPage(at url: URL) throws(JSONAPIError) -> StoredPage?
+    /// The page at `url` is unchanged since it was stored (`304 Not Modified`): no body comes.
+    /// By default, nothing.
+    func pageUnchanged(at url: URL, _ page: StoredPage) throws(JSONAPIError)
+}
+
+extension DocumentConsumer {
+    /// Starts the body without looking at the headers.
+    public func beginDocument(named name: String, headers: [String: String]) throws(JSONAPIError) {
+        try beginDocument(named: name)
+    }
+
+    /// No page is stored: every page is requested in full.
+    public func storedPage(at url: URL) throws(JSONAPIError) -> StoredPage? { nil }
+
+    /// Nothing to do.
+    public func pageUnchanged(at url: URL, _ page: StoredPage) throws(JSONAPIError) {}
+}
+
+/// A page a consumer read before and stored: enough to revalidate it (`If-None-Match`) and,
+/// when it is unchanged, to go on without its body.
+public struct StoredPage: Sendable, Hashable {
+    /// The page's `ETag` when it was read.
+    public var etag: String
+    /// The page's `links.next` (absolute, or relative to the page's URL), nil for the last page.
+    public var next: String?
+
+    /// A stored page with its ETag and `links.next`.
+    public init(etag: String, next: String?) {
+        self.etag = etag
+        self.next = next
+    }
 }
 
 extension GraphParser: DocumentConsumer {

@@ -50,7 +50,8 @@ public struct FetchReport: Sendable {
     public var bytes: Int
     /// Requests sent, retries and pages fetched ahead but not used included.
     public var requests: Int
-    /// Pages answered `304 Not Modified` from the cache.
+    /// Pages answered `304 Not Modified`: from the cache, or unchanged since the consumer
+    /// stored them (``DocumentConsumer/storedPage(at:)``).
     public var notModified: Int
     /// Seconds from the first request to the end of the last body.
     public var seconds: Double

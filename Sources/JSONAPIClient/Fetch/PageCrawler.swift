@@ -63,9 +63,17 @@ final class PageCrawler: Sendable {
             guard seen.insert(current.absoluteString).inserted else {
                 throw JSONAPIClientError.pagination("links.next of page \(index) leads back to \(current.absoluteString), a page already read")
             }
+            // A page the consumer stored: asked for with its ETag, and skipped when unchanged.
+            let stored = try await transport.consume(current) { () throws(JSONAPIError) in try consumer.consumer.storedPage(at: current) }
+            if stored != nil && predicting {
+                // Revalidating goes one page at a time: pages fetched ahead come in full.
+                predicting = false
+                predictor = nil
+                ahead.cancelAll()
+            }
             let slot: PageSlot
             let response: Transport.Response
-            let early = ahead.take(index)
+            let early = stored == nil ? ahead.take(index) : nil
             if let page = early, sameRequest(page.url, current) {
                 slot = page.slot
                 try await transport.consume(current) { () throws(JSONAPIError) in try slot.attach(consumer) }
@@ -82,11 +90,20 @@ final class PageCrawler: Sendable {
                     predictor = nil
                 }
                 slot = PageSlot(name: current.absoluteString, consumer: consumer)
+                var request = makeRequest(current)
+                if let stored { request.setValue(stored.etag, forHTTPHeaderField: "If-None-Match") }
                 response = try await transport.send(
-                    makeRequest(current), slot: slot, conditional: true, counter: counter, home: home, linkedFrom: previous,
+                    request, slot: slot, conditional: true, counter: counter, home: home, linkedFrom: previous,
                     what: index == 0 ? "the request" : "links.next of page \(index)")
             }
             if response.notModified { notModified += 1 }
+            if let stored, response.notModified {
+                try await transport.consume(current) { () throws(JSONAPIError) in try consumer.consumer.pageUnchanged(at: current, stored) }
+                index += 1
+                previous = current
+                url = stored.next.flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
+                continue
+            }
             guard let top = try await transport.consume(current, { () throws(JSONAPIError) in try slot.finish() }) else {
                 throw JSONAPIClientError.notJSONAPI(HTTPFailure(
                     status: response.status, method: "GET", url: current, contentType: response.headers["content-type"],

@@ -15,7 +15,9 @@ final class ConsumerBox: @unchecked Sendable {
         self.progress = progress
     }
 
-    func begin(_ name: String) throws(JSONAPIError) { try consumer.beginDocument(named: name) }
+    func begin(_ name: String, headers: [String: String]) throws(JSONAPIError) {
+        try consumer.beginDocument(named: name, headers: headers)
+    }
 
     @inline(__always)
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
@@ -48,6 +50,8 @@ final class PageSlot: @unchecked Sendable {
     private var begun = false
     /// Whether a byte of this page reached the consumer (a retry is then impossible).
     private(set) var fedConsumer = false
+    /// The response's headers (lower-case names), set when its head arrives.
+    var headers: [String: String] = [:]
 
     init(name: String, consumer: ConsumerBox? = nil) {
         self.name = name
@@ -66,7 +70,7 @@ final class PageSlot: @unchecked Sendable {
             return
         }
         if !begun {
-            try consumer.begin(name)
+            try consumer.begin(name, headers: headers)
             begun = true
         }
         fedConsumer = true
@@ -77,7 +81,7 @@ final class PageSlot: @unchecked Sendable {
     func attach(_ consumer: ConsumerBox) throws(JSONAPIError) {
         self.consumer = consumer
         guard buffer.count > 0 else { return }
-        try consumer.begin(name)
+        try consumer.begin(name, headers: headers)
         begun = true
         fedConsumer = true
         try buffer.drain { (b) throws(JSONAPIError) in try consumer.feed(b) }

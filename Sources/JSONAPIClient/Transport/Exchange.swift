@@ -144,13 +144,15 @@ final class Exchange: @unchecked Sendable {
             method: method, url: request.url ?? response.url ?? URL(fileURLWithPath: "/"), status: http.statusCode, headers: headers,
             attempt: attempt, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
         switch http.statusCode {
-        case 304 where cacheKey != nil:
+        case 304 where cacheKey != nil || request.value(forHTTPHeaderField: "If-None-Match") != nil:
+            // From the cache (replayed at the end), or to the caller's own validator (no body).
             mode = .notModified
         case 200..<300:
             if slot == nil {
                 mode = .discard
             } else if http.statusCode == 204 || isJSONAPI(contentType) {
                 mode = .document
+                slot?.headers = headers
                 if let cache, cacheKey != nil, method == "GET", let tag = headers["etag"] {
                     etag = tag
                     tee = []
@@ -213,6 +215,9 @@ final class Exchange: @unchecked Sendable {
         case .document, .discard:
             if let tee, let etag, let cache, let cacheKey { cache.store(cacheKey, etag: etag, body: tee, contentType: contentType) }
             finish(.success(notModified: false))
+        case .notModified where cacheKey == nil:
+            // The caller's own `If-None-Match`: the caller knows the page; no body.
+            finish(.success(notModified: true))
         case .notModified:
             guard let cacheKey, let entry = cache?.entry(for: cacheKey), let slot else {
                 finish(.staleCache)

@@ -76,7 +76,9 @@ final class Transport: Sendable {
             target: url, previous: linkedFrom ?? url, home: home, policy: configuration.crossOrigin, what: what)
         let policy = configuration.retry
         let cacheKey = conditional && method == "GET" && configuration.cache != nil ? url.absoluteString : nil
-        var useCache = cacheKey != nil
+        // A request with its own `If-None-Match` (a crawl revalidating a stored page) does not
+        // use the cache: a `304` then means "the page the caller stored".
+        var useCache = cacheKey != nil && request.value(forHTTPHeaderField: "If-None-Match") == nil
         var attempt = 0
         while true {
             attempt += 1
