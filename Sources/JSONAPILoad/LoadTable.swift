@@ -77,6 +77,93 @@ func duplicateError(_ p: ResourceParts, _ id: UnsafeRawBufferPointer, _ view: Re
         location: p.position, pointer: view.pointer, source: view.source))
 }
 
+/// The stored row's mergeable members, as the loaders read them before a merge.
+struct OldRow {
+    var links, meta, other, overflow: String?
+    var nulls: [String] = []
+    /// Attribute names the stored row has (policy `first`).
+    var present: Set<[UInt8]> = []
+}
+
+extension OldRow {
+    /// What a loader selects of the stored row of `t`: `_links`, `_meta`, `_other`,
+    /// `_overflow`, `_nulls` (NULL where the table has no such column), then, for policy
+    /// `first`, whether each attribute column is not NULL (`attributeColumns`). nil when there
+    /// is nothing to select.
+    static func selection(_ t: LoadTable, first: Bool, suffix: String = "") -> (list: String, attributeColumns: [Int])? {
+        let roles: [ColumnRole] = [.links, .meta, .other, .overflow, .nulls]
+        let attributeColumns = first ? t.columns.indices.filter { t.columns[$0].role == .attribute } : []
+        guard roles.contains(where: { t.column($0) != nil }) || !attributeColumns.isEmpty else { return nil }
+        var select = roles.map { role in t.column(role).map { quoted(t.columns[$0].name) + suffix } ?? "NULL" }
+        select += attributeColumns.map { "\(quoted(t.columns[$0].name)) IS NOT NULL" }
+        return (select.joined(separator: ", "), attributeColumns)
+    }
+
+    /// The stored row from a row of ``selection(_:first:suffix:)``: `text(k)` is cell k as
+    /// text, `isSet(k)` whether cell k (an `IS NOT NULL`) is true.
+    init(_ t: LoadTable, attributeColumns: [Int], first: Bool, text: (Int) -> String?, isSet: (Int) -> Bool) {
+        self.init(links: text(0), meta: text(1), other: text(2), overflow: text(3))
+        if let n = text(4), case .array(let names)? = try? JSONValue(parsing: Array(n.utf8), options: valueOptions) {
+            nulls = names.compactMap(\.stringValue)
+        }
+        guard first else { return }
+        for (k, c) in attributeColumns.enumerated() where isSet(5 + k) { present.insert(Array(t.columns[c].name.utf8)) }
+        present.formUnion(nulls.map { Array($0.utf8) })
+        if let o = overflow, case .object(let members)? = try? JSONValue(parsing: Array(o.utf8), options: valueOptions) {
+            present.formUnion(members.keys.map { Array($0.utf8) })
+        }
+    }
+}
+
+/// A resource's mergeable members after the merge rule: what to write in `_links`, `_meta`,
+/// `_other`, `_overflow` and `_nulls`, and which attribute columns keep their stored value.
+struct MergedMembers {
+    /// Merged `links` and `meta` text; nil when the stored row had none (the new resource's
+    /// own bytes are written as they are).
+    var links: String??
+    var meta: String??
+    var other: String?
+    var overflow: String?
+    /// The names in `_nulls`, and whether the column changes.
+    var nulls: [String]
+    var writeNulls: Bool
+    /// Columns whose stored value stays (policy `first`).
+    var keptColumns: Set<Int> = []
+
+    /// The new resource's members merged with the stored row's (`old`, nil for a new row):
+    /// with `newWins` (policies `last` and `error`) the new members replace the stored ones and
+    /// absent ones stay; otherwise the stored ones stay and only new members are added.
+    /// `names` are the new resource's attribute names, `columns` their columns (-1: overflow).
+    init(
+        old: OldRow?, links: @autoclosure () -> String?, meta: @autoclosure () -> String?, other: String?, overflow: String?,
+        nulls: [String], names: [[UInt8]], columns: [Int], table t: LoadTable, newWins: Bool
+    ) {
+        self.other = other
+        self.overflow = overflow
+        self.nulls = nulls
+        writeNulls = !nulls.isEmpty
+        guard let old else { return }
+        if old.links != nil { self.links = .some(mergeObjects(old.links, links(), newWins: newWins)) }
+        if old.meta != nil { self.meta = .some(mergeObjects(old.meta, meta(), newWins: newWins)) }
+        self.other = mergeObjects(old.other, other, newWins: newWins)
+        self.overflow = mergeObjects(old.overflow, overflow, newWins: newWins)
+        // `_nulls`: what the stored row had, less what the new resource sets, plus its nulls.
+        var merged: [String]
+        if newWins {
+            let newNames = Set(names)
+            merged = old.nulls.filter { !newNames.contains(Array($0.utf8)) } + nulls
+        } else {
+            merged = old.nulls + nulls.filter { !old.present.contains(Array($0.utf8)) }
+            keptColumns = Set(columns.filter { c in c >= 0 && old.present.contains(Array(t.columns[c].name.utf8)) })
+        }
+        writeNulls = merged.map { Array($0.utf8) } != old.nulls.map { Array($0.utf8) }
+        self.nulls = merged
+    }
+
+    /// `_nulls` as JSON text (nil for none).
+    var nullsText: String? { nulls.isEmpty ? nil : JSONValue.array(nulls.map { .string($0) }).jsonText }
+}
+
 /// Two JSON objects merged member by member (a name in both keeps its first position and
 /// takes the winner's value); nil when nothing is to be written (no new value).
 func mergeObjects(_ old: String?, _ new: String?, newWins: Bool) -> String? {

@@ -428,16 +428,7 @@ extension PostgresLoader {
     private func appendRelationship(_ r: PostgresBatch.Resource, _ rel: PostgresBatch.Relationship, key: Int64, into out: inout ByteArena) {
         out.appendDigits(key)
         out.tab()
-        out.appendDigits(r.key)
-        out.tab()
-        out.copyText(batch.view(r.type))
-        out.tab()
-        out.copyText(r.id.map(batch.view))
-        out.tab()
-        out.copyText(r.lid.map(batch.view))
-        out.tab()
-        out.copyText(batch.view(rel.name))
-        out.tab()
+        appendFrom(r, rel, into: &out)
         out.append(rel.shape)
         out.tab()
         out.appendDigits(Int64(rel.edges.count))
@@ -452,18 +443,24 @@ extension PostgresLoader {
         out.append(UInt8(ascii: "\n"))
     }
 
+    /// The fields `_relationships` and `_edges` start with: `resource`, `from_type`,
+    /// `from_id`, `from_lid`, `name`, each followed by a tab.
+    private func appendFrom(_ r: PostgresBatch.Resource, _ rel: PostgresBatch.Relationship, into out: inout ByteArena) {
+        out.appendDigits(r.key)
+        out.tab()
+        out.copyText(batch.view(r.type))
+        out.tab()
+        out.copyText(r.id.map(batch.view))
+        out.tab()
+        out.copyText(r.lid.map(batch.view))
+        out.tab()
+        out.copyText(batch.view(rel.name))
+        out.tab()
+    }
+
     private func appendEdges(_ r: PostgresBatch.Resource, _ rel: PostgresBatch.Relationship, into out: inout ByteArena) {
         for (position, e) in batch.edges[rel.edges].enumerated() {
-            out.appendDigits(r.key)
-            out.tab()
-            out.copyText(batch.view(r.type))
-            out.tab()
-            out.copyText(r.id.map(batch.view))
-            out.tab()
-            out.copyText(r.lid.map(batch.view))
-            out.tab()
-            out.copyText(batch.view(rel.name))
-            out.tab()
+            appendFrom(r, rel, into: &out)
             out.appendDigits(Int64(position))
             out.tab()
             out.copyText(batch.view(e.type))
@@ -498,43 +495,16 @@ extension PostgresLoader {
                 WHERE "key" = $6
                 """#, [r.lid.map(batch.view), fixed[0], fixed[1], batch.view(r.hash), fixed[2], fixed[3]])
         }
-        let newWins = options.onDuplicate != .first
-        let old = try oldRow(t, r.key)
         let cells = batch.cells[r.cells]
         func text(_ range: Range<Int>?) -> String? { range.map { String(decoding: batch.view($0), as: UTF8.self) } }
-        var links = text(r.links), meta = text(r.meta), other = text(r.other)
-        var nulls: [String] = [], overflow: [String] = []
-        for c in cells where c.column < 0 || c.isNull {
-            let name = String(decoding: batch.view(c.name), as: UTF8.self)
-            if c.column < 0 { overflow.append(name + ":" + String(decoding: batch.view(c.value), as: UTF8.self)) } else { nulls.append(name) }
-        }
-        func names(_ quotedNames: [String]) -> [String] {
-            quotedNames.compactMap { (try? JSONValue(parsing: Array($0.utf8), options: valueOptions))?.stringValue }
-        }
-        var overflowText = overflow.isEmpty ? nil : "{" + overflow.joined(separator: ",") + "}"
-        var nullNames = names(nulls)
-        var writeNulls = !nullNames.isEmpty
-        var keptColumns = Set<Int>()
-        if let old {
-            links = old.links == nil ? links : mergeObjects(old.links, links, newWins: newWins)
-            meta = old.meta == nil ? meta : mergeObjects(old.meta, meta, newWins: newWins)
-            other = mergeObjects(old.other, other, newWins: newWins)
-            overflowText = mergeObjects(old.overflow, overflowText, newWins: newWins)
-            let newNames = Set(cells.map { c in
-                Array(StoredJSON.decodeString(batch.view(c.name), 0..<c.name.count).utf8)
-            })
-            var merged: [String]
-            if newWins {
-                merged = old.nulls.filter { !newNames.contains(Array($0.utf8)) } + nullNames
-            } else {
-                merged = old.nulls + nullNames.filter { !old.present.contains(Array($0.utf8)) }
-                keptColumns = Set(cells.compactMap { c in
-                    c.column >= 0 && old.present.contains(Array(t.columns[c.column].name.utf8)) ? c.column : nil
-                })
-            }
-            writeNulls = merged.map { Array($0.utf8) } != old.nulls.map { Array($0.utf8) }
-            nullNames = merged
-        }
+        func name(_ c: PostgresBatch.Cell) -> String { StoredJSON.decodeString(batch.view(c.name), 0..<c.name.count) }
+        let overflow = cells.filter { $0.column < 0 }.map { text($0.name)! + ":" + text($0.value)! }
+        let m = MergedMembers(
+            old: try oldRow(t, r.key), links: text(r.links), meta: text(r.meta), other: text(r.other),
+            overflow: overflow.isEmpty ? nil : "{" + overflow.joined(separator: ",") + "}",
+            nulls: cells.filter { $0.isNull && $0.column >= 0 }.map(name), names: cells.map { Array(name($0).utf8) },
+            columns: cells.map(\.column), table: t, newWins: options.onDuplicate != .first)
+        let keptColumns = m.keptColumns
         var columns: [Int] = [t.column(.key)!, t.column(.id)!]
         var values: [[UInt8]?] = [key, r.id.map { Array(batch.view($0)) }]
         func set(_ role: ColumnRole, _ value: String?) throws(JSONAPIError) {
@@ -542,11 +512,11 @@ extension PostgresLoader {
             values.append(value.map { Array($0.utf8) })
         }
         if r.lid != nil { try set(.lid, text(r.lid)) }
-        if let links { try set(.links, links) }
-        if let meta { try set(.meta, meta) }
-        if let other { try set(.other, other) }
-        if let overflowText { try set(.overflow, overflowText) }
-        if writeNulls { try set(.nulls, nullNames.isEmpty ? nil : JSONValue.array(nullNames.map { .string($0) }).jsonText) }
+        if let links = m.links ?? text(r.links) { try set(.links, links) }
+        if let meta = m.meta ?? text(r.meta) { try set(.meta, meta) }
+        if let other = m.other { try set(.other, other) }
+        if let overflow = m.overflow { try set(.overflow, overflow) }
+        if m.writeNulls { try set(.nulls, m.nullsText) }
         for c in cells where c.column >= 0 && !keptColumns.contains(c.column) {
             columns.append(c.column)
             let v = batch.view(c.value)
@@ -600,31 +570,12 @@ extension PostgresLoader {
     }
 
     /// The stored row's mergeable members (and, policy `first`, which attributes it has).
-    private func oldRow(_ t: LoadTable, _ key: Int64) throws(JSONAPIError) -> SQLiteLoader.OldRow? {
-        let roles: [ColumnRole] = [.links, .meta, .other, .overflow, .nulls]
+    private func oldRow(_ t: LoadTable, _ key: Int64) throws(JSONAPIError) -> OldRow? {
         let first = options.onDuplicate == .first
-        let present = roles.compactMap { t.column($0) }
-        let attributeColumns = first ? t.columns.indices.filter { t.columns[$0].role == .attribute } : []
-        guard !present.isEmpty || !attributeColumns.isEmpty else { return nil }
-        var select = roles.map { role in t.column(role).map { quoted(t.columns[$0].name) + "::text" } ?? "NULL" }
-        select += attributeColumns.map { "\(quoted(t.columns[$0].name)) IS NOT NULL" }
-        let rows = try db.rows("SELECT \(select.joined(separator: ", ")) FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) = $1",
-                               [String(key)])
+        guard let selection = OldRow.selection(t, first: first, suffix: "::text") else { return nil }
+        let rows = try db.rows("SELECT \(selection.list) FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) = $1", [String(key)])
         guard let row = rows.first else { return nil }
-        var old = SQLiteLoader.OldRow(links: row[0], meta: row[1], other: row[2], overflow: row[3])
-        if let n = row[4], case .array(let names)? = try? JSONValue(parsing: Array(n.utf8), options: valueOptions) {
-            old.nulls = names.compactMap(\.stringValue)
-        }
-        if first {
-            for (k, c) in attributeColumns.enumerated() where row[5 + k] == "t" {
-                old.present.insert(Array(t.columns[c].name.utf8))
-            }
-            old.present.formUnion(old.nulls.map { Array($0.utf8) })
-            if let o = old.overflow, case .object(let members)? = try? JSONValue(parsing: Array(o.utf8), options: valueOptions) {
-                old.present.formUnion(members.keys.map { Array($0.utf8) })
-            }
-        }
-        return old
+        return OldRow(t, attributeColumns: selection.attributeColumns, first: first, text: { row[$0] }, isSet: { row[$0] == "t" })
     }
 
     /// Unknown members (`"name":value` texts) as one JSON object, nil for none.

@@ -168,44 +168,21 @@ extension SQLiteLoader {
                 nulls.append(name)
             }
         }
-        var fixedValues: [(role: ColumnRole, value: FixedValue)] = []
         func objectText(_ members: [String]) -> String? { members.isEmpty ? nil : "{" + members.joined(separator: ",") + "}" }
         func text(_ bytes: UnsafeRawBufferPointer?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+        let m = MergedMembers(
+            old: exists ? try oldRow(t, key) : nil, links: text(p.links), meta: text(p.meta), other: objectText(otherMembers),
+            overflow: objectText(overflow), nulls: nulls, names: cells.map { Array(StoredJSON.decodeString(attributes, $0.name).utf8) },
+            columns: cells.map(\.column), table: t, newWins: options.onDuplicate != .first)
+        let keptColumns = m.keptColumns
         // The resource's own links and meta are bound from its bytes; only a merge makes text.
-        var links = p.links.map(FixedValue.borrowed)
-        var meta = p.meta.map(FixedValue.borrowed)
-        var other = objectText(otherMembers)
-        var overflowText = objectText(overflow)
-        var nullsText: String? = nulls.isEmpty ? nil : JSONValue.array(nulls.map { .string($0) }).jsonText
-        var writeNulls = !nulls.isEmpty
-        var keptColumns = Set<Int>()
-
-        let newWins = options.onDuplicate != .first
-        if exists, let old = try oldRow(t, key) {
-            if old.links != nil { links = mergeObjects(old.links, text(p.links), newWins: newWins).map(FixedValue.text) }
-            if old.meta != nil { meta = mergeObjects(old.meta, text(p.meta), newWins: newWins).map(FixedValue.text) }
-            other = mergeObjects(old.other, other, newWins: newWins)
-            overflowText = mergeObjects(old.overflow, overflowText, newWins: newWins)
-            // `_nulls`: what the stored row had, less what the new resource sets, plus its nulls.
-            let newNames = Set(cells.map { Array(StoredJSON.decodeString(attributes, $0.name).utf8) })
-            var merged: [String]
-            if newWins {
-                merged = old.nulls.filter { !newNames.contains(Array($0.utf8)) } + nulls
-            } else {
-                merged = old.nulls + nulls.filter { !old.present.contains(Array($0.utf8)) }
-                keptColumns = Set(cells.compactMap { c in
-                    c.column >= 0 && old.present.contains(Array(t.columns[c.column].name.utf8)) ? c.column : nil
-                })
-            }
-            writeNulls = merged.map { Array($0.utf8) } != old.nulls.map { Array($0.utf8) }
-            nullsText = merged.isEmpty ? nil : JSONValue.array(merged.map { .string($0) }).jsonText
-        }
+        var fixedValues: [(role: ColumnRole, value: FixedValue)] = []
         if let lid = p.lid { fixedValues.append((.lid, .borrowed(lid))) }
-        if let links { fixedValues.append((.links, links)) }
-        if let meta { fixedValues.append((.meta, meta)) }
-        if let other { fixedValues.append((.other, .text(other))) }
-        if let overflowText { fixedValues.append((.overflow, .text(overflowText))) }
-        if writeNulls { fixedValues.append((.nulls, .text(nullsText))) }
+        if let links = m.links.map({ $0.map(FixedValue.text) }) ?? p.links.map(FixedValue.borrowed) { fixedValues.append((.links, links)) }
+        if let meta = m.meta.map({ $0.map(FixedValue.text) }) ?? p.meta.map(FixedValue.borrowed) { fixedValues.append((.meta, meta)) }
+        if let other = m.other { fixedValues.append((.other, .text(other))) }
+        if let overflow = m.overflow { fixedValues.append((.overflow, .text(overflow))) }
+        if m.writeNulls { fixedValues.append((.nulls, .text(m.nullsText))) }
 
         // The statement for this set of columns.
         var signature: [Int32] = []
@@ -306,47 +283,22 @@ extension SQLiteLoader {
 
     // MARK: - Merging with the stored row
 
-    struct OldRow {
-        var links, meta, other, overflow: String?
-        var nulls: [String] = []
-        /// Attribute names the stored row has (policy `first`).
-        var present: Set<[UInt8]> = []
-    }
-
     /// The stored row's mergeable members, when the table has any of them (or policy
     /// `first`, which needs to know which attributes the row has).
     private func oldRow(_ t: LoadTable, _ key: Int64) throws(JSONAPIError) -> OldRow? {
-        let roles: [ColumnRole] = [.links, .meta, .other, .overflow, .nulls]
         let first = options.onDuplicate == .first
-        let present = roles.compactMap { t.column($0) }
-        let attributeColumns = first ? t.columns.indices.filter { t.columns[$0].role == .attribute } : []
-        guard !present.isEmpty || !attributeColumns.isEmpty else { return nil }
-        var select = roles.map { role in t.column(role).map { quoted(t.columns[$0].name) } ?? "NULL" }
-        select += attributeColumns.map { "\(quoted(t.columns[$0].name)) IS NOT NULL" }
+        guard let selection = OldRow.selection(t, first: first) else { return nil }
         let s: SQLiteStatement
         if let cached = t.oldRowStatement {
             s = cached
         } else {
-            s = try db.prepare("SELECT \(select.joined(separator: ", ")) FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) = ?")
+            s = try db.prepare("SELECT \(selection.list) FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) = ?")
             t.oldRowStatement = s
         }
         defer { s.reset() }
         s.bind(1, key)
         guard try s.step() else { return nil }
-        var old = OldRow(links: s.text(0), meta: s.text(1), other: s.text(2), overflow: s.text(3))
-        if let n = s.text(4), case .array(let names)? = try? JSONValue(parsing: Array(n.utf8), options: valueOptions) {
-            old.nulls = names.compactMap(\.stringValue)
-        }
-        if first {
-            for (k, c) in attributeColumns.enumerated() where s.int64(Int32(5 + k)) != 0 {
-                old.present.insert(Array(t.columns[c].name.utf8))
-            }
-            old.present.formUnion(old.nulls.map { Array($0.utf8) })
-            if let o = old.overflow, case .object(let members)? = try? JSONValue(parsing: Array(o.utf8), options: valueOptions) {
-                old.present.formUnion(members.keys.map { Array($0.utf8) })
-            }
-        }
-        return old
+        return OldRow(t, attributeColumns: selection.attributeColumns, first: first, text: { s.text(Int32($0)) }, isSet: { s.int64(Int32($0)) != 0 })
     }
 
     // MARK: - Relationships and linkage
