@@ -7,7 +7,7 @@ import JSONAPIStream
 /// precision`, `numeric`, `boolean`, `json`, `text`; docs/database-loading.md has the layout).
 ///
 /// Resources are written in batches: new ones with `COPY … FROM STDIN` (keys drawn from
-/// `_resources`' sequence), stored ones merged row by row, unchanged ones (same content
+/// `_resources`' sequence), stored ones merged (one script of statements per batch), unchanged ones (same content
 /// hash) not written at all. Each document is one transaction (or the whole run,
 /// ``LoadOptions/singleTransaction``), so a document that fails half-way, or a server that
 /// goes away, leaves nothing of it.

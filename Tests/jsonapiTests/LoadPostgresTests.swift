@@ -116,8 +116,8 @@ struct LoadPostgresTests {
     }
 
     /// A generated document of several batches (new rows by COPY), loaded into PostgreSQL and
-    /// into SQLite, comes back the same from both; a second, changed copy of some resources
-    /// (merged row by row) too.
+    /// into SQLite, comes back the same from both; so do hundreds of changed resources (merged)
+    /// and one changed by hand.
     @Test func postgresAndSQLiteHoldTheSameGraph() throws {
         let server = try PostgresServer()
         let dir = try temporaryDirectory()
@@ -126,14 +126,19 @@ struct LoadPostgresTests {
         #expect(generated.status == 0, "\(generated.stderr)")
         let big = dir.appendingPathComponent("big.json").path
         try generated.stdout.write(to: URL(fileURLWithPath: big))
+        // Another seed changes the first 300 articles, their comments and people: merged
+        // (several hundred resources, a script per batch in PostgreSQL).
+        let other = try run(["generate", "--resources", "300", "--seed", "8"])
+        let changes = dir.appendingPathComponent("changes.json").path
+        try other.stdout.write(to: URL(fileURLWithPath: changes))
         let change = try Self.write(#"""
             {"data":[{"type":"people","id":"1","attributes":{"name":"changed","extra":[1,2]},"relationships":{"new":{"data":[]}}}]}
             """#, in: dir, name: "change.json")
         let sqlite = dir.appendingPathComponent("same.sqlite").path
         for db in [server.url, sqlite] {
-            let r = try run(["load", db, big, change])
+            let r = try run(["load", db, big, changes, change])
             #expect(r.status == 0, "\(r.stderr)")
-            #expect(r.stderr.contains("loaded 2 documents"), "\(r.stderr)")
+            #expect(r.stderr.contains("loaded 3 documents"), "\(r.stderr)")
         }
         let fromPostgres = try run(["denormalize", server.url])
         let fromSQLite = try run(["denormalize", sqlite])
