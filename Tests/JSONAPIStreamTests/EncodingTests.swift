@@ -146,6 +146,29 @@ extension EncodingTests {
         #expect(try JSONValue(parsing: b.createDocument())["data"]?["attributes"] == ["sizes": [100, 200]])
     }
 
+    /// `setAttribute(_:encoding:)` encodes as `EditableResource(encoding:)` does: a date is
+    /// ISO 8601 (it was JSONEncoder's -978307200, seconds since 2001), a non-finite number
+    /// fails naming the attribute, options apply.
+    @Test func setAttributeEncodesAsModelsDo() throws {
+        struct Model: Encodable { var at: Date }
+        let epoch = Date(timeIntervalSince1970: 0)
+        var a = EditableResource(type: "events", id: "1")
+        try a.setAttribute("at", encoding: epoch)
+        let model = try EditableResource(encoding: Model(at: epoch), type: "events")
+        #expect(a["at"] == "1970-01-01T00:00:00Z")
+        #expect(a["at"] == model["at"])
+        var options = ResourceEncodingOptions()
+        options.dates = .millisecondsSince1970
+        try a.setAttribute("at", encoding: epoch.addingTimeInterval(1.5), options: options)
+        #expect(a["at"] == 1500)
+        do {
+            try a.setAttribute("ratio", encoding: Double.infinity)
+            Issue.record("an infinite number was encoded")
+        } catch {
+            #expect(error.description.contains("/ratio") && error.description.contains("is not a JSON number"), "\(error)")
+        }
+    }
+
     @Test func updateDocumentHasOnlyTheChanges() throws {
         let g = try Graph(json: Self.blog)
         var edit = EditableResource(editing: g[type: "articles", id: "1"]!)

@@ -102,14 +102,24 @@ public struct EditableResource: Sendable {
         changedAttributes[name] = value
     }
 
-    /// Sets an attribute from an `Encodable` value (encoded with `JSONEncoder`; numbers keep
-    /// the text it writes).
-    public mutating func setAttribute<T: Encodable>(_ name: String, encoding value: T) throws(JSONAPIError) {
-        let data: Data
-        do { data = try JSONEncoder().encode(value) } catch {
+    /// Sets an attribute from an `Encodable` value, encoded as ``init(encoding:type:options:)``
+    /// encodes a model's attributes with the same `options`: dates as ISO 8601 by default,
+    /// numbers in their shortest exact form, non-finite numbers as the options say, transforms
+    /// applied.
+    public mutating func setAttribute<T: Encodable>(
+        _ name: String, encoding value: T, options: ResourceEncodingOptions = .init()
+    ) throws(JSONAPIError) {
+        let encoder = ValueEncoder(options: options, path: [NameKey(name)])
+        do {
+            try encoder.encodeValue(value)
+        } catch let error as EncodingError {
+            throw JSONAPIError.misuse(ModelParts.describe(error, model: T.self))
+        } catch let error as JSONAPIError {
+            throw error
+        } catch {
             throw JSONAPIError.misuse("cannot encode \(name): \(error)")
         }
-        setAttribute(name, try JSONValue(parsing: data))
+        setAttribute(name, encoder.root?.resolve() ?? .null)
     }
 
     /// Sets a relationship's linkage.
