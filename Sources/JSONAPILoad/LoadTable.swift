@@ -278,6 +278,23 @@ final class LoadTable {
     /// Records the decision for a stored name that had none.
     func decide(_ key: UInt32, column: Int32) { storedColumn[Int(key)] = column }
 
+    /// The column of the attribute named `a[name]` (its stored, quoted text) whose value has
+    /// `kinds`: its existing column, -1 for `_overflow`, or a new column (typed by `kinds`,
+    /// made by `add`, which alters the table) while the table has fewer than `maxColumns`.
+    func attributeColumn(
+        _ a: UnsafeRawBufferPointer, name: Range<Int>, kinds: ValueKinds, maxColumns: Int,
+        add: (Column) throws(JSONAPIError) -> Int
+    ) throws(JSONAPIError) -> Int {
+        let stored = storedColumn(of: UnsafeRawBufferPointer(rebasing: a[name]))
+        if let c = stored.column { return Int(c) }
+        var column = -1
+        if attributeCount < maxColumns {
+            column = try add(Column(name: StoredJSON.decodeString(a, name), role: .attribute, type: kinds.columnType, kinds: kinds))
+        }
+        decide(stored.key, column: Int32(column))
+        return column
+    }
+
     private func canHaveColumn(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.first != UInt8(ascii: "_") && name.utf8.count <= 63 && !name.utf8.contains(0)
             && !foldedNames.contains(folded(name))

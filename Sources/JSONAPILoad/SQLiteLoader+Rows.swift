@@ -119,14 +119,8 @@ extension SQLiteLoader {
                 do throws(JSONAPIError) {
                     let v = UnsafeRawBufferPointer(rebasing: a[value])
                     let kinds = Self.kinds(of: v)
-                    let stored = t.storedColumn(of: UnsafeRawBufferPointer(rebasing: a[name]))
-                    var column = stored.column.map(Int.init) ?? -1
-                    if stored.column == nil {
-                        if t.attributeCount < options.maxColumns {
-                            let n = StoredJSON.decodeString(a, name)
-                            column = try addColumn(t, LoadTable.Column(name: n, role: .attribute, type: kinds.columnType, kinds: kinds))
-                        }
-                        t.decide(stored.key, column: Int32(column))
+                    let column = try t.attributeColumn(a, name: name, kinds: kinds, maxColumns: options.maxColumns) {
+                        (c) throws(JSONAPIError) in try addColumn(t, c)
                     }
                     if column >= 0 {
                         let was = t.columns[column].kinds
