@@ -60,8 +60,10 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
-        // Platform calls the Swift overlay lacks (mremap).
-        .target(name: "CPlatform"),
+        // The library's C: the memory budget around yajl, the pipeline's tape recorder (yajl
+        // callbacks), the pre-scan's byte loops, signals, URI checks and platform calls the
+        // Swift overlay lacks (mremap). It includes yajl's own header, through CYajl.
+        .target(name: "CPlatform", dependencies: ["CYajl"]),
         // The core library: CYajl, CCrypto, CZlib, CZstd, CPlatform, the standard library and
         // Foundation only.
         .target(

@@ -17,10 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-// yajl's own declarations (yajl_parse.h; `yajl_status` is an enum, 0 is yajl_status_ok);
-// the final link brings libyajl.
-int yajl_parse(struct yajl_handle_t *hand, const unsigned char *text, size_t len);
-int yajl_complete_parse(struct yajl_handle_t *hand);
+// yajl's own header (the CYajl system library's; the final link brings libyajl).
+#include <yajl/yajl_parse.h>
 
 // Caps in bytes (0: none), the figures last read, what was reserved since, and the sticky
 // overrun flag. Relaxed atomics: the figures are estimates and the flag is only ever set
@@ -213,7 +211,7 @@ int jsonapi_yajl_parse_guarded(struct yajl_handle_t *hand, const unsigned char *
         return -1;
     }
     guard = &here;
-    int status = complete ? yajl_complete_parse(hand) : yajl_parse(hand, text, len);
+    int status = (int)(complete ? yajl_complete_parse(hand) : yajl_parse(hand, text, len));
     guard = outer;
     return status;
 }

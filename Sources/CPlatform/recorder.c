@@ -9,15 +9,16 @@
 #include <assert.h>
 #endif
 
-// yajl's own declaration (yajl_parse.h: `size_t yajl_get_bytes_consumed(yajl_handle)`, where
-// `yajl_handle` is `struct yajl_handle_t *`); the final link brings libyajl.
-size_t yajl_get_bytes_consumed(struct yajl_handle_t *hand);
+// yajl's own header (the CYajl system library's; the final link brings libyajl).
+#include <yajl/yajl_parse.h>
 
-// TapeKind's raw values (EventTape.swift).
+// TapeKind's raw values (EventTape.swift; a test compares the two).
 enum {
-    kStartObject = 0, kEndObject = 1, kStartArray = 2, kEndArray = 3,
-    kKey = 4, kEscapedKey = 5, kString = 6, kEscapedString = 7, kNumber = 8,
-    kTrue = 9, kFalse = 10, kNull = 11
+    kStartObject = JSONAPI_TAPE_START_OBJECT, kEndObject = JSONAPI_TAPE_END_OBJECT,
+    kStartArray = JSONAPI_TAPE_START_ARRAY, kEndArray = JSONAPI_TAPE_END_ARRAY,
+    kKey = JSONAPI_TAPE_KEY, kEscapedKey = JSONAPI_TAPE_ESCAPED_KEY, kString = JSONAPI_TAPE_STRING,
+    kEscapedString = JSONAPI_TAPE_ESCAPED_STRING, kNumber = JSONAPI_TAPE_NUMBER,
+    kTrue = JSONAPI_TAPE_TRUE, kFalse = JSONAPI_TAPE_FALSE, kNull = JSONAPI_TAPE_NULL
 };
 
 // The absolute offset just past the token being reported, from yajl's byte count.

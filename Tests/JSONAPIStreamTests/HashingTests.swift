@@ -120,7 +120,7 @@ struct HashingTests {
         let options = ParseOptions.default
         func parse(_ text: String) throws(JSONAPIError) -> MemberCounter {
             let receiver = MemberCounter(options: options)
-            let parser = JSONStreamParser(receiver: receiver, options: options)
+            let parser = JSONStreamParser(outlet: receiver, options: options)
             try feedChunked(Array(text.utf8), chunk: 0) { (b) throws(JSONAPIError) in try parser.feed(b) }
             try parser.finish()
             return receiver

@@ -37,7 +37,7 @@ struct JSONConformanceTests {
             options.duplicateMembers = .allowInValues
             let receiver = JSONValueReceiver(options: options)
             receiver.storesEverything = true
-            let parser = JSONStreamParser(receiver: receiver, options: options)
+            let parser = JSONStreamParser(outlet: receiver, options: options)
             let result: Result<[JSONValue], JSONAPIError>
             do throws(JSONAPIError) {
                 try feedChunked(input, chunk: chunk) { (b) throws(JSONAPIError) in try parser.feed(b) }

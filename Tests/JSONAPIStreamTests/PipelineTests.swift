@@ -7,6 +7,13 @@ import Testing
 /// indistinguishable from one thread: same output bytes, same errors at the same positions
 /// with the same pointers, same warnings.
 struct PipelineTests {
+    /// The C recorder writes event kinds by cplatform.h's numbers, the replayer reads them as
+    /// `TapeKind`: one list, checked here.
+    @Test func tapeKindsAreNumberedAlikeInCAndSwift() {
+        #expect(TapeKind.allCases.map { Int($0.rawValue) } == TapeKind.numbersInC)
+        #expect(TapeKind.allCases.count == 13)
+    }
+
     static func options(_ c: ParseConcurrency, validation: ValidationMode = .lenient) -> DocumentOptions {
         var o = DocumentOptions()
         o.parse.concurrency = c

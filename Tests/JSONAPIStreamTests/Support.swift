@@ -12,7 +12,7 @@ func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 /// Parses `input` as JSON values, fed in chunks of `chunk` bytes (0: whole).
 func parseJSON(_ input: [UInt8], chunk: Int = 0, options: ParseOptions = .default) -> Result<[JSONValue], JSONAPIError> {
     let receiver = JSONValueReceiver(options: options)
-    let parser = JSONStreamParser(receiver: receiver, options: options)
+    let parser = JSONStreamParser(outlet: receiver, options: options)
     do throws(JSONAPIError) {
         try feedChunked(input, chunk: chunk) { (b) throws(JSONAPIError) in try parser.feed(b) }
         try parser.finish()

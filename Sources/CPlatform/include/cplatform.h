@@ -87,6 +87,15 @@ void jsonapi_yajl_reset_peak(void);
 int jsonapi_yajl_parse_guarded(struct yajl_handle_t *hand, const unsigned char *text, size_t len,
                                int complete);
 
+/// The kinds of tape events (the first byte of each), as Swift's `TapeKind` numbers them
+/// (EventTape.swift); `TapeKindTests` checks that the two agree.
+enum {
+    JSONAPI_TAPE_START_OBJECT = 0, JSONAPI_TAPE_END_OBJECT = 1, JSONAPI_TAPE_START_ARRAY = 2,
+    JSONAPI_TAPE_END_ARRAY = 3, JSONAPI_TAPE_KEY = 4, JSONAPI_TAPE_ESCAPED_KEY = 5,
+    JSONAPI_TAPE_STRING = 6, JSONAPI_TAPE_ESCAPED_STRING = 7, JSONAPI_TAPE_NUMBER = 8,
+    JSONAPI_TAPE_TRUE = 9, JSONAPI_TAPE_FALSE = 10, JSONAPI_TAPE_NULL = 11, JSONAPI_TAPE_NEWLINES = 12
+};
+
 /// What the tape recorder's yajl callbacks (below) read and write; yajl's context pointer.
 /// The Swift `TapeRecorder` owns the tape's storage and lends it here: `base`, `count` and
 /// `capacity` describe it between the recorder's own Swift accesses.

@@ -72,7 +72,7 @@ extension DocumentBuilder {
         if let pointer { p = pointer } else {
             if case .container = place { p = containerPointer() } else { p = currentPointer() }
         }
-        onDiagnostic(Diagnostic(severity: .warning, rule: rule, message: message, location: location, pointer: p, source: parser?.sourceName))
+        onDiagnostic(Diagnostic(severity: .warning, rule: rule, message: message, location: location, pointer: p, source: positions?.sourceName))
     }
 
     /// A rule whose violation makes a resource or linkage unkeyable: fatal when keys are

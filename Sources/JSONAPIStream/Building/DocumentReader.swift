@@ -4,14 +4,31 @@
 final class DocumentReader {
     let options: DocumentOptions
     let builder: DocumentBuilder
-    @exclusivity(unchecked) private var stream: JSONStreamParser?
     @exclusivity(unchecked) private(set) var bytesRead = 0
-    @exclusivity(unchecked) private var spent: JSONAPIError?
-    /// Two threads, once chosen (at the first read of the first input).
-    private var engine: PipelineEngine?
-    private var decided = false
-    /// The input begun but not yet fed (the mode is chosen at its first read).
-    private var pendingName: String??
+
+    /// Where the reader is in its inputs.
+    private enum State {
+        /// No input open.
+        case idle
+        /// An input begun and not read yet: the mode is chosen at its first read.
+        case begun(name: String?)
+        /// Reading an input on this thread.
+        case reading(JSONStreamParser)
+        /// Reading an input on two threads (``mode`` is pipelined).
+        case readingPipelined
+        /// A read failed: every later call throws its error.
+        case spent(JSONAPIError)
+    }
+
+    /// One thread or two, chosen once, at the first read of the first input.
+    private enum Mode {
+        case undecided
+        case sequential
+        case pipelined(PipelineEngine)
+    }
+
+    @exclusivity(unchecked) private var state = State.idle
+    private var mode = Mode.undecided
 
     init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
         self.options = options
@@ -19,6 +36,11 @@ final class DocumentReader {
     }
 
     deinit { engine?.close() }
+
+    private var engine: PipelineEngine? {
+        if case .pipelined(let engine) = mode { return engine }
+        return nil
+    }
 
     /// Whether parsing and building run on two threads.
     var isPipelined: Bool { engine != nil }
@@ -35,8 +57,8 @@ final class DocumentReader {
     static let pipelinedFirstRead = 64 * 1024
 
     private func decide(firstRead: Int) {
-        guard !decided else { return }
-        decided = true
+        guard case .undecided = mode else { return }
+        mode = .sequential
         // One JSON text (syntax checks, `JSONValue(parsing:)`): one thread, which knows the
         // nesting depth that placing trailing content needs.
         guard options.parse.multipleDocuments else { return }
@@ -45,19 +67,19 @@ final class DocumentReader {
         case .automatic: if firstRead < Self.pipelinedFirstRead { return }
         case .pipelined: break
         }
-        engine = PipelineEngine(options: options, builder: builder)
+        mode = .pipelined(PipelineEngine(options: options, builder: builder))
     }
 
-    private func startPending(firstRead: Int) {
-        guard let name = pendingName else { return }
-        pendingName = nil
+    /// Starts reading the input begun as `name`, on one thread or two.
+    private func start(named name: String?, firstRead: Int) {
         decide(firstRead: firstRead)
         if let engine {
             engine.begin(sourceName: name)
+            state = .readingPipelined
         } else {
-            let s = JSONStreamParser(receiver: builder, options: options.parse)
+            let s = JSONStreamParser(outlet: builder, options: options.parse)
             s.sourceName = name
-            stream = s
+            state = .reading(s)
         }
     }
 
@@ -69,62 +91,61 @@ final class DocumentReader {
 
     /// Starts the next input, ending the current one first.
     func begin(sourceName: String?) throws(JSONAPIError) {
-        if stream != nil || pendingName != nil || engineInputOpen { try end() }
-        pendingName = .some(sourceName)
+        if case .idle = state {} else { try end() }
+        state = .begun(name: sourceName)
     }
 
-    private var engineInputOpen = false
-
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
-        if let spent { throw spent }
-        if stream == nil && pendingName == nil && !engineInputOpen { try begin(sourceName: nil) }
-        if pendingName != nil {
-            startPending(firstRead: chunk.count)
-            engineInputOpen = engine != nil
-        }
+        if case .idle = state { try begin(sourceName: nil) }
+        if case .begun(let name) = state { start(named: name, firstRead: chunk.count) }
         bytesRead += chunk.count
-        if let engine {
-            do { try engine.feed(chunk) } catch { spent = error; throw error }
-            return
+        do throws(JSONAPIError) {
+            switch state {
+            case .reading(let stream): try stream.feed(chunk)
+            case .readingPipelined: try engine!.feed(chunk)
+            case .spent(let error): throw error
+            case .idle, .begun: preconditionFailure("an input is open")
+            }
+        } catch {
+            state = .spent(error)
+            throw error
         }
-        do { try stream!.feed(chunk) } catch { spent = error; throw error }
     }
 
     /// Ends the current input: anything left open is an error.
     func end() throws(JSONAPIError) {
-        if let spent { throw spent }
-        if pendingName != nil {
-            // Nothing was read: finish an empty input (an error) on this thread.
-            startPending(firstRead: 0)
-            engineInputOpen = engine != nil
-        }
-        if let engine, engineInputOpen {
-            engineInputOpen = false
-            do { try engine.end() } catch {
-                spent = error
+        // Nothing was read: finish an empty input (an error) on this thread.
+        if case .begun(let name) = state { start(named: name, firstRead: 0) }
+        do throws(JSONAPIError) {
+            switch state {
+            case .idle:
+                return
+            case .spent(let error):
                 throw error
+            case .readingPipelined:
+                state = .idle
+                try engine!.end()
+            case .reading(let stream):
+                state = .idle
+                try stream.finish()
+                for n in stream.notices {
+                    var n = n
+                    n.source = stream.sourceName
+                    builder.onDiagnostic?(n)
+                }
+            case .begun:
+                preconditionFailure("the input was started above")
             }
-            return
-        }
-        guard let s = stream else { return }
-        stream = nil
-        do {
-            try s.finish()
         } catch {
-            spent = error
+            state = .spent(error)
             throw error
-        }
-        for n in s.notices {
-            var n = n
-            n.source = s.sourceName
-            builder.onDiagnostic?(n)
         }
     }
 
     /// Reads `source` whole, as one input.
     func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
         try begin(sourceName: source.name)
-        do {
+        do throws(JSONAPIError) {
             try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try self.feed(chunk) }
         } catch {
             throw error.withSourceIfMissing(source.name)

@@ -43,7 +43,7 @@ public final class Denormalizer {
             }
             return true
         }
-        let stream = JSONStreamParser(receiver: receiver, options: options)
+        let stream = JSONStreamParser(outlet: receiver, options: options)
         stream.sourceName = source.name
         do {
             try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try stream.feed(chunk) }

@@ -56,7 +56,7 @@ class JSONEventReceiver {
     @exclusivity(unchecked) final var keyBytes = ByteArena(capacity: 4096)
     @exclusivity(unchecked) final var keyTables: [[Int32]] = []
     /// The key of the member-name tables' hash, taken once.
-    private final let seed = HashSeed.process
+    final let seed = HashSeed.process
     /// Slots looked at by the member-name tables of large objects, inserts and lookups (a
     /// measure of their cost, counted on their out-of-line path only).
     final var memberTableProbes = 0
@@ -72,9 +72,13 @@ class JSONEventReceiver {
     @exclusivity(unchecked) final var failure: Diagnostic?
     /// An error a handler's consumer threw (an output error), rethrown as it is.
     @exclusivity(unchecked) final var thrown: JSONAPIError?
-    /// Positions and input names come from the stream parser (or tape replayer) that drives
-    /// this receiver.
-    unowned(unsafe) final var parser: (any SourcePositions)? = nil
+    /// Positions and the input's name, kept by the stage that drives this receiver (the
+    /// stream parser's ``StreamPositions`` or the tape replayer's ``ReplayPositions``).
+    /// Unowned and unchecked because it is asked once per resource and a retained reference
+    /// cost 0.05 instructions per input byte (callgrind, graph pass). Invariant: the stage
+    /// that sets it owns the positions and clears this before it lets them go (the stream
+    /// parser in its deinit; the replayer lives as long as its receiver is driven).
+    unowned(unsafe) final var positions: (any SourcePositions)? = nil
 
     init(options: ParseOptions) {
         maxDepth = options.limits.maxDepth
@@ -182,10 +186,10 @@ class JSONEventReceiver {
     /// characters (`J03`); the source token is read again to refuse them.
     @inline(never)
     private final func checkEscapes(key: Bool) -> Bool {
-        guard let (token, offset) = parser?.currentStringToken() else { return true }
+        guard let (token, offset) = positions?.currentStringToken() else { return true }
         guard let error = LexicalScanner.checkEscapedString(token, base: offset, limits: limits) else { return true }
         // A bad member name is in its object; a bad string value is that value.
-        return fail(error.rule, error.message, at: .at(parser!.location(of: error.offset)), pointer: key ? containerPointer() : currentPointer())
+        return fail(error.rule, error.message, at: .at(positions!.location(of: error.offset)), pointer: key ? containerPointer() : currentPointer())
     }
 
     final func receiveBool(_ value: Bool) -> Bool {
@@ -257,7 +261,7 @@ class JSONEventReceiver {
     }
 
     @inline(__always)
-    private final func entryEquals(_ e: KeyEntry, _ name: UnsafeRawBufferPointer, _ prefix: UInt64) -> Bool {
+    final func entryEquals(_ e: KeyEntry, _ name: UnsafeRawBufferPointer, _ prefix: UInt64) -> Bool {
         guard e.prefix == prefix && Int(e.length) == name.count else { return false }
         if name.count <= 8 { return true }
         return memoryEqual(keyBytes.bytes(in: e.start..<e.start + name.count), name)
@@ -274,105 +278,6 @@ class JSONEventReceiver {
 
     private final func duplicateAllowed() -> Bool {
         duplicatePolicy == .allowInValues && isInsideStoredValue()
-    }
-
-    // MARK: - Large objects: a hash table of member names
-
-    @inline(__always)
-    static func prefix(_ name: UnsafeRawBufferPointer) -> UInt64 {
-        if name.count >= 8 { return name.loadUnaligned(as: UInt64.self) }
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        for b in name {
-            v |= UInt64(b) << shift
-            shift &+= 8
-        }
-        return v
-    }
-
-    /// The bytes of member name entry `e` (short names are rebuilt from their prefix).
-    final func keyText(_ e: KeyEntry) -> String {
-        if e.length <= 8 {
-            var p = e.prefix
-            var bytes: [UInt8] = []
-            for _ in 0..<Int(e.length) {
-                bytes.append(UInt8(truncatingIfNeeded: p))
-                p >>= 8
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        return keyBytes.string(e.start..<e.start + Int(e.length))
-    }
-
-    /// Calls `body` with the bytes of the member name read last.
-    final func withLastKey<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let e = keyEntries[keyEntries.count - 1]
-        if e.length > 8 { return body(keyBytes.bytes(in: e.start..<e.start + Int(e.length))) }
-        var p = e.prefix
-        return withUnsafeBytes(of: &p) { body(UnsafeRawBufferPointer(rebasing: $0[..<Int(e.length)])) }
-    }
-
-    /// The member-name tables' hash (``SeededHash``): names that share a prefix, or were
-    /// crafted to collide, spread like any others, so a huge object stays linear.
-    private final func hash(of e: KeyEntry) -> UInt64 {
-        // Names of up to 8 bytes are all in `prefix` (their bytes are not kept).
-        e.length <= 8
-            ? shortMemberHash(e.prefix, length: Int(e.length))
-            : SeededHash.bytes(keyBytes.bytes(in: e.start..<e.start + Int(e.length)), seed: seed)
-    }
-
-    /// The hash of a member name whose first eight bytes are `prefix`.
-    @inline(__always)
-    private final func memberHash(_ name: UnsafeRawBufferPointer, prefix: UInt64) -> UInt64 {
-        name.count <= 8 ? shortMemberHash(prefix, length: name.count) : SeededHash.bytes(name, seed: seed)
-    }
-
-    @inline(__always)
-    private final func shortMemberHash(_ prefix: UInt64, length: Int) -> UInt64 {
-        SeededHash.short(prefix: prefix, suffix: 0, extra: UInt64(length), seed: seed)
-    }
-
-    /// Looks `name` up in the member names of the object at `level`, building its table when
-    /// it first grows past the signature's reach. Returns the entry index of a duplicate.
-    @inline(never)
-    private final func lookUpAndInsert(_ name: UnsafeRawBufferPointer, prefix: UInt64, level: UnsafeMutablePointer<Level>) -> Int? {
-        if level.pointee.table < 0 {
-            level.pointee.table = Int32(keyTables.count)
-            keyTables.append([Int32](repeating: -1, count: 64))
-            for e in Int(level.pointee.firstKey)..<keyEntries.count { insertIntoTable(level: level, entry: e) }
-        }
-        let t = Int(level.pointee.table)
-        let mask = keyTables[t].count - 1
-        let h = memberHash(name, prefix: prefix)
-        var slot = Int(truncatingIfNeeded: h) & mask
-        while true {
-            memberTableProbes &+= 1
-            let e = Int(keyTables[t][slot])
-            if e < 0 { return nil }
-            if entryEquals(keyEntries[e], name, prefix) { return e }
-            slot = (slot + 1) & mask
-        }
-    }
-
-    private final func insertIntoTable(level: UnsafeMutablePointer<Level>, entry: Int) {
-        let t = Int(level.pointee.table)
-        let members = keyEntries.count - Int(level.pointee.firstKey)
-        if members * 2 > keyTables[t].count {
-            keyTables[t] = [Int32](repeating: -1, count: keyTables[t].count * 2)
-            for e in Int(level.pointee.firstKey)..<keyEntries.count where e != entry { place(e, in: t) }
-        }
-        place(entry, in: t)
-    }
-
-    private final func place(_ entry: Int, in t: Int) {
-        let mask = keyTables[t].count - 1
-        var slot = Int(truncatingIfNeeded: hash(of: keyEntries[entry])) & mask
-        memberTableProbes &+= 1
-        while keyTables[t][slot] >= 0 {
-            slot = (slot + 1) & mask
-            memberTableProbes &+= 1
-        }
-        keyTables[t][slot] = Int32(entry)
     }
 
     // MARK: - Positions and failures
@@ -423,7 +328,7 @@ class JSONEventReceiver {
 
     /// The location of the current token (inside a callback only).
     final func currentLocation() -> SourcePosition {
-        parser?.currentTokenLocation() ?? .start
+        positions?.currentTokenLocation() ?? .start
     }
 
     /// Records a failure (the first one wins) and returns `false`, to be returned to yajl.

@@ -1,7 +1,7 @@
 internal import CPlatform
 
 /// When yajl or the pre-scan refuses the input: which rule, where, and which token, with
-/// the exact wording (yajl's own messages are read here and only here).
+/// the exact wording (yajl's messages are classified in ``YajlError``).
 extension JSONStreamParser {
     // MARK: - Diagnosis
 
@@ -68,26 +68,24 @@ extension JSONStreamParser {
         case .outOfMemory:
             // yajl's allocator refused or failed (its handle is spent), or the value store,
             // the tape or a buffer grew past the budget during this call.
-            let at = completing ? received : memoryRefusal != nil ? base : base + min(yajl.bytesConsumed, buffer?.count ?? 0)
+            let at = positions.isCompleting ? received : memoryRefusal != nil ? base : base + min(yajl.bytesConsumed, buffer?.count ?? 0)
             throw failed(.syntax(diagnostic(.J12, MemoryBudget.exhaustedMessage(needing: memoryRefusal), at: at, request: .nextValue)))
         case .error:
-            if receiverFailure != nil { throw failed(receiverError()) }
-            let message = yajl.errorMessage()
-            let consumed = completing ? 0 : yajl.bytesConsumed
-            guard let buffer, !message.contains("premature EOF") else {
-                guard let receiver else {
+            if outlet.reportedFailure != nil { throw failed(receiverError()) }
+            let yajlError = yajl.lastError()
+            let consumed = positions.isCompleting ? 0 : yajl.bytesConsumed
+            guard let buffer, yajlError.kind != .prematureEnd else {
+                guard let depth = outlet.openDepth else {
                     throw failed(.syntax(diagnostic(.J09, "the input ends inside a value", at: received, request: .truncation)))
                 }
-                throw failed(.syntax(diagnostic(.J09, Self.truncationMessage(depth: receiver.depth), at: received, pointer: receiver.currentPointer())))
+                throw failed(.syntax(diagnostic(.J09, Self.truncationMessage(depth: depth), at: received)))
             }
             // A lexical problem yajl met (a bad escape, a control character, a bad number)
             // is named by the lexical scanner, if it comes before the token yajl stopped on.
             var scanner = LexicalScanner(limits: options.limits)
-            var (start, token) = offendingToken(message: message, consumed: consumed, in: buffer)
-            var grammar = message.contains("after key and value") || message.contains("after array element")
-                || message.contains("invalid object key") || message.contains("separated by a colon")
-                || message.contains("unallowed token")
-            if message.contains("trailing garbage"), receiver != nil, let (s, _, t) = firstTokenAfterValue(in: buffer) {
+            var (start, token) = offendingToken(yajlError, consumed: consumed, in: buffer)
+            var grammar = yajlError.isGrammar
+            if yajlError.kind == .trailingGarbage, outlet.openDepth != nil, let (s, _, t) = firstTokenAfterValue(in: buffer) {
                 // Grammar unless the garbage itself (or something before it) is lexically bad.
                 (start, token, grammar) = (s, t, true)
             }
@@ -106,12 +104,13 @@ extension JSONStreamParser {
                 }
             }
             let text: String
-            if message.contains("trailing garbage") {
+            switch yajlError.kind {
+            case .trailingGarbage:
                 text = "unexpected \(token) after the JSON value"
-            } else if message.contains("allowed token") || message.contains("invalid token") {
+            case .unallowedToken, .invalidToken:
                 text = "unexpected \(token)"
-            } else {
-                var m = Substring(message)
+            default:
+                var m = Substring(yajlError.message)
                 if let colon = m.firstIndex(of: ":") { m = m[m.index(after: colon)...].drop(while: { $0 == " " }) }
                 text = "\(m) (at \(token))"
             }
@@ -127,8 +126,8 @@ extension JSONStreamParser {
         var depth = feedDepth
         var done = feedDepth == 0 && valueStartedBeforeFeed
         var i = 0
-        while let t = Self.token(from: i, in: buffer) {
-            if done { return describeToken((t.start, t.end), in: buffer) }
+        while let t = LexicalScanner.token(from: i, in: buffer) {
+            if done { return LexicalScanner.describeToken((t.start, t.end), in: buffer) }
             let c = buffer[t.start]
             if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
                 depth += 1
@@ -147,19 +146,19 @@ extension JSONStreamParser {
         open == 0 ? "the input ends before a value" : "the input ends inside \(open) open \(open == 1 ? "container" : "containers")"
     }
 
+    /// The failure the outlet reported, as the error to throw.
     func receiverError() -> JSONAPIError {
-        if let recorder, let f = recorder.failure {
-            // The building side has not had the bad string: it is the next value (or, for a
-            // member name, in the innermost object), as the sequential receiver reports it.
-            return .syntax(diagnostic(f.rule, f.message, at: f.offset, request: f.inKey ? .container : .nextValue))
-        }
-        guard let receiver else { return .syntax(diagnostic(.J00, "parse cancelled", at: received)) }
-        if let thrown = receiver.thrown { return thrown }
-        guard var d = receiver.failure else {
+        switch outlet.reportedFailure {
+        case .thrown(let error):
+            return error
+        case .diagnosed(var d):
+            if d.source == nil { d.source = sourceName }
+            return d.rule.isJSONRule ? .syntax(d) : .document(d)
+        case .located(let rule, let message, let offset, let request):
+            return .syntax(diagnostic(rule, message, at: offset, request: request))
+        case nil:
             return .syntax(diagnostic(.J00, "parse cancelled", at: received))
         }
-        if d.source == nil { d.source = sourceName }
-        return d.rule.isJSONRule ? .syntax(d) : .document(d)
     }
 
     func failed(_ e: JSONAPIError) -> JSONAPIError {
@@ -179,8 +178,8 @@ extension JSONStreamParser {
     /// member value (`after key and value, inside map`), where it steps back by the token's
     /// length (its content's, for a string), which lands on the token's first byte or inside
     /// it, or, for `""`, at its end.
-    func offendingToken(message: String, consumed: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
-        guard message.contains("after key and value") else { return tokenContaining(consumed - 1, in: buffer) }
+    func offendingToken(_ error: YajlError, consumed: Int, in buffer: UnsafeRawBufferPointer) -> (Int, String) {
+        guard error.kind == .afterMemberValue else { return tokenContaining(consumed - 1, in: buffer) }
         if consumed <= 0 { return tokenContaining(0, in: buffer) }
         let (start, end, token) = tokenSpan(containing: consumed - 1, in: buffer)
         let isEmptyString = end - start == 2 && buffer[start] == 0x22
@@ -217,97 +216,12 @@ extension JSONStreamParser {
     func tokenSpan(containing target: Int, in buffer: UnsafeRawBufferPointer) -> (Int, Int, String) {
         var i = 0
         var last = (0, 0)
-        while let token = Self.token(from: i, in: buffer) {
+        while let token = LexicalScanner.token(from: i, in: buffer) {
             last = token
             i = token.end
             if target < i { break }
         }
-        return describeToken(last, in: buffer)
+        return LexicalScanner.describeToken(last, in: buffer)
     }
 
-    /// The first token of `buffer` at or after `i` (which must be a token boundary): its
-    /// start and end; `nil` when only white space is left.
-    static func token(from i: Int, in buffer: UnsafeRawBufferPointer) -> (start: Int, end: Int)? {
-        var i = i
-        let n = buffer.count
-        while i < n {
-            let c = buffer[i]
-            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { i += 1; continue }
-            let start = i
-            if c == 0x22 {
-                i += 1
-                while i < n && buffer[i] != 0x22 { i += buffer[i] == 0x5C ? 2 : 1 }
-                i = min(i + 1, n)
-            } else if byteClass[Int(c)] == ByteClass.structural {
-                i += 1
-            } else if c == UInt8(ascii: "-") || c &- 0x30 < 10 {
-                i = numberEnd(from: i, in: buffer)
-            } else {
-                // yajl reads `true`, `false` and `null` exactly, whatever follows (`falsenull`
-                // is `false` then `null`); other letters are one bad word.
-                for literal in ["true", "false", "null"] where buffer[start...].starts(with: literal.utf8) {
-                    return (start, start + literal.utf8.count)
-                }
-                while i < n && (buffer[i] | 0x20) &- 0x61 < 26 { i += 1 }
-                if i == start { i += 1 }
-            }
-            return (start, i)
-        }
-        return nil
-    }
-
-    /// Where the number token starting at `i` ends, as yajl's lexer reads one: `-`, then `0`
-    /// or digits, then `.` and digits, then `e`, a sign and digits; it stops at the first
-    /// byte that cannot continue (so `012` is `0` then `12`, and `1true` is `1` then `true`).
-    static func numberEnd(from start: Int, in buffer: UnsafeRawBufferPointer) -> Int {
-        let n = buffer.count
-        var i = start
-        func digits() { while i < n && buffer[i] &- 0x30 < 10 { i += 1 } }
-        if i < n && buffer[i] == UInt8(ascii: "-") { i += 1 }
-        if i < n && buffer[i] == UInt8(ascii: "0") { i += 1 } else { digits() }
-        if i < n && buffer[i] == UInt8(ascii: ".") { i += 1; digits() }
-        if i < n && buffer[i] | 0x20 == UInt8(ascii: "e") {
-            i += 1
-            if i < n && (buffer[i] == UInt8(ascii: "+") || buffer[i] == UInt8(ascii: "-")) { i += 1 }
-            digits()
-        }
-        return max(i, start + 1)
-    }
-
-    func describeToken(_ span: (Int, Int), in buffer: UnsafeRawBufferPointer) -> (Int, Int, String) {
-        let (s, e) = span
-        guard e > s else { return (0, 0, "end of input") }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[s..<min(e, s + 40)]), as: UTF8.self) + (e - s > 40 ? "…" : "")
-        let c = buffer[s]
-        if c == 0x22 { return (s, e, "string " + text) }
-        if byteClass[Int(c)] == ByteClass.structural { return (s, e, "'\(text)'") }
-        if byteClass[Int(c)] == ByteClass.literal || byteClass[Int(c)] == ByteClass.word { return (s, e, "'\(text)'") }
-        return (s, e, "number \(text)")
-    }
-
-    /// The start of the token that ends at `end` in `buffer` (yajl's consumed count during a
-    /// callback). The buffer starts at a token boundary and holds whole tokens, so a
-    /// backwards walk is unambiguous.
-    func tokenStart(endingAt end: Int, in buffer: UnsafeRawBufferPointer) -> Int {
-        var e = min(end, buffer.count)
-        while e > 0 {
-            let c = buffer[e - 1]
-            guard c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { break }
-            e -= 1
-        }
-        guard e > 0 else { return 0 }
-        let last = buffer[e - 1]
-        if last == 0x22 {
-            // Invariant: e >= 1 and buffer[..<e] is readable.
-            return max(0, jsonapi_string_token_start(buffer.baseAddress.unsafelyUnwrapped, e))
-        }
-        if byteClass[Int(last)] == ByteClass.structural { return e - 1 }
-        var s = e - 1
-        while s > 0 {
-            let d = buffer[s - 1]
-            guard (d | 0x20) &- 0x61 < 26 || d &- 0x30 < 10 || d == 0x2D || d == 0x2B || d == 0x2E else { break }
-            s -= 1
-        }
-        return s
-    }
 }

@@ -15,17 +15,17 @@ internal import CPlatform
 ///   points at the first byte of the token yajl stopped on.
 /// - ``finish()`` always calls `yajl_complete_parse` (`J09`); after any error the parser is
 ///   spent and keeps throwing that error.
-final class JSONStreamParser: SourcePositions {
+final class JSONStreamParser {
     let options: ParseOptions
-    /// Sequential mode: events go to this receiver.
-    let receiver: JSONEventReceiver?
-    /// Pipeline mode: events go to this recorder's tape; pointers of failures found here
-    /// are completed by the building side (``pointerRequest``).
-    let recorder: TapeRecorder?
-    /// How the pointer of the last failure is to be completed (pipeline mode).
+    /// Where yajl's events go: straight to a receiver, or to a tape (``EventOutlet``).
+    let outlet: any EventOutlet
+    /// How the pointer of the last failure is to be completed, when the outlet could not
+    /// say (the building side completes it).
     private(set) var pointerRequest = PointerRequest.given
     @exclusivity(unchecked) private var prescan = StructuralScanner()
     let yajl: YajlParser
+    /// Line feeds and the token yajl is reporting, for the outlet and for diagnostics.
+    let positions: StreamPositions
 
     /// Bytes received and not yet handed to yajl: an incomplete trailing token, or a run of
     /// small reads being gathered. Its first byte is at absolute offset `pendingBase`.
@@ -37,26 +37,15 @@ final class JSONStreamParser: SourcePositions {
     @exclusivity(unchecked) private(set) var received = 0
 
     /// The first bytes, held until the byte order mark question is settled.
-    private var prologue: [UInt8] = []
-    private var prologueSettled = false
+    private var byteOrderMark = ByteOrderMarkCheck()
 
-    // Line feeds before the bytes last handed to yajl are summarised by these two.
-    /// Line numbers of the line feeds no longer in `prescan.newlines`.
-    @exclusivity(unchecked) private var lines = LineIndex()
-
-    /// The buffer currently inside `yajl_parse`, for positions asked during callbacks.
-    @exclusivity(unchecked) private var feedingBase = 0
-    @exclusivity(unchecked) private var feedingStart: UnsafeRawPointer? = nil
-    @exclusivity(unchecked) private var feedingCount = 0
-    @exclusivity(unchecked) var completing = false
     /// Nesting depth when the buffer inside `yajl_parse` was handed over, and whether any
-    /// token had been handed over before it (sequential mode; for trailing garbage).
+    /// token had been handed over before it (when the outlet follows the depth; for
+    /// trailing garbage).
     var feedDepth = 0
     var valueStartedBeforeFeed = false
     /// The last byte handed to yajl that is not white space (`nil` before the first).
     var lastSignificantByteFed: UInt8? = nil
-    /// While completing: the absolute offset of the input's last token.
-    private var completingTokenStart = 0
 
     var error: JSONAPIError?
     private var isFinished = false
@@ -65,34 +54,23 @@ final class JSONStreamParser: SourcePositions {
     /// Warnings that are not errors (a stripped byte order mark).
     private(set) var notices: [Diagnostic] = []
     /// The input's name for diagnostics (a path, `-` for standard input).
-    var sourceName: String?
+    var sourceName: String? {
+        get { positions.sourceName }
+        set { positions.sourceName = newValue }
+    }
 
-    init(receiver: JSONEventReceiver, options: ParseOptions) {
+    /// A parser of one input whose events go to `outlet`.
+    init(outlet: any EventOutlet, options: ParseOptions) {
         self.options = options
-        self.receiver = receiver
-        self.recorder = nil
-        self.yajl = YajlParser(receiver: receiver, multipleValues: options.multipleDocuments)
+        self.outlet = outlet
+        yajl = outlet.makeYajl(multipleValues: options.multipleDocuments)
+        positions = StreamPositions(yajl: yajl)
+        outlet.attach(positions)
         if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
-        receiver.parser = self
         MemoryBudget.prepare()
     }
 
-    init(recorder: TapeRecorder, options: ParseOptions) {
-        self.options = options
-        self.receiver = nil
-        self.recorder = recorder
-        let yajl = YajlParser(recorder: recorder, multipleValues: options.multipleDocuments)
-        self.yajl = yajl
-        if let limit = options.limits.timeLimit { deadline = .now + limit } else { deadline = nil }
-        recorder.parser = self
-        recorder.attach(yajl: yajl.opaqueHandle)
-        MemoryBudget.prepare()
-    }
-
-    deinit {
-        receiver?.parser = nil
-        recorder?.parser = nil
-    }
+    deinit { outlet.detach(positions) }
 
     var hasFailed: Bool { error != nil }
 
@@ -103,14 +81,14 @@ final class JSONStreamParser: SourcePositions {
         if let error { throw error }
         guard !isFinished else { throw JSONAPIError.misuse("feed after finish") }
         guard chunk.count > 0 else { return }
-        if let limit = options.limits.maxInputBytes, received + prologue.count + chunk.count > limit {
+        if let limit = options.limits.maxInputBytes, received + byteOrderMark.heldCount + chunk.count > limit {
             // Read up to the limit (an earlier error wins), then stop at the first byte over it.
-            let room = max(0, limit - received - prologue.count)
+            let room = max(0, limit - received - byteOrderMark.heldCount)
             if room > 0 { try feed(UnsafeRawBufferPointer(rebasing: chunk[..<room])) }
             throw failed(.syntax(diagnostic(.J12, "input larger than \(limit) bytes", at: limit, pointer: "")))
         }
-        if !prologueSettled {
-            try settlePrologue(with: chunk, atEnd: false)
+        if !byteOrderMark.isSettled {
+            try settleByteOrderMark(with: chunk, atEnd: false)
             return
         }
         try process(chunk)
@@ -120,7 +98,7 @@ final class JSONStreamParser: SourcePositions {
     func finish() throws(JSONAPIError) {
         if let error { throw error }
         guard !isFinished else { throw JSONAPIError.misuse("finish called twice") }
-        if !prologueSettled { try settlePrologue(with: UnsafeRawBufferPointer(start: nil, count: 0), atEnd: true) }
+        if !byteOrderMark.isSettled { try settleByteOrderMark(with: UnsafeRawBufferPointer(start: nil, count: 0), atEnd: true) }
         isFinished = true
         if !prescan.isBetweenStrings {
             try diagnoseWindow(suspect: received, atEnd: true)
@@ -131,14 +109,13 @@ final class JSONStreamParser: SourcePositions {
         let tailBase = pendingBase
         try feedWholeTokens(upTo: received)
         // The only token yajl can report while completing is a number that ends the input.
-        completingTokenStart = tail.withBytes { b in tailBase + tokenStart(endingAt: b.count, in: b) }
-        completing = true
-        recorder?.setCompleting(true, inputEnd: received)
+        positions.setCompleting(lastTokenAt: tail.withBytes { b in tailBase + LexicalScanner.tokenStart(endingAt: b.count, in: b) })
+        outlet.setCompleting(true, inputEnd: received)
         let status = yajl.complete()
-        completing = false
-        recorder?.setCompleting(false, inputEnd: 0)
+        positions.setCompleting(lastTokenAt: nil)
+        outlet.setCompleting(false, inputEnd: 0)
         if status != .ok {
-            if receiverFailure == nil {
+            if outlet.reportedFailure == nil {
                 var scanner = LexicalScanner(limits: options.limits)
                 do throws(LexicalScanner.Failure) {
                     try tail.withBytes { (b) throws(LexicalScanner.Failure) in try scanner.scan(b, base: tailBase) }
@@ -149,16 +126,9 @@ final class JSONStreamParser: SourcePositions {
             }
             try check(status, base: received, buffer: nil)
         }
-        if let receiver, !receiver.onEndOfInput() {
+        if !outlet.endOfInput() {
             throw failed(receiverError())
         }
-    }
-
-    /// A failure the receiving side reported (sequential: the receiver's; pipeline: the
-    /// recorder's escape check).
-    var receiverFailure: Any? {
-        if let receiver { return receiver.failure ?? receiver.thrown.map { $0 as Any } }
-        return recorder?.failure.map { $0 as Any }
     }
 
     /// Bytes a piece would have needed, when the budget refused it before yajl saw it.
@@ -189,7 +159,9 @@ final class JSONStreamParser: SourcePositions {
             let base = received
             received += chunk.count
             pendingBase = base
+            positions.lendNewlines(to: &prescan.newlines)
             do {
+                defer { positions.lendNewlines(to: &prescan.newlines) }
                 try prescan.scan(chunk, base: base)
             } catch {
                 pending.append(chunk)
@@ -210,7 +182,9 @@ final class JSONStreamParser: SourcePositions {
         pending.append(chunk)
         received += chunk.count
         let scanFrom = pendingScanned
+        positions.lendNewlines(to: &prescan.newlines)
         do {
+            defer { positions.lendNewlines(to: &prescan.newlines) }
             try pending.withBytes { (all) throws(StructuralScanner.Suspect) in
                 try prescan.scan(UnsafeRawBufferPointer(rebasing: all[scanFrom...]), base: pendingBase + scanFrom)
             }
@@ -284,23 +258,10 @@ final class JSONStreamParser: SourcePositions {
 
     @inline(__always)
     func parse(_ piece: UnsafeRawBufferPointer, base: Int) -> YajlParser.Status {
-        if let receiver {
-            receiver.sourceStart = UnsafeRawPointer(piece.baseAddress!)
-            receiver.sourceEnd = UnsafeRawPointer(piece.baseAddress! + piece.count)
-        } else if let recorder {
-            recorder.beginFeeding(piece, base: base)
-            // The line feeds of these bytes, for the positions the building side computes.
-            let end = base + piece.count
-            let nl = prescan.newlines
-            var k = 0
-            while k < nl.count && nl[k] < end { k += 1 }
-            recorder.recordNewlines(nl[..<k])
-        }
-        feedingBase = base
-        feedingStart = UnsafeRawPointer(piece.baseAddress!)
-        feedingCount = piece.count
-        if let receiver {
-            feedDepth = receiver.depth
+        outlet.willParse(piece, base: base, newlines: positions.newlines)
+        positions.beginFeeding(piece, base: base)
+        if let depth = outlet.openDepth {
+            feedDepth = depth
             valueStartedBeforeFeed = lastSignificantByteFed != nil
         }
         jsonapi_memory_set_progress(Int64(base))
@@ -308,41 +269,23 @@ final class JSONStreamParser: SourcePositions {
         // tape or yajl's unescaped copy, then the value store): that much must fit first.
         if piece.count >= 4 << 20 && jsonapi_memory_reserve(2 * Int64(piece.count)) == 0 {
             memoryRefusal = 2 * piece.count
+            positions.endFeeding()
             return .outOfMemory
         }
         var status = yajl.parse(piece)
         // An allocation past the budget (ours, during this call) stops the parse here.
         if status == .ok && jsonapi_memory_overrun() != 0 { status = .outOfMemory }
-        feedingStart = nil
+        positions.endFeeding()
         if status == .ok, let c = significantByte(before: piece.count, in: piece) { lastSignificantByteFed = c }
         return status
     }
 
     // MARK: - Byte order mark (J10)
 
-    private func settlePrologue(with chunk: UnsafeRawBufferPointer, atEnd: Bool) throws(JSONAPIError) {
-        if prologue.isEmpty && chunk.count >= 3 {
-            // The usual first read: settled from the read itself, without copying it.
-            let isBOM = chunk[0] == 0xEF && chunk[1] == 0xBB && chunk[2] == 0xBF
-            prologueSettled = true
-            guard isBOM else { return try process(chunk) }
-            try acceptByteOrderMark()
-            return try process(UnsafeRawBufferPointer(rebasing: chunk[3...]))
-        }
-        prologue.append(contentsOf: chunk)
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        let n = min(prologue.count, 3)
-        let couldBeBOM = Array(prologue[..<n]) == Array(bom[..<n])
-        if couldBeBOM && prologue.count < 3 && !atEnd { return }
-        prologueSettled = true
-        var rest = prologue
-        prologue = []
-        if couldBeBOM && rest.count >= 3 {
-            try acceptByteOrderMark()
-            rest.removeFirst(3)
-        }
-        if !rest.isEmpty {
-            try withContiguousBytes(of: rest) { (b) throws(JSONAPIError) in try process(b) }
+    private func settleByteOrderMark(with chunk: UnsafeRawBufferPointer, atEnd: Bool) throws(JSONAPIError) {
+        try byteOrderMark.take(chunk, atEnd: atEnd) { (hasMark, rest) throws(JSONAPIError) in
+            if hasMark { try acceptByteOrderMark() }
+            if !rest.isEmpty { try process(rest) }
         }
     }
 
@@ -356,54 +299,25 @@ final class JSONStreamParser: SourcePositions {
             notices.append(Diagnostic(severity: .warning, rule: .N02, message: "a UTF-8 byte order mark was skipped", location: .start, pointer: ""))
             received = 3
             pendingBase = 3
-            lines.reset()
+            positions.resetLines()
         }
     }
 
     // MARK: - Positions
 
-    func dropLines(before end: Int) {
-        // Line feeds before `end` are no longer needed one by one; summarise them.
-        lines.absorb(&prescan.newlines, before: end)
-    }
+    func dropLines(before end: Int) { positions.dropLines(before: end) }
 
     /// Line and column of absolute `offset`, which must not be before the bytes last handed
     /// to yajl.
-    func location(of offset: Int) -> SourcePosition {
-        lines.location(of: offset, newlines: prescan.newlines)
-    }
-
-    /// The location of the first byte of the token yajl is reporting (during a callback).
-    func currentTokenLocation() -> SourcePosition {
-        if completing { return location(of: completingTokenStart) }
-        guard let start = feedingStart else { return location(of: received) }
-        let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
-        return location(of: feedingBase + tokenStart(endingAt: yajl.bytesConsumed, in: buffer))
-    }
-
-    /// The source bytes of the string token yajl is reporting (during a callback), with its
-    /// quotes, and their absolute offset. `nil` outside `yajl_parse`.
-    func currentStringToken() -> (UnsafeRawBufferPointer, Int)? {
-        guard let start = feedingStart, !completing else { return nil }
-        let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
-        let end = min(yajl.bytesConsumed, feedingCount)
-        let first = tokenStart(endingAt: end, in: buffer)
-        var e = end
-        while e > first && buffer[e - 1] != 0x22 { e -= 1 }
-        return (UnsafeRawBufferPointer(rebasing: buffer[first..<e]), feedingBase + first)
-    }
+    func location(of offset: Int) -> SourcePosition { positions.location(of: offset) }
 
     func diagnostic(_ rule: Rule, _ message: String, at offset: Int, pointer: String? = nil, request: PointerRequest = .current) -> Diagnostic {
         let p: String
         if let pointer {
             p = pointer
             pointerRequest = .given
-        } else if let receiver {
-            switch request {
-            case .nextValue: p = receiver.nextValuePointer()
-            case .container: p = receiver.containerPointer()
-            default: p = receiver.currentPointer()
-            }
+        } else if let known = outlet.pointer(for: request) {
+            p = known
             pointerRequest = .given
         } else {
             p = ""

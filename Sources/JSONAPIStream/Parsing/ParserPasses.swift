@@ -34,7 +34,7 @@ package enum ParserPasses {
     /// The JSON layer (scanner, yajl, depth, duplicate names) with no document building.
     package static func syntaxOnly(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: ParseOptions = .default) throws(JSONAPIError) {
         let receiver = JSONEventReceiver(options: options)
-        let parser = JSONStreamParser(receiver: receiver, options: options)
+        let parser = JSONStreamParser(outlet: receiver, options: options)
         try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
         try parser.finish()
     }

@@ -1,5 +1,7 @@
-/// What a receiver asks about positions while it handles an event: the stream parser in
-/// sequential mode, the tape replayer when parsing and building run on two threads.
+/// What a receiver asks about positions while it handles an event. Two conformers, each kept
+/// up to date by the stage that drives the receiver and read by the receiver, which never
+/// sees that stage: ``StreamPositions`` (yajl calls the receiver directly) and
+/// ``ReplayPositions`` (parsing and building on two threads, events replayed from a tape).
 protocol SourcePositions: AnyObject {
     /// The input's name for diagnostics.
     var sourceName: String? { get }

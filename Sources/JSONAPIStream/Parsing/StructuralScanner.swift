@@ -27,10 +27,9 @@ struct StructuralScanner {
     /// Absolute offset of the lead byte of the UTF-8 sequence in progress.
     private var utf8Start = 0
 
-    /// Absolute offsets of the line feeds scanned and not yet dropped by the owner.
+    /// Absolute offsets of the line feeds scanned, appended in order. The stream parser lends
+    /// its kept line feeds here for each scan (``StreamPositions/lendNewlines(to:)``).
     var newlines: [Int] = []
-
-    init() { newlines.reserveCapacity(1024) }
 
     /// Where this pass found a byte that cannot be right (the exact problem is found again by
     /// ``LexicalScanner``).

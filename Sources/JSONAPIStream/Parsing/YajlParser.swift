@@ -17,28 +17,26 @@ final class YajlParser {
     enum Status { case ok, cancelled, error, outOfMemory }
 
     private let handle: yajl_handle
-    /// Keeps the receiver alive while yajl holds an unretained pointer to it.
-    private let receiver: AnyObject
 
-    /// A parser that reports events to `receiver`.
+    /// A parser that reports events to `receiver`. Invariant: the caller keeps the receiver
+    /// alive for as long as it calls ``parse(_:)`` or ``complete()`` (the stream parser holds
+    /// its outlet); yajl's context is an unretained pointer to it.
     init(receiver: JSONEventReceiver, multipleValues: Bool) {
-        self.receiver = receiver
         let ctx = Unmanaged.passUnretained(receiver).toOpaque()
         handle = Self.allocate(eventCallbacks, ctx)
         Self.configure(handle, multipleValues: multipleValues)
     }
 
-    /// A parser that appends events to a tape (the parsing side of the pipeline).
+    /// A parser that appends events to a tape (the parsing side of the pipeline). Invariant:
+    /// the caller keeps the recorder (and so its state, yajl's context) alive for as long as
+    /// it parses.
     init(recorder: TapeRecorder, multipleValues: Bool) {
-        self.receiver = recorder
-        // Invariant: the recorder (and so its state) outlives the handle: `receiver` holds it.
         handle = Self.allocate(recorderCallbacks, UnsafeMutableRawPointer(recorder.state))
         Self.configure(handle, multipleValues: multipleValues)
     }
 
     /// A parser with no-op callbacks: the floor every other measurement is compared with.
     init(bareMultipleValues multipleValues: Bool, validateStrings: Bool) {
-        self.receiver = NSNullLike.shared
         handle = Self.allocate(bareCallbacks, nil)
         Self.configure(handle, multipleValues: multipleValues)
         if !validateStrings { _ = jsonapi_yajl_config(handle, yajl_dont_validate_strings, 1) }
@@ -77,13 +75,13 @@ final class YajlParser {
     /// count themselves.
     var opaqueHandle: OpaquePointer { handle }
 
-    /// yajl's own words for the last error, without its verbose excerpt.
-    func errorMessage() -> String {
-        guard let text = yajl_get_error(handle, 0, nil, 0) else { return "syntax error" }
+    /// yajl's last error: its own words, without their verbose excerpt, and what they say.
+    func lastError() -> YajlError {
+        guard let text = yajl_get_error(handle, 0, nil, 0) else { return YajlError(message: "syntax error") }
         defer { yajl_free_error(handle, text) }
         var message = String(cString: text)
         while message.last == "\n" { message.removeLast() }
-        return message
+        return YajlError(message: message)
     }
 
     /// `jsonapi_yajl_parse_guarded`'s result: yajl's status, or -1 when yajl's allocator
@@ -98,14 +96,11 @@ final class YajlParser {
     }
 }
 
-/// A stand-in owner for the bare parser, which has no receiver.
-private final class NSNullLike: Sendable { static let shared = NSNullLike() }
-
 // MARK: - Trampolines
 
 @inline(__always)
 private func receiver(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<JSONEventReceiver> {
-    // Invariant: ctx is the receiver passed to yajl_alloc, kept alive by the YajlParser.
+    // Invariant: ctx is the receiver passed to yajl_alloc, kept alive by the YajlParser's owner.
     Unmanaged<JSONEventReceiver>.fromOpaque(ctx.unsafelyUnwrapped)
 }
 
@@ -177,6 +172,56 @@ nonisolated(unsafe) private let recorderCallbacks: UnsafeMutablePointer<yajl_cal
         ))
     return table
 }()
+
+/// An error yajl reported. yajl has no error codes, only English messages; they are read
+/// here and only here.
+struct YajlError {
+    enum Kind {
+        /// The input ended inside a value (`premature EOF`).
+        case prematureEnd
+        /// Something after the one top-level value (`trailing garbage`).
+        case trailingGarbage
+        /// A token that cannot follow a member value (`after key and value, inside map`).
+        case afterMemberValue
+        /// A token not allowed where it is (`unallowed token at this point`).
+        case unallowedToken
+        /// Other grammar errors: after an array element, a member name that is not a string,
+        /// a missing colon.
+        case grammar
+        /// A token yajl could not read (`invalid token`).
+        case invalidToken
+        /// A lexical problem (yajl's offset for those is loose).
+        case lexical
+    }
+
+    /// yajl's words (`parse error: …`, `lexical error: …`).
+    let message: String
+    let kind: Kind
+
+    init(message: String) {
+        self.message = message
+        if message.contains("premature EOF") {
+            kind = .prematureEnd
+        } else if message.contains("trailing garbage") {
+            kind = .trailingGarbage
+        } else if message.contains("after key and value") {
+            kind = .afterMemberValue
+        } else if message.contains("unallowed token") {
+            kind = .unallowedToken
+        } else if message.contains("after array element") || message.contains("invalid object key")
+            || message.contains("separated by a colon")
+        {
+            kind = .grammar
+        } else if message.contains("invalid token") {
+            kind = .invalidToken
+        } else {
+            kind = .lexical
+        }
+    }
+
+    /// A grammar error names a token that lexed fine.
+    var isGrammar: Bool { kind == .afterMemberValue || kind == .unallowedToken || kind == .grammar }
+}
 
 /// No-op callbacks for the floor measurement: every event is delivered and ignored.
 nonisolated(unsafe) private let bareCallbacks: UnsafeMutablePointer<yajl_callbacks> = {

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import CPlatform
 
 /// The record of JSON events that yajl reported, passed from the parsing thread to the
 /// building thread. Self-contained: strings, names and numbers are copied into the block,
@@ -17,12 +18,23 @@ import Darwin
 /// ```
 /// `end` is the absolute offset just past the token; the replayer derives the token's
 /// first byte from it (and from `start` when escapes make the source longer).
-enum TapeKind: UInt8 {
+/// The C recorder (`CPlatform/recorder.c`) writes these numbers as cplatform.h names them
+/// (``numbersInC``); a test checks that the two agree.
+enum TapeKind: UInt8, CaseIterable {
     case startObject, endObject, startArray, endArray
     case key, escapedKey, string, escapedString, number
     case trueValue, falseValue, null
     /// Line feeds of the bytes the next events come from.
     case newlines
+}
+
+extension TapeKind {
+    /// cplatform.h's `JSONAPI_TAPE_…` numbers, in the order of ``allCases``.
+    static var numbersInC: [Int] {
+        [JSONAPI_TAPE_START_OBJECT, JSONAPI_TAPE_END_OBJECT, JSONAPI_TAPE_START_ARRAY, JSONAPI_TAPE_END_ARRAY,
+         JSONAPI_TAPE_KEY, JSONAPI_TAPE_ESCAPED_KEY, JSONAPI_TAPE_STRING, JSONAPI_TAPE_ESCAPED_STRING,
+         JSONAPI_TAPE_NUMBER, JSONAPI_TAPE_TRUE, JSONAPI_TAPE_FALSE, JSONAPI_TAPE_NULL, JSONAPI_TAPE_NEWLINES].map { Int($0) }
+    }
 }
 
 /// A block of tape, reused through a ``TapePool``.

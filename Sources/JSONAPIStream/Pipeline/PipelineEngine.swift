@@ -63,7 +63,7 @@ final class PipelineEngine: @unchecked Sendable {
     // MARK: - Caller side
 
     func begin(sourceName: String?) {
-        let s = JSONStreamParser(recorder: recorder, options: options.parse)
+        let s = JSONStreamParser(outlet: recorder, options: options.parse)
         s.sourceName = sourceName
         stream = s
         recorder.block.beginsInput = .some(sourceName)
@@ -203,7 +203,7 @@ final class PipelineEngine: @unchecked Sendable {
     private func builderError() -> JSONAPIError {
         if let thrown = builder.thrown { return thrown }
         guard var d = builder.failure else { return .syntax(Diagnostic(severity: .error, rule: .J00, message: "parse cancelled", location: .start, pointer: "")) }
-        if d.source == nil { d.source = replayer.sourceName }
+        if d.source == nil { d.source = replayer.positions.sourceName }
         return d.rule.isJSONRule ? .syntax(d) : .document(d)
     }
 

@@ -21,7 +21,8 @@ final class TapeRecorder {
     @exclusivity(unchecked) private var tape = ByteArena(capacity: TapeBlock.capacity)
     /// yajl's context: what the C callbacks read and write. Allocated for the recorder's life.
     let state: UnsafeMutablePointer<jsonapi_recorder>
-    unowned(unsafe) var parser: JSONStreamParser? = nil
+    /// Where the stream parser is (for the escape check's source bytes).
+    private var positions: StreamPositions?
     let limits: Limits
     /// Hands the block over when it reaches ``TapeBlock/handOverBytes``, even in the middle of
     /// a `yajl_parse` call, so memory stays bounded whatever the read size. Cancels yajl
@@ -93,23 +94,6 @@ final class TapeRecorder {
 
     func discardEvents() { withTape { $0.removeAll() } }
 
-    // The buffer inside `yajl_parse`, as the stream parser hands it over.
-    func beginFeeding(_ piece: UnsafeRawBufferPointer, base: Int) {
-        let start = piece.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self)
-        state.pointee.source_start = UnsafePointer(start)
-        state.pointee.source_end = UnsafePointer(start + piece.count)
-        state.pointee.feeding_base = Int64(base)
-    }
-
-    /// During `yajl_complete_parse` every token ends at `inputEnd`.
-    func setCompleting(_ on: Bool, inputEnd: Int) {
-        state.pointee.completing = on ? 1 : 0
-        state.pointee.input_end = Int64(inputEnd)
-    }
-
-    /// The yajl handle (opaque), for token offsets. Set by the stream parser that owns both.
-    func attach(yajl handle: OpaquePointer) { state.pointee.yajl = handle }
-
     /// A string or member name that yajl unescaped (or gathered in its own buffer) and that
     /// the C side left for the full check.
     private func recordEscaped(_ value: UnsafeRawBufferPointer, key: Bool) -> Bool {
@@ -121,7 +105,7 @@ final class TapeRecorder {
     /// Checks the escapes of the string token being reported; returns its start offset.
     @inline(never)
     private func checkEscapes(key: Bool) -> Int? {
-        guard let (token, offset) = parser?.currentStringToken() else { return Int(jsonapi_recorder_token_end(state)) }
+        guard let (token, offset) = positions?.currentStringToken() else { return Int(jsonapi_recorder_token_end(state)) }
         if let error = LexicalScanner.checkEscapedString(token, base: offset, limits: limits) {
             failure = (error.rule, error.message, error.offset, key)
             return nil
@@ -130,7 +114,7 @@ final class TapeRecorder {
     }
 
     /// Line feeds of the bytes about to be parsed.
-    func recordNewlines(_ offsets: ArraySlice<Int>) {
+    private func recordNewlines(_ offsets: ArraySlice<Int>) {
         guard !offsets.isEmpty else { return }
         withTape { tape in
             let p = tape.reserveTail(5 + offsets.count * 8)
@@ -143,4 +127,55 @@ final class TapeRecorder {
             }
         }
     }
+}
+
+extension TapeRecorder: EventOutlet {
+    func makeYajl(multipleValues: Bool) -> YajlParser {
+        let yajl = YajlParser(recorder: self, multipleValues: multipleValues)
+        // The C callbacks ask this handle for token offsets; the parser that asked for it
+        // keeps it (and this recorder) alive while it parses.
+        state.pointee.yajl = yajl.opaqueHandle
+        return yajl
+    }
+
+    func attach(_ positions: StreamPositions) { self.positions = positions }
+
+    func detach(_ positions: StreamPositions) {
+        if self.positions === positions { self.positions = nil }
+    }
+
+    /// The buffer inside `yajl_parse`, as the stream parser hands it over, and the line
+    /// feeds up to its end, for the positions the building side computes.
+    func willParse(_ piece: UnsafeRawBufferPointer, base: Int, newlines: [Int]) {
+        let start = piece.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self)
+        state.pointee.source_start = UnsafePointer(start)
+        state.pointee.source_end = UnsafePointer(start + piece.count)
+        state.pointee.feeding_base = Int64(base)
+        let end = base + piece.count
+        var k = 0
+        while k < newlines.count && newlines[k] < end { k += 1 }
+        recordNewlines(newlines[..<k])
+    }
+
+    /// During `yajl_complete_parse` every token ends at `inputEnd`.
+    func setCompleting(_ on: Bool, inputEnd: Int) {
+        state.pointee.completing = on ? 1 : 0
+        state.pointee.input_end = Int64(inputEnd)
+    }
+
+    /// The nesting depth is followed by the building side.
+    var openDepth: Int? { nil }
+
+    /// The building side has not had the events yet: it completes pointers.
+    func pointer(for request: PointerRequest) -> String? { nil }
+
+    /// An escape check's failure: the building side has not had the bad string, which is the
+    /// next value (or, for a member name, in the innermost object), as the sequential
+    /// receiver reports it.
+    var reportedFailure: OutletFailure? {
+        failure.map { .located($0.rule, $0.message, offset: $0.offset, request: $0.inKey ? .container : .nextValue) }
+    }
+
+    /// The end is checked by the building side, when it replays the input's last block.
+    func endOfInput() -> Bool { true }
 }

@@ -1,39 +1,26 @@
 /// The building side of the pipeline: replays tape blocks into a receiver (the document
-/// builder), and answers its position questions from the line feeds and token offsets the
-/// tape carries.
-final class TapeReplayer: SourcePositions {
+/// builder), keeping the ``ReplayPositions`` the receiver asks: the line feeds and token
+/// offsets the tape carries.
+final class TapeReplayer {
     /// The concrete (final) builder, not the base class: its event methods are called
     /// directly, not through the class's table.
     let receiver: DocumentBuilder
-    var sourceName: String?
-
-    // Line feeds of the bytes the current events come from; older ones are summarised.
-    @exclusivity(unchecked) private var newlines: [Int] = []
-    @exclusivity(unchecked) private var lines = LineIndex()
-
-    // The event being replayed, for `currentTokenLocation`.
-    @exclusivity(unchecked) private var currentKind = TapeKind.null
-    @exclusivity(unchecked) private var currentEnd = 0
-    @exclusivity(unchecked) private var currentLength = 0
-    @exclusivity(unchecked) private var currentStart = 0
+    let positions = ReplayPositions()
 
     init(receiver: DocumentBuilder) {
         self.receiver = receiver
-        receiver.parser = self
-        newlines.reserveCapacity(1024)
+        receiver.positions = positions
     }
 
     /// Positions restart: a new input begins.
-    func beginInput(named name: String?) {
-        sourceName = name
-        newlines.removeAll(keepingCapacity: true)
-        lines.reset()
-    }
+    func beginInput(named name: String?) { positions.beginInput(named: name) }
 
     /// Replays every event of `block`; returns false as soon as the receiver refuses one
     /// (its failure is then in `receiver.failure` or `receiver.thrown`).
     func replay(_ block: TapeBlock) -> Bool {
-        block.bytes.withBytes { b in
+        // Held in a local: the loop writes it once per event.
+        let positions = self.positions
+        return block.bytes.withBytes { b in
             guard let p = b.baseAddress else { return true }
             let n = b.count
             var i = 0
@@ -41,12 +28,12 @@ final class TapeReplayer: SourcePositions {
                 let kind = TapeKind(rawValue: p.load(fromByteOffset: i, as: UInt8.self)).unsafelyUnwrapped
                 if kind == .newlines {
                     let count = Int(p.loadUnaligned(fromByteOffset: i &+ 1, as: UInt32.self))
-                    acceptNewlines(p.advanced(by: i &+ 5), count: count)
+                    positions.acceptNewlines(p.advanced(by: i &+ 5), count: count)
                     i &+= 5 &+ count &* 8
                     continue
                 }
-                currentKind = kind
-                currentEnd = Int(p.loadUnaligned(fromByteOffset: i &+ 1, as: Int64.self))
+                positions.currentKind = kind
+                positions.currentEnd = Int(p.loadUnaligned(fromByteOffset: i &+ 1, as: Int64.self))
                 let ok: Bool
                 switch kind {
                 case .startObject: ok = receiver.receiveStartObject(); i &+= 9
@@ -58,7 +45,7 @@ final class TapeReplayer: SourcePositions {
                 case .falseValue: ok = receiver.receiveBool(false); i &+= 9
                 case .key, .escapedKey, .string, .escapedString, .number:
                     let length = Int(p.loadUnaligned(fromByteOffset: i &+ 9, as: UInt32.self))
-                    currentLength = length
+                    positions.currentLength = length
                     let value = UnsafeRawBufferPointer(start: p.advanced(by: i &+ 13), count: length)
                     i &+= 13 &+ length
                     switch kind {
@@ -69,7 +56,7 @@ final class TapeReplayer: SourcePositions {
                     case .number:
                         ok = receiver.receiveNumber(value)
                     default:
-                        currentStart = Int(p.loadUnaligned(fromByteOffset: i, as: Int64.self))
+                        positions.currentStart = Int(p.loadUnaligned(fromByteOffset: i, as: Int64.self))
                         i &+= 8
                         ok = kind == .escapedKey
                             ? receiver.receiveKey(value, escaped: true, prefix: JSONEventReceiver.prefix(value))
@@ -96,30 +83,4 @@ final class TapeReplayer: SourcePositions {
         return n == 0 ? 0 : w & (~UInt64(0) &>> (64 &- UInt64(n) &* 8))
     }
 
-    private func acceptNewlines(_ p: UnsafeRawPointer, count: Int) {
-        // Every earlier event is done: earlier line feeds are only counted from now on.
-        lines.absorb(&newlines)
-        for k in 0..<count { newlines.append(Int(p.loadUnaligned(fromByteOffset: k * 8, as: Int64.self))) }
-    }
-
-    // MARK: - SourcePositions
-
-    func location(of offset: Int) -> SourcePosition { lines.location(of: offset, newlines: newlines) }
-
-    func currentTokenLocation() -> SourcePosition {
-        let start: Int
-        switch currentKind {
-        case .startObject, .endObject, .startArray, .endArray: start = currentEnd - 1
-        case .key, .string: start = currentEnd - currentLength - 2
-        case .escapedKey, .escapedString: start = currentStart
-        case .number: start = currentEnd - currentLength
-        case .trueValue, .null: start = currentEnd - 4
-        case .falseValue: start = currentEnd - 5
-        case .newlines: start = currentEnd
-        }
-        return location(of: max(0, start))
-    }
-
-    /// Escapes were checked where the source bytes are (the recorder).
-    func currentStringToken() -> (UnsafeRawBufferPointer, Int)? { nil }
 }

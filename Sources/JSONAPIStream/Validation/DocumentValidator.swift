@@ -52,7 +52,7 @@ public final class DocumentValidator {
                     d.source = source.name
                     findings.append(d)
                 }
-                let parser = JSONStreamParser(receiver: receiver, options: parse)
+                let parser = JSONStreamParser(outlet: receiver, options: parse)
                 parser.sourceName = source.name
                 try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
                 try parser.finish()

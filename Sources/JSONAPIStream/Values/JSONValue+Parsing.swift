@@ -7,7 +7,7 @@ extension JSONValue {
         var options = options
         options.multipleDocuments = false
         let builder = JSONValueReceiver(options: options)
-        let parser = JSONStreamParser(receiver: builder, options: options)
+        let parser = JSONStreamParser(outlet: builder, options: options)
         try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try parser.feed(b) }
         try parser.finish()
         self = builder.values.first ?? .null
@@ -18,7 +18,7 @@ extension JSONValue {
         var options = options
         options.multipleDocuments = true
         let builder = JSONValueReceiver(options: options)
-        let parser = JSONStreamParser(receiver: builder, options: options)
+        let parser = JSONStreamParser(outlet: builder, options: options)
         try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try parser.feed(b) }
         try parser.finish()
         return builder.values
