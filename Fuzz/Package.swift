@@ -28,11 +28,12 @@ let package = Package(
         // One input through a target's checks, and the hand-over to libFuzzer (shared by the
         // targets; each has only its `<module>_main`).
         .target(name: "FuzzHarness", dependencies: ["FuzzChecks", "CFuzzerDriver"]),
-    ] + targets.map {
-        .executableTarget(
-            name: $0,
-            dependencies: ["FuzzChecks", "FuzzHarness"],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        )
-    }
+    ]
+        + targets.map {
+            .executableTarget(
+                name: $0,
+                dependencies: ["FuzzChecks", "FuzzHarness"],
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+            )
+        }
 )

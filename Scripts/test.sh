@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command: unit and CLI tests, the JSON conformance run through the CLI (when the
-# JSONTestSuite is present), and the DuckDB loadability check. Ends with one plain line:
+# The test command: the formatting check, unit and CLI tests, the JSON conformance run through
+# the CLI (when the JSONTestSuite is present), and the DuckDB loadability check. Ends with one plain line:
 # "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,15 @@ for candidate in "$suite" ../shared/JSONTestSuite/test_parsing; do
     if [ -n "$candidate" ] && [ -d "$candidate" ]; then suite="$(cd "$candidate" && pwd)"; break; fi
 done
 [ -n "$suite" ] && [ -d "$suite" ] && export JSON_TEST_SUITE="$suite"
+
+# 0. Formatting: the sources as `swift format` (the toolchain's) writes them under .swift-format.
+#    To fix: swift format format -i -r Sources Tests Package.swift Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
+if swift format lint --strict -r Sources Tests Package.swift Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources; then
+    passed=$((passed + 1))
+else
+    echo "formatting: the files above differ from what swift format writes (see Scripts/test.sh to fix)"
+    failed=$((failed + 1))
+fi
 
 # 1. Unit and CLI tests (Swift Testing). xunit output gives the real counts.
 rm -f .build/tests.xml .build/tests-swift-testing.xml

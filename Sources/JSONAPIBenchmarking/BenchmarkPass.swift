@@ -77,7 +77,10 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
 
     /// The passes `jsonapi bench` runs by default, in table order.
     public static var standard: [BenchmarkPass] {
-        [.bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .decodePrimary, .decodePrimaryConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization, .jsonDecoder, .jsonDecoderGeneric]
+        [
+            .bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .decodePrimary, .decodePrimaryConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization,
+            .jsonDecoder, .jsonDecoderGeneric,
+        ]
     }
 
     /// Runs the pass once over `input` and returns a number derived from its result (resources
@@ -167,8 +170,9 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
             } else if c == UInt8(ascii: "\"") {
                 inString = true
             } else if c == pattern[0], previous == UInt8(ascii: ":") || previous == UInt8(ascii: "[") || previous == UInt8(ascii: ","),
-                      i + pattern.count <= bytes.count, Array(bytes[i..<(i + pattern.count)]) == pattern,
-                      i + pattern.count == bytes.count || !isNumberByte(bytes[i + pattern.count]) {
+                i + pattern.count <= bytes.count, Array(bytes[i..<(i + pattern.count)]) == pattern,
+                i + pattern.count == bytes.count || !isNumberByte(bytes[i + pattern.count])
+            {
                 bytes[i + 2] = UInt8(ascii: "3")
                 i += pattern.count
                 previous = UInt8(ascii: "0")

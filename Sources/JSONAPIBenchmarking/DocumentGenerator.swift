@@ -30,7 +30,6 @@ public struct DocumentGenerator: Sendable {
     /// Size of the tag pool.
     var tags: Int { max(1, min(200, resources / 5)) }
 
-
     /// Writes the document to `writer`, one record per resource (the writer flushes between
     /// resources, so memory stays bounded).
     public func write(to writer: ByteWriter) throws(JSONAPIError) {

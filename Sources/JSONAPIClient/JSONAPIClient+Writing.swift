@@ -56,7 +56,8 @@ extension JSONAPIClient {
         let requests = try requestBody { () throws(JSONAPIError) in try editor.requestDocuments() }
         var out: [Resource?] = []
         for r in requests {
-            let url = r.method == "POST"
+            let url =
+                r.method == "POST"
                 ? try url(type: r.resource.type)
                 : try url(type: r.resource.type, id: r.resource.id ?? "")
             out.append(try await send(r.method, url, body: r.body)?.primary.first)

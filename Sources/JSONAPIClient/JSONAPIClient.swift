@@ -108,9 +108,10 @@ public final class JSONAPIClient: Sendable {
         let url = try url(type: type, id: id, query: query)
         let graph = try await graph(at: url)
         guard let resource = graph.primary.first else {
-            throw JSONAPIClientError.notJSONAPI(HTTPFailure(
-                status: 200, method: "GET", url: url, contentType: "application/vnd.api+json",
-                excerpt: "the document has no primary resource", attempts: 1))
+            throw JSONAPIClientError.notJSONAPI(
+                HTTPFailure(
+                    status: 200, method: "GET", url: url, contentType: "application/vnd.api+json",
+                    excerpt: "the document has no primary resource", attempts: 1))
         }
         return resource
     }

@@ -52,7 +52,11 @@ package struct ParsingOptions: ParsableArguments {
     package var maxInputBytes: Int?
     @Option(name: .customLong("max-resources"), help: "Most resources kept in memory (json format, stats).")
     package var maxResources: Int?
-    @Option(name: .customLong("max-memory"), help: ArgumentHelp("Most memory the run may add to what the process holds at start, e.g. 512M or 2G (powers of 1024); past it the run stops with a J12 error. The process's limits (ulimit -v, a cgroup's memory.max) are always kept.", valueName: "size"))
+    @Option(
+        name: .customLong("max-memory"),
+        help: ArgumentHelp(
+            "Most memory the run may add to what the process holds at start, e.g. 512M or 2G (powers of 1024); past it the run stops with a J12 error. The process's limits (ulimit -v, a cgroup's memory.max) are always kept.",
+            valueName: "size"))
     package var maxMemory: ByteCount?
 
     /// Sets the process's memory budget (``MemoryBudget``): the caps derived from its limits,

@@ -20,13 +20,18 @@ package struct NormalizeOutputOptions: ParsableArguments {
     @Option(name: .customLong("on-duplicate"), help: "The same resource twice: last (merge, later wins), first, or error.")
     package var onDuplicate: DuplicatePolicy = .last
 
-    @Option(help: ArgumentHelp("Numbers: exact (as in the input; the default) or safe (a number a double would change, such as 9007199254740993 or 1e400, is written as a string of its text; the default with --split-by-type).", valueName: "exact|safe"))
+    @Option(
+        help: ArgumentHelp(
+            "Numbers: exact (as in the input; the default) or safe (a number a double would change, such as 9007199254740993 or 1e400, is written as a string of its text; the default with --split-by-type).",
+            valueName: "exact|safe"))
     package var numbers: NumberPolicy?
 
     @Option(name: .customLong("type"), help: ArgumentHelp("Write only resources of this type (repeatable); primary data stays whole.", valueName: "type"))
     package var types: [String] = []
 
-    @Option(name: .customLong("keep-fields"), help: ArgumentHelp("For a type, the attributes and relationships to keep, as a sparse fieldset: TYPE=NAME,NAME (repeatable; TYPE= keeps none).", valueName: "type=names"))
+    @Option(
+        name: .customLong("keep-fields"),
+        help: ArgumentHelp("For a type, the attributes and relationships to keep, as a sparse fieldset: TYPE=NAME,NAME (repeatable; TYPE= keeps none).", valueName: "type=names"))
     package var keepFields: [String] = []
 
     @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")

@@ -2,7 +2,6 @@ internal import CPlatform
 import Foundation
 import JSONAPIStream
 
-
 package enum JSONAPIVersion {
     package static let current = "0.1.0"
 }
@@ -109,7 +108,9 @@ extension ParsableCommand {
         // report with the input position and status 1, never a signal.
         MemoryBudget.exhaustionHandler = { bytes, offset in
             let at = offset.map { " near byte \($0) of the input" } ?? ""
-            Terminal.standardError("jsonapi: error[J12]: out of memory: \(bytes) more bytes could not be allocated\(at) (the process's memory limit was reached; lower --max-memory so that the budget stops the run first, or raise the limit)")
+            Terminal.standardError(
+                "jsonapi: error[J12]: out of memory: \(bytes) more bytes could not be allocated\(at) (the process's memory limit was reached; lower --max-memory so that the budget stops the run first, or raise the limit)"
+            )
             Cleanup.shared.exit(status: 1)
         }
         do {

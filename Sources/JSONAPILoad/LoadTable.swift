@@ -72,9 +72,10 @@ func appendIdentifier(_ p: ResourceParts, to primary: inout ByteArena, count: in
 /// The error of `--on-duplicate error` for a resource read a second time.
 func duplicateError(_ p: ResourceParts, _ id: UnsafeRawBufferPointer, _ view: ResourceView) -> JSONAPIError {
     let what = "resource (type \"\(String(decoding: p.type, as: UTF8.self))\", id \"\(String(decoding: id, as: UTF8.self))\")"
-    return JSONAPIError.document(Diagnostic(
-        severity: .error, rule: .N01, message: "\(what) appears again in this load; duplicates are refused (--on-duplicate error)",
-        location: p.position, pointer: view.pointer, source: view.source))
+    return JSONAPIError.document(
+        Diagnostic(
+            severity: .error, rule: .N01, message: "\(what) appears again in this load; duplicates are refused (--on-duplicate error)",
+            location: p.position, pointer: view.pointer, source: view.source))
 }
 
 /// The stored row's mergeable members, as the loaders read them before a merge.
@@ -170,7 +171,7 @@ func mergeObjects(_ old: String?, _ new: String?, newWins: Bool) -> String? {
     guard let new else { return nil }
     guard let old else { return new }
     guard case .object(let o)? = try? JSONValue(parsing: Array(old.utf8), options: valueOptions),
-          case .object(let n)? = try? JSONValue(parsing: Array(new.utf8), options: valueOptions)
+        case .object(let n)? = try? JSONValue(parsing: Array(new.utf8), options: valueOptions)
     else { return newWins ? new : nil }
     var members = o.members
     var index: [[UInt8]: Int] = [:]
@@ -255,7 +256,6 @@ final class LoadTable {
         default: index[Array(role.rawValue.utf8)]
         }
     }
-
 
     /// The column of a stored attribute name: an existing one, -1 for overflow, or nil when
     /// the name is new and may get a column (``canHaveColumn(_:maxColumns:)``).

@@ -156,13 +156,15 @@ extension PostgresLoader {
                 try Self.requireText(target.type, "a type in linkage")
                 if let id = target.id { try Self.requireText(id, "an id in linkage") }
                 if let lid = target.lid { try Self.requireText(lid, "a lid in linkage") }
-                batch.edges.append(.init(
-                    type: batch.add(target.type), id: target.id.map(batch.add), lid: target.lid.map(batch.add),
-                    meta: target.meta.map(batch.add), other: membersText(p, target.extras).map(batch.add)))
+                batch.edges.append(
+                    .init(
+                        type: batch.add(target.type), id: target.id.map(batch.add), lid: target.lid.map(batch.add),
+                        meta: target.meta.map(batch.add), other: membersText(p, target.extras).map(batch.add)))
             }
-            batch.relationships.append(.init(
-                name: batch.add(rel.name), shape: rel.kind.shapeWord(count: rel.targets.count), links: rel.links.map(batch.add),
-                meta: rel.meta.map(batch.add), other: membersText(p, rel.extras).map(batch.add), edges: edgeStart..<batch.edges.count))
+            batch.relationships.append(
+                .init(
+                    name: batch.add(rel.name), shape: rel.kind.shapeWord(count: rel.targets.count), links: rel.links.map(batch.add),
+                    meta: rel.meta.map(batch.add), other: membersText(p, rel.extras).map(batch.add), edges: edgeStart..<batch.edges.count))
         }
 
         let r = PostgresBatch.Resource(
@@ -295,11 +297,15 @@ extension PostgresLoader {
             }
             summary.written += 1
         }
-        try send(&out, #"""
+        try send(
+            &out,
+            #"""
             COPY "_relationships" ("key", "resource", "from_type", "from_id", "from_lid", "name", "data", "count", "links", "meta",
             "other", "document") FROM STDIN
             """#)
-        try send(&edges, #"""
+        try send(
+            &edges,
+            #"""
             COPY "_edges" ("resource", "from_type", "from_id", "from_lid", "name", "position", "to_type", "to_id", "to_lid", "meta",
             "other", "document") FROM STDIN
             """#)
@@ -337,9 +343,11 @@ extension PostgresLoader {
                 order.append(i)
             } else if let lid = r.lid {
                 try PostgresConnection.withByteArrays([Array(String(documentKey!).utf8)]) { (document) throws(JSONAPIError) in
-                    try db.query(#"""
+                    try db.query(
+                        #"""
                         SELECT "key", "hash" FROM "_resources" WHERE "document" = $1 AND "type" = $2 AND "lid" = $3 AND "id" IS NULL
-                        """#, [document[0], batch.view(r.type), batch.view(lid)]) { row in
+                        """#, [document[0], batch.view(r.type), batch.view(lid)]
+                    ) { row in
                         setStored(i, row)
                     }
                 }

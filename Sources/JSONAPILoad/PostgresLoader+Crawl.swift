@@ -5,7 +5,8 @@ import JSONAPIStream
 /// (`_crawls`, `_crawl_pages`), committed with each page.
 extension PostgresLoader {
     static func createCrawlTables(_ db: PostgresConnection) throws(JSONAPIError) {
-        try db.execute(#"""
+        try db.execute(
+            #"""
             CREATE TABLE IF NOT EXISTS "_crawls" ("key" bigserial PRIMARY KEY, "endpoint" text NOT NULL, "next" text,
                 "pages" bigint NOT NULL, "complete" boolean NOT NULL, "started_at" timestamptz NOT NULL, "updated_at" timestamptz NOT NULL);
             CREATE UNIQUE INDEX IF NOT EXISTS "_crawls_endpoint" ON "_crawls" (md5("endpoint"));
@@ -18,7 +19,8 @@ extension PostgresLoader {
     /// The ETag and `links.next` stored for a page of the crawl being recorded.
     public func storedPage(url: String) throws(JSONAPIError) -> (etag: String, next: String?)? {
         guard let crawl = crawlKey else { return nil }
-        let rows = try db.rows(#"""
+        let rows = try db.rows(
+            #"""
             SELECT "etag", "next" FROM "_crawl_pages" WHERE "crawl" = $1 AND "url" = $2 AND "etag" IS NOT NULL ORDER BY "number" DESC LIMIT 1
             """#, [String(crawl), url])
         guard let row = rows.first, let etag = row[0] else { return nil }
@@ -32,9 +34,11 @@ extension PostgresLoader {
         do throws(JSONAPIError) {
             if !db.inTransaction { try db.execute("BEGIN; SELECT pg_advisory_xact_lock(\(Self.lockKey))") }
             crawlPages += 1
-            _ = try db.rows(#"UPDATE "_crawls" SET "next" = $1, "pages" = $2, "complete" = $3, "updated_at" = $4 WHERE "key" = $5"#,
-                            [next, String(crawlPages), next == nil ? "true" : "false", loadedAt, String(crawl)])
-            _ = try db.rows(#"""
+            _ = try db.rows(
+                #"UPDATE "_crawls" SET "next" = $1, "pages" = $2, "complete" = $3, "updated_at" = $4 WHERE "key" = $5"#,
+                [next, String(crawlPages), next == nil ? "true" : "false", loadedAt, String(crawl)])
+            _ = try db.rows(
+                #"""
                 INSERT INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag")
                 SELECT "crawl", $1::bigint, "url", "next", "document", $2::timestamptz, "etag" FROM "_crawl_pages"
                 WHERE "crawl" = $3::bigint AND "url" = $4
@@ -62,7 +66,8 @@ extension PostgresLoader {
             state.pages = row[2].flatMap { Int($0) } ?? 0
             state.isComplete = row[3] == "t"
             if restart || state.isComplete {
-                _ = try db.rows(#"""
+                _ = try db.rows(
+                    #"""
                     UPDATE "_crawls" SET "next" = NULL, "pages" = 0, "complete" = false, "started_at" = $1, "updated_at" = $1 WHERE "key" = $2
                     """#, [loadedAt, String(key)])
                 crawlPages = 0
@@ -70,7 +75,8 @@ extension PostgresLoader {
                 crawlPages = state.pages
             }
         } else {
-            let made = try db.rows(#"""
+            let made = try db.rows(
+                #"""
                 INSERT INTO "_crawls" ("endpoint", "next", "pages", "complete", "started_at", "updated_at") VALUES ($1, NULL, 0, false, $2, $2)
                 RETURNING "key"
                 """#, [name, loadedAt])
@@ -85,9 +91,11 @@ extension PostgresLoader {
         guard let crawl = crawlKey else { return }
         crawlPages += 1
         let next = nextLink(of: view)
-        _ = try db.rows(#"UPDATE "_crawls" SET "next" = $1, "pages" = $2, "complete" = $3, "updated_at" = $4 WHERE "key" = $5"#,
-                        [next, String(crawlPages), next == nil ? "true" : "false", loadedAt, String(crawl)])
-        _ = try db.rows(#"""
+        _ = try db.rows(
+            #"UPDATE "_crawls" SET "next" = $1, "pages" = $2, "complete" = $3, "updated_at" = $4 WHERE "key" = $5"#,
+            [next, String(crawlPages), next == nil ? "true" : "false", loadedAt, String(crawl)])
+        _ = try db.rows(
+            #"""
             INSERT INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag") VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT ("crawl", "number") DO UPDATE SET "url" = excluded."url", "next" = excluded."next",
             "document" = excluded."document", "loaded_at" = excluded."loaded_at", "etag" = excluded."etag"

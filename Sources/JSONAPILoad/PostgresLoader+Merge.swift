@@ -23,7 +23,8 @@ extension PostgresLoader {
         }
         try PostgresConnection.withByteArrays([Array(document), Array((r.primary ? "true" : "false").utf8), Array(loadedAt.utf8), key]) {
             (fixed) throws(JSONAPIError) in
-            _ = try run(#"""
+            _ = try run(
+                #"""
                 UPDATE "_resources" SET "lid" = coalesce($1, "lid"), "document" = $2, "primary" = $3, "hash" = $4, "loaded_at" = $5
                 WHERE "key" = $6
                 """#, [r.lid.map(batch.view), fixed[0], fixed[1], batch.view(r.hash), fixed[2], fixed[3]])
@@ -82,13 +83,15 @@ extension PostgresLoader {
                 // Newer wins: the stored relationship is replaced (or a new one added);
                 // stored wins: a new one is added, a stored one kept with its linkage.
                 if !keep {
-                    let updated = try run(#"""
+                    let updated = try run(
+                        #"""
                         UPDATE "_relationships" SET "from_lid" = $4, "data" = $6, "count" = $7, "links" = $8, "meta" = $9, "other" = $10,
                         "document" = $11 WHERE "resource" = $1 AND "name" = $5 AND "from_type" = $2 AND "from_id" IS NOT DISTINCT FROM $3
                         """#, values)
                     if updated > 0 { return updated }
                 }
-                return try run(#"""
+                return try run(
+                    #"""
                     INSERT INTO "_relationships" ("resource", "from_type", "from_id", "from_lid", "name", "data", "count", "links", "meta",
                     "other", "document") SELECT $1::bigint, $2, $3, $4, $5, $6, $7::bigint, $8::json, $9::json, $10::json, $11::bigint
                     WHERE NOT EXISTS (SELECT 1 FROM "_relationships" WHERE "resource" = $1::bigint AND "name" = $5)

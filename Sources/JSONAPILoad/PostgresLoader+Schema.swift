@@ -26,7 +26,8 @@ extension ColumnType {
 /// the loaders' advisory lock): an index that enforced it cost 2 µs a row in a bulk load.
 extension PostgresLoader {
     static func createFixedTables(_ db: PostgresConnection) throws(JSONAPIError) {
-        try db.execute(#"""
+        try db.execute(
+            #"""
             CREATE TABLE IF NOT EXISTS "_tables" ("key" bigserial PRIMARY KEY, "type" text NOT NULL, "table" text NOT NULL UNIQUE);
             CREATE UNIQUE INDEX IF NOT EXISTS "_tables_type" ON "_tables" (md5("type"));
             CREATE TABLE IF NOT EXISTS "_columns" ("table" text NOT NULL, "position" integer NOT NULL, "column" text NOT NULL,
@@ -61,7 +62,7 @@ extension PostgresLoader {
             var columns: [LoadTable.Column] = []
             for c in try db.rows(#"SELECT "column", "role", "type", "kinds" FROM "_columns" WHERE "table" = $1 ORDER BY "position""#, [name]) {
                 guard let n = c[0], let role = c[1].flatMap(ColumnRole.init(rawValue:)), let type = c[2].flatMap(ColumnType.init(rawValue:)),
-                      let kinds = c[3].flatMap(UInt8.init)
+                    let kinds = c[3].flatMap(UInt8.init)
                 else { throw JSONAPIError.input("database \(db.name): _columns has a row that is not this program's (table \(name))") }
                 columns.append(LoadTable.Column(name: n, role: role, type: type, kinds: ValueKinds(rawValue: kinds)))
             }
@@ -80,10 +81,12 @@ extension PostgresLoader {
         let type = String(decoding: typeBytes, as: UTF8.self)
         try Self.requireText(type, "a resource type")
         let name = tableName(for: type, taken: takenTableNames)
-        let t = LoadTable(type: type, name: name, columns: [
-            LoadTable.Column(name: ColumnRole.key.rawValue, role: .key, type: .integer, kinds: .integer),
-            LoadTable.Column(name: "id", role: .id, type: .string, kinds: .string),
-        ])
+        let t = LoadTable(
+            type: type, name: name,
+            columns: [
+                LoadTable.Column(name: ColumnRole.key.rawValue, role: .key, type: .integer, kinds: .integer),
+                LoadTable.Column(name: "id", role: .id, type: .string, kinds: .string),
+            ])
         try db.execute("CREATE TABLE \(quoted(name)) (\(quoted(ColumnRole.key.rawValue)) bigint PRIMARY KEY, \"id\" text)")
         _ = try db.rows(#"INSERT INTO "_tables" ("type", "table") VALUES ($1, $2)"#, [type, name])
         try recordColumn(t, 0)
@@ -96,8 +99,9 @@ extension PostgresLoader {
 
     private func recordColumn(_ t: LoadTable, _ c: Int) throws(JSONAPIError) {
         let column = t.columns[c]
-        _ = try db.rows(#"INSERT INTO "_columns" ("table", "position", "column", "role", "type", "kinds") VALUES ($1, $2, $3, $4, $5, $6)"#,
-                        [t.name, String(c), column.name, column.role.rawValue, column.type.rawValue, String(column.kinds.rawValue)])
+        _ = try db.rows(
+            #"INSERT INTO "_columns" ("table", "position", "column", "role", "type", "kinds") VALUES ($1, $2, $3, $4, $5, $6)"#,
+            [t.name, String(c), column.name, column.role.rawValue, column.type.rawValue, String(column.kinds.rawValue)])
     }
 
     /// Adds a column to a type's table (and the catalog); returns its index.
@@ -123,8 +127,9 @@ extension PostgresLoader {
 
     func recordChangedKinds() throws(JSONAPIError) {
         for (t, c) in changedKinds {
-            _ = try db.rows(#"UPDATE "_columns" SET "kinds" = $1 WHERE "table" = $2 AND "column" = $3"#,
-                            [String(t.columns[c].kinds.rawValue), t.name, t.columns[c].name])
+            _ = try db.rows(
+                #"UPDATE "_columns" SET "kinds" = $1 WHERE "table" = $2 AND "column" = $3"#,
+                [String(t.columns[c].kinds.rawValue), t.name, t.columns[c].name])
         }
         changedKinds.removeAll()
     }
@@ -138,15 +143,17 @@ extension PostgresLoader {
         let to = kinds.columnType
         summary.widened.append("\(t.name).\(before.name): \(before.type.rawValue) → \(to.rawValue)")
         let column = quoted(before.name)
-        let using = switch to {
-        case .json: "to_json(\(column))"
-        case .decimal: "\(column)::text::numeric"
-        default: "\(column)::\(to.postgresDeclaration)"
-        }
+        let using =
+            switch to {
+            case .json: "to_json(\(column))"
+            case .decimal: "\(column)::text::numeric"
+            default: "\(column)::\(to.postgresDeclaration)"
+            }
         try db.execute("ALTER TABLE \(quoted(t.name)) ALTER COLUMN \(column) TYPE \(to.postgresDeclaration) USING \(using)")
         t.retype(c, to: to, kinds: kinds)
-        _ = try db.rows(#"UPDATE "_columns" SET "type" = $1, "kinds" = $2 WHERE "table" = $3 AND "column" = $4"#,
-                        [to.rawValue, String(kinds.rawValue), t.name, before.name])
+        _ = try db.rows(
+            #"UPDATE "_columns" SET "type" = $1, "kinds" = $2 WHERE "table" = $3 AND "column" = $4"#,
+            [to.rawValue, String(kinds.rawValue), t.name, before.name])
     }
 
     /// Deletes the rows an earlier load of this document made for resources without an id.
@@ -158,7 +165,8 @@ extension PostgresLoader {
             guard let type = row[0], let t = tables[Array(type.utf8)] else { continue }
             try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
         }
-        try db.execute(#"""
+        try db.execute(
+            #"""
             DELETE FROM "_relationships" WHERE "resource" IN (\#(scoped));
             DELETE FROM "_edges" WHERE "resource" IN (\#(scoped));
             DELETE FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL;
@@ -222,7 +230,10 @@ extension PostgresLoader {
         while k < v.count - 1 {
             if v[k] == UInt8(ascii: "\\") {
                 if v[k + 1] == UInt8(ascii: "u"), k + 5 < v.count,
-                   v[k + 2] == 0x30, v[k + 3] == 0x30, v[k + 4] == 0x30, v[k + 5] == 0x30 { return true }
+                    v[k + 2] == 0x30, v[k + 3] == 0x30, v[k + 4] == 0x30, v[k + 5] == 0x30
+                {
+                    return true
+                }
                 k += 2
             } else {
                 k += 1

@@ -81,8 +81,9 @@ public final class PostgresLoader: StreamSink {
         onProgress: ((_ source: InputSource, _ bytesRead: Int, _ resourcesRead: Int) -> Void)? = nil
     ) throws(JSONAPIError) -> LoadSummary {
         let loader = try PostgresLoader(url: url, options: options)
-        return try runLoad(loader, sources, documentOptions: documentOptions, chunkSize: chunkSize,
-                           onDiagnostic: onDiagnostic, onProgress: onProgress)
+        return try runLoad(
+            loader, sources, documentOptions: documentOptions, chunkSize: chunkSize,
+            onDiagnostic: onDiagnostic, onProgress: onProgress)
     }
 
     /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`.
@@ -149,7 +150,8 @@ public final class PostgresLoader: StreamSink {
         }
         let name = source ?? "-"
         try Self.requireText(name, "a source name")
-        let rows = try db.rows(#"""
+        let rows = try db.rows(
+            #"""
             INSERT INTO "_documents" ("source", "ordinal", "loaded_at") VALUES ($1, $2, $3)
             ON CONFLICT (md5("source"), "ordinal") DO UPDATE SET "loaded_at" = excluded."loaded_at" RETURNING "key"
             """#, [name, String(index - ordinalBase), loadedAt])
@@ -191,7 +193,8 @@ public final class PostgresLoader: StreamSink {
             Array(String(key).utf8),
         ]
         try PostgresConnection.withByteArrays(texts) { (bytes) throws(JSONAPIError) in
-            _ = try db.run(#"""
+            _ = try db.run(
+                #"""
                 UPDATE "_documents" SET "data" = $1, "primary" = $2, "meta" = $3, "links" = $4, "jsonapi" = $5, "errors" = $6,
                 "other" = $7 WHERE "key" = $8
                 """#, bytes)

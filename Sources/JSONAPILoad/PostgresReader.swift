@@ -27,7 +27,8 @@ public enum PostgresReader {
                 columns.append((n, role, t))
             }
             guard columns.contains(where: { $0.role == .key }) else { continue }
-            let select = "SELECT \(columns.map { quoted($0.name) }.joined(separator: ", ")) FROM \(quoted(table)) "
+            let select =
+                "SELECT \(columns.map { quoted($0.name) }.joined(separator: ", ")) FROM \(quoted(table)) "
                 + "WHERE \(quoted(ColumnRole.key.rawValue)) > $1 ORDER BY \(quoted(ColumnRole.key.rawValue)) LIMIT \(page)"
             var last: Int64 = -1 << 62
             while true {
@@ -61,9 +62,11 @@ public enum PostgresReader {
                 if rows.count < page { break }
             }
         }
-        try db.query(#"""
+        try db.query(
+            #"""
             SELECT "data", "primary", "meta", "links", "jsonapi", "errors", "other" FROM "_documents" ORDER BY "key"
-            """#, []) { (r) throws(JSONAPIError) in
+            """#, []
+        ) { (r) throws(JSONAPIError) in
             var members: [JSONValue?] = []
             for k in 1...6 { members.append(try json(r, k, db.name)) }
             try denormalizer.acceptDocumentLine(StoredGraph.document(data: r.text(0), members: members))
@@ -77,18 +80,22 @@ public enum PostgresReader {
         var targets: [Int64: [[UInt8]: [JSONValue]]] = [:]
         var out: [Int64: JSONObject] = [:]
         try PostgresConnection.withByteArrays([array]) { (p) throws(JSONAPIError) in
-            try db.query(#"""
+            try db.query(
+                #"""
                 SELECT "resource", "name", "to_type", "to_id", "to_lid", "meta", "other" FROM "_edges" WHERE "resource" = ANY($1::bigint[])
                 ORDER BY "resource", "position"
-                """#, p) { (r) throws(JSONAPIError) in
+                """#, p
+            ) { (r) throws(JSONAPIError) in
                 let identifier = StoredGraph.identifier(
                     type: r.text(2) ?? "", id: r.text(3), lid: r.text(4), meta: try json(r, 5, db.name), other: try json(r, 6, db.name))
                 targets[r.int64(0), default: [:]][Array(r.bytes(1) ?? UnsafeRawBufferPointer(start: nil, count: 0)), default: []].append(identifier)
             }
-            try db.query(#"""
+            try db.query(
+                #"""
                 SELECT "resource", "name", "data", "links", "meta", "other" FROM "_relationships" WHERE "resource" = ANY($1::bigint[])
                 ORDER BY "resource", "key"
-                """#, p) { (r) throws(JSONAPIError) in
+                """#, p
+            ) { (r) throws(JSONAPIError) in
                 let key = r.int64(0)
                 let name = r.bytes(1) ?? UnsafeRawBufferPointer(start: nil, count: 0)
                 let object = StoredGraph.relationship(

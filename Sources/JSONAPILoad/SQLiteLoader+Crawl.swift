@@ -34,7 +34,8 @@ func nextLink(of view: DocumentView) -> String? {
 /// The crawl's state holds URLs only, never request headers.
 extension SQLiteLoader {
     static func createCrawlTables(_ db: SQLiteConnection) throws(JSONAPIError) {
-        try db.execute(#"""
+        try db.execute(
+            #"""
             CREATE TABLE IF NOT EXISTS "_crawls" ("key" INTEGER PRIMARY KEY, "endpoint" TEXT NOT NULL UNIQUE, "next" TEXT,
                 "pages" INTEGER NOT NULL, "complete" BOOLEAN NOT NULL, "started_at" TEXT NOT NULL, "updated_at" TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS "_crawl_pages" ("crawl" INTEGER NOT NULL, "number" INTEGER NOT NULL, "url" TEXT NOT NULL,
@@ -49,7 +50,8 @@ extension SQLiteLoader {
     /// The ETag and `links.next` stored for a page of the crawl being recorded.
     public func storedPage(url: String) throws(JSONAPIError) -> (etag: String, next: String?)? {
         guard let crawl = crawlKey else { return nil }
-        let rows = try db.rows(#"""
+        let rows = try db.rows(
+            #"""
             SELECT "etag", "next" FROM "_crawl_pages" WHERE "crawl" = ? AND "url" = ? AND "etag" IS NOT NULL ORDER BY "number" DESC LIMIT 1
             """#, [String(crawl), url])
         guard let row = rows.first, let etag = row[0] else { return nil }
@@ -70,7 +72,8 @@ extension SQLiteLoader {
             u.bind(4, loadedAt)
             u.bind(5, crawl)
             try u.run()
-            let p = try db.prepare(#"""
+            let p = try db.prepare(
+                #"""
                 INSERT OR REPLACE INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag")
                 SELECT "crawl", ?, "url", "next", "document", ?, "etag" FROM "_crawl_pages" WHERE "crawl" = ? AND "url" = ?
                 ORDER BY "number" DESC LIMIT 1
@@ -112,7 +115,8 @@ extension SQLiteLoader {
             state.pages = row[2].flatMap { Int($0) } ?? 0
             state.isComplete = row[3] == "1"
             if restart || state.isComplete {
-                let s = try db.prepare(#"""
+                let s = try db.prepare(
+                    #"""
                     UPDATE "_crawls" SET "next" = NULL, "pages" = 0, "complete" = 0, "started_at" = ?, "updated_at" = ? WHERE "key" = ?
                     """#)
                 s.bind(1, loadedAt)
@@ -124,7 +128,8 @@ extension SQLiteLoader {
                 crawlPages = state.pages
             }
         } else {
-            let s = try db.prepare(#"""
+            let s = try db.prepare(
+                #"""
                 INSERT INTO "_crawls" ("endpoint", "next", "pages", "complete", "started_at", "updated_at") VALUES (?, NULL, 0, 0, ?, ?)
                 """#)
             s.bind(1, name)
@@ -150,7 +155,8 @@ extension SQLiteLoader {
         u.bind(4, loadedAt)
         u.bind(5, crawl)
         try u.run()
-        let p = try db.prepare(#"""
+        let p = try db.prepare(
+            #"""
             INSERT OR REPLACE INTO "_crawl_pages" ("crawl", "number", "url", "next", "document", "loaded_at", "etag")
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """#)

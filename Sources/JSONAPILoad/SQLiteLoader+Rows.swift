@@ -156,8 +156,9 @@ extension SQLiteLoader {
         for c in cells where c.column < 0 || c.isNull {
             let name = StoredJSON.decodeString(attributes, c.name)
             if c.column < 0 {
-                overflow.append(String(decoding: UnsafeRawBufferPointer(rebasing: attributes[c.name]), as: UTF8.self)
-                    + ":" + String(decoding: UnsafeRawBufferPointer(rebasing: attributes[c.value]), as: UTF8.self))
+                overflow.append(
+                    String(decoding: UnsafeRawBufferPointer(rebasing: attributes[c.name]), as: UTF8.self)
+                        + ":" + String(decoding: UnsafeRawBufferPointer(rebasing: attributes[c.value]), as: UTF8.self))
             } else {
                 nulls.append(name)
             }

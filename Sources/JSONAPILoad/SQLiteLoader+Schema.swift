@@ -4,7 +4,8 @@ import JSONAPIStream
 /// added as attributes appear and widened when a value no longer fits.
 extension SQLiteLoader {
     static func createFixedTables(_ db: SQLiteConnection) throws(JSONAPIError) {
-        try db.execute(#"""
+        try db.execute(
+            #"""
             CREATE TABLE IF NOT EXISTS "_tables" ("type" TEXT PRIMARY KEY, "table" TEXT NOT NULL UNIQUE);
             CREATE TABLE IF NOT EXISTS "_columns" ("table" TEXT NOT NULL, "position" INTEGER NOT NULL, "column" TEXT NOT NULL,
                 "role" TEXT NOT NULL, "type" TEXT NOT NULL, "kinds" INTEGER NOT NULL, PRIMARY KEY ("table", "column"));
@@ -35,7 +36,7 @@ extension SQLiteLoader {
             var columns: [LoadTable.Column] = []
             for c in try db.rows(#"SELECT "column", "role", "type", "kinds" FROM "_columns" WHERE "table" = ? ORDER BY "position""#, [name]) {
                 guard let n = c[0], let role = c[1].flatMap(ColumnRole.init(rawValue:)), let type = c[2].flatMap(ColumnType.init(rawValue:)),
-                      let kinds = c[3].flatMap(UInt8.init)
+                    let kinds = c[3].flatMap(UInt8.init)
                 else { throw JSONAPIError.input("database \(db.path): _columns has a row that is not this program's (table \(name))") }
                 columns.append(LoadTable.Column(name: n, role: role, type: type, kinds: ValueKinds(rawValue: kinds)))
             }
@@ -54,10 +55,12 @@ extension SQLiteLoader {
         }
         let type = String(decoding: typeBytes, as: UTF8.self)
         let name = tableName(for: type, taken: takenTableNames)
-        let t = LoadTable(type: type, name: name, columns: [
-            LoadTable.Column(name: ColumnRole.key.rawValue, role: .key, type: .integer, kinds: .integer),
-            LoadTable.Column(name: "id", role: .id, type: .string, kinds: .string),
-        ])
+        let t = LoadTable(
+            type: type, name: name,
+            columns: [
+                LoadTable.Column(name: ColumnRole.key.rawValue, role: .key, type: .integer, kinds: .integer),
+                LoadTable.Column(name: "id", role: .id, type: .string, kinds: .string),
+            ])
         try db.execute(t.createSQL())
         let s = try db.prepare(#"INSERT INTO "_tables" ("type", "table") VALUES (?, ?)"#)
         s.bind(1, type)
@@ -133,7 +136,8 @@ extension SQLiteLoader {
                 ? quoted(t.columns[c].name)
                 : "jsonapi_widen(\(quoted(t.columns[c].name)), '\(before[c].type.rawValue)', '\(t.columns[c].type.rawValue)')"
         }.joined(separator: ", ")
-        try db.execute("""
+        try db.execute(
+            """
             DROP TABLE IF EXISTS \(quoted(temporary));
             \(t.createSQL(named: temporary));
             INSERT INTO \(quoted(temporary)) (\(names)) SELECT \(values) FROM \(quoted(t.name)) ORDER BY rowid;
@@ -164,7 +168,8 @@ extension SQLiteLoader {
             guard let t = tables[Array(type.utf8)] else { continue }
             try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
         }
-        try db.execute(#"""
+        try db.execute(
+            #"""
             DELETE FROM "_relationships" WHERE "resource" IN (\#(scoped));
             DELETE FROM "_edges" WHERE "resource" IN (\#(scoped));
             DELETE FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL;

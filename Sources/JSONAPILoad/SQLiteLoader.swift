@@ -128,8 +128,9 @@ public final class SQLiteLoader: StreamSink {
         onProgress: ((_ source: InputSource, _ bytesRead: Int, _ resourcesRead: Int) -> Void)? = nil
     ) throws(JSONAPIError) -> LoadSummary {
         let loader = try SQLiteLoader(path: path, options: options)
-        return try runLoad(loader, sources, documentOptions: documentOptions, chunkSize: chunkSize,
-                           onDiagnostic: onDiagnostic, onProgress: onProgress)
+        return try runLoad(
+            loader, sources, documentOptions: documentOptions, chunkSize: chunkSize,
+            onDiagnostic: onDiagnostic, onProgress: onProgress)
     }
 
     /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`
@@ -262,13 +263,16 @@ final class FixedStatements {
 
     init(_ db: SQLiteConnection) throws(JSONAPIError) {
         findResource = try db.prepare(#"SELECT "key", "hash" FROM "_resources" WHERE "type" = ? AND "id" = ?"#)
-        findScoped = try db.prepare(#"""
+        findScoped = try db.prepare(
+            #"""
             SELECT "key", "hash" FROM "_resources" WHERE "document" = ? AND "type" = ? AND "lid" = ? AND "id" IS NULL
             """#)
-        insertResource = try db.prepare(#"""
+        insertResource = try db.prepare(
+            #"""
             INSERT INTO "_resources" ("type", "id", "lid", "document", "primary", "hash", "loaded_at") VALUES (?, ?, ?, ?, ?, ?, ?)
             """#)
-        updateResource = try db.prepare(#"""
+        updateResource = try db.prepare(
+            #"""
             UPDATE "_resources" SET "lid" = coalesce(?, "lid"), "document" = ?, "primary" = ?, "hash" = ?, "loaded_at" = ?
             WHERE "key" = ?
             """#)
@@ -276,18 +280,21 @@ final class FixedStatements {
             INSERT INTO "_relationships" ("resource", "from_type", "from_id", "from_lid", "name", "data", "count", "links", "meta",
             "other", "document") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """#
-        upsertRelationship = try db.prepare(relationship + #"""
-             ON CONFLICT ("resource", "name") DO UPDATE SET "from_lid" = excluded."from_lid", "data" = excluded."data",
-            "count" = excluded."count", "links" = excluded."links", "meta" = excluded."meta", "other" = excluded."other",
-            "document" = excluded."document"
-            """#)
+        upsertRelationship = try db.prepare(
+            relationship + #"""
+                 ON CONFLICT ("resource", "name") DO UPDATE SET "from_lid" = excluded."from_lid", "data" = excluded."data",
+                "count" = excluded."count", "links" = excluded."links", "meta" = excluded."meta", "other" = excluded."other",
+                "document" = excluded."document"
+                """#)
         keepRelationship = try db.prepare(relationship + #" ON CONFLICT ("resource", "name") DO NOTHING"#)
         deleteEdges = try db.prepare(#"DELETE FROM "_edges" WHERE "resource" = ? AND "name" = ?"#)
-        upsertDocument = try db.prepare(#"""
+        upsertDocument = try db.prepare(
+            #"""
             INSERT INTO "_documents" ("source", "ordinal", "loaded_at") VALUES (?, ?, ?)
             ON CONFLICT ("source", "ordinal") DO UPDATE SET "loaded_at" = excluded."loaded_at" RETURNING "key"
             """#)
-        updateDocument = try db.prepare(#"""
+        updateDocument = try db.prepare(
+            #"""
             UPDATE "_documents" SET "data" = ?, "primary" = ?, "meta" = ?, "links" = ?, "jsonapi" = ?, "errors" = ?, "other" = ?
             WHERE "key" = ?
             """#)
@@ -297,7 +304,8 @@ final class FixedStatements {
     func insertEdges(_ n: Int, _ db: SQLiteConnection) throws(JSONAPIError) -> SQLiteStatement {
         if let s = edgeInserts[n - 1] { return s }
         let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        let s = try db.prepare(#"""
+        let s = try db.prepare(
+            #"""
             INSERT INTO "_edges" ("resource", "from_type", "from_id", "from_lid", "name", "position", "to_type", "to_id", "to_lid",
             "meta", "other", "document") VALUES \#(Array(repeating: row, count: n).joined(separator: ", "))
             """#)

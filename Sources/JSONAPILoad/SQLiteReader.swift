@@ -26,10 +26,12 @@ public enum SQLiteReader {
         guard try !db.rows(#"SELECT 1 FROM "sqlite_schema" WHERE "name" = '_tables'"#).isEmpty else {
             throw JSONAPIError.input("database \(path): not a database written by jsonapi load (no _tables)")
         }
-        let relationships = try db.prepare(#"""
+        let relationships = try db.prepare(
+            #"""
             SELECT "name", "data", "links", "meta", "other" FROM "_relationships" WHERE "resource" = ? ORDER BY rowid
             """#)
-        let edges = try db.prepare(#"""
+        let edges = try db.prepare(
+            #"""
             SELECT "to_type", "to_id", "to_lid", "meta", "other" FROM "_edges" WHERE "resource" = ? AND "name" = ? ORDER BY "position"
             """#)
         for row in try db.rows(#"SELECT "type", "table" FROM "_tables" ORDER BY rowid"#) {
@@ -64,9 +66,10 @@ public enum SQLiteReader {
                     edges.bind(2, name)
                     var targets: [JSONValue] = []
                     while try edges.step() {
-                        targets.append(StoredGraph.identifier(
-                            type: edges.text(0) ?? "", id: edges.text(1), lid: edges.text(2),
-                            meta: try optionalJSON(edges, 3, path), other: try optionalJSON(edges, 4, path)))
+                        targets.append(
+                            StoredGraph.identifier(
+                                type: edges.text(0) ?? "", id: edges.text(1), lid: edges.text(2),
+                                meta: try optionalJSON(edges, 3, path), other: try optionalJSON(edges, 4, path)))
                     }
                     edges.reset()
                     let object = StoredGraph.relationship(
@@ -80,7 +83,8 @@ public enum SQLiteReader {
                 try denormalizer.acceptResourceLine(resource)
             }
         }
-        let documents = try db.prepare(#"""
+        let documents = try db.prepare(
+            #"""
             SELECT "data", "primary", "meta", "links", "jsonapi", "errors", "other" FROM "_documents" ORDER BY "key"
             """#)
         while try documents.step() {

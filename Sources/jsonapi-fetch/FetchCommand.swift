@@ -63,7 +63,6 @@ struct Fetch: ParsableCommand {
     @Option(help: "Requests in flight at most.")
     var concurrency = 4
 
-
     @Option(name: .customShort("H"), help: "A request header: 'Name: value' (repeatable). Sent only to the URL's origin (scheme, host, port).")
     var headers: [String] = []
 
@@ -82,7 +81,11 @@ struct Fetch: ParsableCommand {
     @Flag(name: .customLong("accept-json"), help: "Also read application/json responses as JSON:API documents.")
     var acceptJSON = false
 
-    @Option(name: .customLong("into"), help: ArgumentHelp("Load every page into this database, an SQLite file or a postgres:// URL (as jsonapi load does), resumably: a crawl that stops continues from the first page not loaded when run again.", valueName: "db"))
+    @Option(
+        name: .customLong("into"),
+        help: ArgumentHelp(
+            "Load every page into this database, an SQLite file or a postgres:// URL (as jsonapi load does), resumably: a crawl that stops continues from the first page not loaded when run again.",
+            valueName: "db"))
     var into: String?
 
     @Flag(help: "With --into: start the crawl over from the first page instead of continuing it.")
@@ -253,9 +256,10 @@ struct Fetch: ParsableCommand {
             warnings.summary()
             if !reporting.quiet {
                 let unchanged = fetched.notModified > 0 ? " (\(fetched.notModified) unchanged since they were loaded: 304 to their ETags)" : ""
-                Terminal.standardError("jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s")\(unchanged) into \(redactedDatabaseName(database)): "
-                    + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")"
-                    + (fetched.truncated ? "; the crawl goes on from there when run again" : "; the crawl is complete"))
+                Terminal.standardError(
+                    "jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s")\(unchanged) into \(redactedDatabaseName(database)): "
+                        + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")"
+                        + (fetched.truncated ? "; the crawl goes on from there when run again" : "; the crawl is complete"))
             }
             try checkLimits(fetched)
         } catch let code as ExitCode {

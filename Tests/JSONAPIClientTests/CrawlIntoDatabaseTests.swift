@@ -66,8 +66,9 @@ extension EndToEnd {
                 let b = try Self.rows(resumed, query).map { $0.dropLast(table.hasPrefix("_r") ? 1 : 0) }
                 #expect(a.count == b.count && a == b, "\(table): \(a.count) rows against \(b.count)")
             }
-            #expect(try Self.rows(whole, #"SELECT "source" FROM "_documents" ORDER BY "key""#)
-                == Self.rows(resumed, #"SELECT "source" FROM "_documents" ORDER BY "key""#))
+            #expect(
+                try Self.rows(whole, #"SELECT "source" FROM "_documents" ORDER BY "key""#)
+                    == Self.rows(resumed, #"SELECT "source" FROM "_documents" ORDER BY "key""#))
             // Read back whole, both are the same documents.
             let one = try jsonapi(["denormalize", whole])
             let two = try jsonapi(["denormalize", resumed])
@@ -149,8 +150,9 @@ extension EndToEnd {
                 func etags() throws -> Int {
                     let sql = #"SELECT count(*) FROM "_crawl_pages" WHERE "etag" IS NOT NULL"#
                     if db == sqlite { return Int(try Self.rows(db, sql)[0][0] ?? "") ?? -1 }
-                    return Int(try Self.command("/usr/bin/env", ["psql", db, "-X", "-A", "-t", "-c", sql]).stdout
-                        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+                    return Int(
+                        try Self.command("/usr/bin/env", ["psql", db, "-X", "-A", "-t", "-c", sql]).stdout
+                            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
                 }
                 func conditional() async throws -> Int {
                     try await servers.seen(servers.a).filter { $0.path.hasSuffix("set=\(k)") && $0.headers["if-none-match"] != nil }.count
@@ -163,15 +165,17 @@ extension EndToEnd {
                 // Again: every page answered 304 to its ETag; nothing downloaded, nothing written.
                 let again = try jsonapi(["fetch", endpoint, "--all-pages", "--into", db])
                 #expect(again.status == 0, "\(again.stderr)")
-                #expect(again.stderr.contains("loaded 5 pages (5 unchanged since they were loaded: 304 to their ETags)")
-                    && again.stderr.contains("0 resources (0 written, 0 unchanged)") && again.stderr.contains("the crawl is complete"),
+                #expect(
+                    again.stderr.contains("loaded 5 pages (5 unchanged since they were loaded: 304 to their ETags)")
+                        && again.stderr.contains("0 resources (0 written, 0 unchanged)") && again.stderr.contains("the crawl is complete"),
                     "\(again.stderr)")
                 #expect(try await conditional() == 5)
                 // Page 3 changes: it alone is downloaded and written.
                 _ = try await URLSession.shared.data(from: URL(string: servers.a + "/bump?n=3&set=\(k)")!)
                 let changed = try jsonapi(["fetch", endpoint, "--all-pages", "--into", db])
-                #expect(changed.stderr.contains("(4 unchanged since they were loaded") && changed.stderr.contains("3 resources (3 written, 0 unchanged)"),
-                        "\(changed.stderr)")
+                #expect(
+                    changed.stderr.contains("(4 unchanged since they were loaded") && changed.stderr.contains("3 resources (3 written, 0 unchanged)"),
+                    "\(changed.stderr)")
                 let back = try jsonapi(["denormalize", db])
                 let versions = try JSONSerialization.jsonObject(with: Data(back.stdout.utf8)) as? [String: Any]
                 let data = (versions?["data"] as? [[String: Any]]) ?? []
@@ -180,8 +184,9 @@ extension EndToEnd {
                 // --restart asks for every page in full (and writes nothing: the content is the same).
                 let restarted = try jsonapi(["fetch", endpoint, "--all-pages", "--restart", "--into", db])
                 #expect(restarted.status == 0, "\(restarted.stderr)")
-                #expect(!restarted.stderr.contains("unchanged since") && restarted.stderr.contains("15 resources (0 written, 15 unchanged)"),
-                        "\(restarted.stderr)")
+                #expect(
+                    !restarted.stderr.contains("unchanged since") && restarted.stderr.contains("15 resources (0 written, 15 unchanged)"),
+                    "\(restarted.stderr)")
                 #expect(try await conditional() == 5 + 5)
             }
         }
@@ -201,8 +206,9 @@ extension EndToEnd {
             p.standardInput = FileHandle.nullDevice
             try p.run()
             p.waitUntilExit()
-            return CommandResult(status: p.terminationStatus, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                                 stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+            return CommandResult(
+                status: p.terminationStatus, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
         }
 
         /// The crawl's state names URLs only: no header, no password.

@@ -92,8 +92,10 @@ extension EndToEnd {
             let log = ResponseLog()
             let client = try testClient(log: log)
             let key = uniqueName("429")
-            let graph = try await client.graph("test/flaky", query: JSONAPIQuery().parameter("key", key).parameter("failures", "1")
-                .parameter("status", "429").parameter("retry_after", "1").parameter("date", "1"))
+            let graph = try await client.graph(
+                "test/flaky",
+                query: JSONAPIQuery().parameter("key", key).parameter("failures", "1")
+                    .parameter("status", "429").parameter("retry_after", "1").parameter("date", "1"))
             #expect(graph.meta?["attempts"]?.number?.intValue == 2)
             #expect(log.statuses == [429, 200])
             #expect(log.all.first?.header("retry-after")?.hasSuffix("GMT") == true)
@@ -128,7 +130,9 @@ extension EndToEnd {
         }
 
         @Test func aSlowEndpointTimesOut() async throws {
-            let client = try testClient { $0.timeout = 1; $0.retry = .none }
+            let client = try testClient {
+                $0.timeout = 1; $0.retry = .none
+            }
             let start = Date()
             do {
                 _ = try await client.graph("test/slow", query: JSONAPIQuery().parameter("seconds", "10"))
@@ -176,9 +180,11 @@ extension EndToEnd {
             let client = try testClient(log: log) { c in
                 c.prepareRequest = { request in
                     request.setValue("Bearer test-token", forHTTPHeaderField: "Authorization")
-                    prepared.record(ResponseEvent(method: request.httpMethod ?? "", url: request.url ?? URL(fileURLWithPath: "/"), status: 0,
-                                                  headers: ["if-none-match": request.value(forHTTPHeaderField: "If-None-Match") ?? ""],
-                                                  attempt: 0, seconds: 0))
+                    prepared.record(
+                        ResponseEvent(
+                            method: request.httpMethod ?? "", url: request.url ?? URL(fileURLWithPath: "/"), status: 0,
+                            headers: ["if-none-match": request.value(forHTTPHeaderField: "If-None-Match") ?? ""],
+                            attempt: 0, seconds: 0))
                 }
             }
             let first = try await client.resource(type: "articles", id: "11", query: JSONAPIQuery().including("author"))

@@ -16,8 +16,10 @@ final class OriginServers: @unchecked Sendable {
     init(hangSeconds: Double = 30) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", TestServer.repositoryRoot.appendingPathComponent("TestServer/origins.py").path,
-                       "--hang", String(hangSeconds)]
+        p.arguments = [
+            "python3", TestServer.repositoryRoot.appendingPathComponent("TestServer/origins.py").path,
+            "--hang", String(hangSeconds),
+        ]
         let out = Pipe()
         p.standardOutput = out
         p.standardInput = FileHandle.nullDevice

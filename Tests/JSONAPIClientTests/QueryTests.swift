@@ -33,11 +33,14 @@ struct QueryTests {
             .filter("rating", op: "gte", "4")
             .sorted(by: "-published_at", "title")
             .page(.number(1, size: 100))
-        #expect(query.percentEncodedQuery == "include=author,comments.author&fields%5Barticles%5D=title,author&filter%5Brating%5D%5Bgte%5D=4&sort=-published_at,title&page%5Bnumber%5D=1&page%5Bsize%5D=100")
-        #expect(query.items.map(\.description) == [
-            "include=author,comments.author", "fields[articles]=title,author", "filter[rating][gte]=4",
-            "sort=-published_at,title", "page[number]=1", "page[size]=100",
-        ])
+        #expect(
+            query.percentEncodedQuery == "include=author,comments.author&fields%5Barticles%5D=title,author&filter%5Brating%5D%5Bgte%5D=4&sort=-published_at,title&page%5Bnumber%5D=1&page%5Bsize%5D=100"
+        )
+        #expect(
+            query.items.map(\.description) == [
+                "include=author,comments.author", "fields[articles]=title,author", "filter[rating][gte]=4",
+                "sort=-published_at,title", "page[number]=1", "page[size]=100",
+            ])
     }
 
     @Test func fieldsetsReplaceByTypeAndKeepOrder() {
@@ -177,7 +180,9 @@ struct TransportUnitTests {
     }
 
     @Test func errorObjectsKeepTheirMembers() throws {
-        let body = Array(#"{"errors":[{"id":"e1","status":"422","code":"too_short","title":"Invalid","detail":"Title is too short","source":{"pointer":"/data/attributes/title"},"links":{"about":{"href":"http://h/e"}},"meta":{"min":3}},{"status":500,"source":{"parameter":"include"}}]}"#.utf8)
+        let body = Array(
+            #"{"errors":[{"id":"e1","status":"422","code":"too_short","title":"Invalid","detail":"Title is too short","source":{"pointer":"/data/attributes/title"},"links":{"about":{"href":"http://h/e"}},"meta":{"min":3}},{"status":500,"source":{"parameter":"include"}}]}"#
+                .utf8)
         let errors = try #require(ErrorObject.parseDocument(body))
         #expect(errors.count == 2)
         #expect(errors[0].id == "e1")

@@ -35,13 +35,14 @@ enum TestServer {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-test-server-\(UUID().uuidString)")
         let started = try script(["start", state.path])
         guard started.status == 0, let line = started.stdout.split(separator: "\n").last, let url = URL(string: String(line)) else {
-            throw StartFailure(description: """
-                the JSON:API test server could not be started, so the end-to-end tests cannot run. \
-                It needs python3 with pip (and PyPI) to install TestServer/requirements.txt \
-                (Django, djangorestframework-jsonapi): run Scripts/test-server.sh install to see why, \
-                or point JSONAPI_TEST_SERVER at a running one. Output of Scripts/test-server.sh start:
-                \(started.stderr.suffix(3000))
-                """)
+            throw StartFailure(
+                description: """
+                    the JSON:API test server could not be started, so the end-to-end tests cannot run. \
+                    It needs python3 with pip (and PyPI) to install TestServer/requirements.txt \
+                    (Django, djangorestframework-jsonapi): run Scripts/test-server.sh install to see why, \
+                    or point JSONAPI_TEST_SERVER at a running one. Output of Scripts/test-server.sh start:
+                    \(started.stderr.suffix(3000))
+                    """)
         }
         defer {
             _ = try? script(["stop", state.path])

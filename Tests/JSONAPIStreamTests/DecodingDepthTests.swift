@@ -42,7 +42,9 @@ import Testing
 
     static func onThread<T>(stack kib: Int, _ body: @escaping @Sendable () -> T) -> T {
         let box = Box<T>()
-        let thread = Thread { box.value = body(); box.done.signal() }
+        let thread = Thread {
+            box.value = body(); box.done.signal()
+        }
         thread.stackSize = kib * 1024
         thread.start()
         box.done.wait()
@@ -129,7 +131,10 @@ import Testing
         #expect(message(error) == "n/1 /attributes/v (reached from n/0 /relationships/next/data): expected String, found number 1")
         // Deeper: the last resource's attribute is fine, but a model that wants an Int id...
         final class Deep: Decodable { let id: Int; let next: Deep? }
-        let g2 = try Graph(json: #"{"data":{"type":"n","id":"0","relationships":{"next":{"data":{"type":"n","id":"1"}}}},"included":[{"type":"n","id":"1","relationships":{"next":{"data":{"type":"n","id":"2"}}}},{"type":"n","id":"2","relationships":{"next":{"data":{"type":"n","id":"3"}}}},{"type":"n","id":"3","relationships":{"next":{"data":{"type":"n","id":"4"}}}},{"type":"n","id":"4","relationships":{"next":{"data":{"type":"n","id":"x5"}}}},{"type":"n","id":"x5","relationships":{"next":{"data":null}}}]}"#)
+        let g2 = try Graph(
+            json:
+                #"{"data":{"type":"n","id":"0","relationships":{"next":{"data":{"type":"n","id":"1"}}}},"included":[{"type":"n","id":"1","relationships":{"next":{"data":{"type":"n","id":"2"}}}},{"type":"n","id":"2","relationships":{"next":{"data":{"type":"n","id":"3"}}}},{"type":"n","id":"3","relationships":{"next":{"data":{"type":"n","id":"4"}}}},{"type":"n","id":"4","relationships":{"next":{"data":{"type":"n","id":"x5"}}}},{"type":"n","id":"x5","relationships":{"next":{"data":null}}}]}"#
+        )
         let e2 = try #require(decodingError { try g2.decode(Deep.self) })
         #expect(message(e2).hasPrefix("n/x5 /id (reached from n/4 /relationships/next/data (reached from … 3 more resources … (reached from n/0 /relationships/next/data))): "), "\(message(e2))")
         #expect(path(e2) == ["next", "next", "next", "next", "next", "id"])

@@ -114,7 +114,11 @@ struct DecodingModelTests {
 
     @Test func localIdentifiers() throws {
         struct New: Decodable { var type: String; var id: String?; var lid: String?; var name: String }
-        let g = try graph(#"{"data":{"type":"people","lid":"tmp-1","attributes":{"name":"N"}}}"#, options: { var o = DocumentOptions(); o.context = .create; return o }())
+        let g = try graph(
+            #"{"data":{"type":"people","lid":"tmp-1","attributes":{"name":"N"}}}"#,
+            options: {
+                var o = DocumentOptions(); o.context = .create; return o
+            }())
         let p = try g.decode(New.self)
         #expect(p.lid == "tmp-1")
         #expect(p.id == nil)
@@ -434,7 +438,9 @@ struct DecodingContainerTests {
 
     @Test func oneGraphManyTasks() async throws {
         struct Small: Decodable, Sendable, Equatable { var id: String; var views: Int; var tagsList: [String] }
-        let options = { var o = DecodingOptions(); o.keys = .camelCase; return o }()
+        let options = {
+            var o = DecodingOptions(); o.keys = .camelCase; return o
+        }()
         let g = try decodingGraph()
         let expected = try g.decode([Small].self, options: options)
         let results = try await withThrowingTaskGroup(of: [Small].self) { group in

@@ -208,10 +208,11 @@ struct DecodingValueTests {
     }
 
     @Test func badDates() throws {
-        for text in ["2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-03-01T24:00:00Z", "2026-03-01T12:30:00",
-                     "2026-03-01", "2026-03-01T12:30Z", "2026-03-01T12:30:00.Z", "2026-03-01T12:30:00+1", "yesterday",
-                     "2026-03-01T12:30:00Zjunk", "2025-02-29T00:00:00Z"]
-        {
+        for text in [
+            "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-03-01T24:00:00Z", "2026-03-01T12:30:00",
+            "2026-03-01", "2026-03-01T12:30Z", "2026-03-01T12:30:00.Z", "2026-03-01T12:30:00+1", "yesterday",
+            "2026-03-01T12:30:00Zjunk", "2025-02-29T00:00:00Z",
+        ] {
             let f = try failure(Date.self, "\"\(text)\"")
             #expect(f.kind == "dataCorrupted", "\(text)")
             #expect(f.message.hasPrefix("t/1 /attributes/v: expected an ISO 8601 date-time"), "\(text)")
@@ -298,19 +299,22 @@ struct DecodingValueTests {
         var homeAddress: Address
         var bestFriend: ResourceIdentifier?
     }
-    struct Address: Decodable, Equatable { var streetName: String? ; var street_name: String? }
+    struct Address: Decodable, Equatable { var streetName: String?; var street_name: String? }
 
     let people = #"""
-    {"data":{"type":"people","id":"9","attributes":{"first-name":"Dan","last_name":"Gebhardt","home-address":{"street_name":"Main"}},
-     "relationships":{"best-friend":{"data":{"type":"people","id":"2"}}}}}
-    """#
+        {"data":{"type":"people","id":"9","attributes":{"first-name":"Dan","last_name":"Gebhardt","home-address":{"street_name":"Main"}},
+         "relationships":{"best-friend":{"data":{"type":"people","id":"2"}}}}}
+        """#
 
     @Test func camelCaseStrategy() throws {
         var options = DecodingOptions()
         options.keys = .camelCase
         let p = try graph(people).decode(Person.self, options: options)
-        #expect(p == Person(id: "9", type: "people", firstName: "Dan", lastName: "Gebhardt",
-                            homeAddress: Address(streetName: nil, street_name: "Main"), bestFriend: ResourceIdentifier(type: "people", id: "2")))
+        #expect(
+            p
+                == Person(
+                    id: "9", type: "people", firstName: "Dan", lastName: "Gebhardt",
+                    homeAddress: Address(streetName: nil, street_name: "Main"), bestFriend: ResourceIdentifier(type: "people", id: "2")))
         // As is, the same model finds nothing.
         let e = try #require(decodingError { try graph(people).decode(Person.self) })
         #expect(kind(e) == "keyNotFound")

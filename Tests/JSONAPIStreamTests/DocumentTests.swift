@@ -56,8 +56,9 @@ struct DocumentTests {
         #expect(try normalize(#"{"data":null}"#, format: .json) == #"{"data":null,"resources":{}}"# + "\n")
         #expect(try normalize(#"{"data":[]}"#, format: .json) == #"{"data":[],"resources":{}}"# + "\n")
         #expect(try normalize(#"{"meta":{"a":1}}"#, format: .json) == #"{"data":null,"resources":{},"meta":{"a":1}}"# + "\n")
-        #expect(try normalize(#"{"data":{"type":"a","id":"1"}}"#, format: .json)
-            == #"{"data":{"type":"a","id":"1"},"resources":{"a":{"1":{"attributes":{},"relationships":{}}}}}"# + "\n")
+        #expect(
+            try normalize(#"{"data":{"type":"a","id":"1"}}"#, format: .json)
+                == #"{"data":{"type":"a","id":"1"},"resources":{"a":{"1":{"attributes":{},"relationships":{}}}}}"# + "\n")
         #expect(try normalize(#"{"data":null}"#) == #"{"document":{"data":null}}"# + "\n")
         #expect(try normalize(#"{"data":[]}"#) == #"{"document":{"data":[]}}"# + "\n")
     }
@@ -72,18 +73,23 @@ struct DocumentTests {
         let flat = try normalize(input, format: .json)
         #expect(flat.hasPrefix(#"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"},{"type":"a","id":"3"}],"#))
         let nd = try normalize(input).split(separator: "\n").filter { $0.hasPrefix(#"{"document""#) }
-        #expect(nd == [
-            #"{"document":{"data":{"type":"a","id":"1"}}}"#, #"{"document":{"data":null}}"#,
-            #"{"document":{"data":[{"type":"a","id":"2"},{"type":"a","id":"3"}]}}"#, #"{"document":{"data":[]}}"#,
-        ])
+        #expect(
+            nd == [
+                #"{"document":{"data":{"type":"a","id":"1"}}}"#, #"{"document":{"data":null}}"#,
+                #"{"document":{"data":[{"type":"a","id":"2"},{"type":"a","id":"3"}]}}"#, #"{"document":{"data":[]}}"#,
+            ])
     }
 
     // MARK: - Relationships
 
     @Test func absentAndNullLinkageDiffer() throws {
-        let input = #"{"data":{"type":"a","id":"1","relationships":{"x":{"links":{"related":"/x"}},"y":{"data":null},"z":{"data":[]},"w":{"meta":{"n":1},"data":{"type":"b","id":"2","meta":{"k":true}}}}}}"#
+        let input =
+            #"{"data":{"type":"a","id":"1","relationships":{"x":{"links":{"related":"/x"}},"y":{"data":null},"z":{"data":[]},"w":{"meta":{"n":1},"data":{"type":"b","id":"2","meta":{"k":true}}}}}}"#
         let line = try normalize(input).split(separator: "\n")[0]
-        #expect(line == #"{"type":"a","id":"1","primary":true,"attributes":{},"relationships":{"x":{"links":{"related":"/x"}},"y":{"data":null},"z":{"data":[]},"w":{"data":{"type":"b","id":"2","meta":{"k":true}},"meta":{"n":1}}}}"#)
+        #expect(
+            line
+                == #"{"type":"a","id":"1","primary":true,"attributes":{},"relationships":{"x":{"links":{"related":"/x"}},"y":{"data":null},"z":{"data":[]},"w":{"data":{"type":"b","id":"2","meta":{"k":true}},"meta":{"n":1}}}}"#
+        )
         let g = try graph(input)
         let r = try #require(g[type: "a", id: "1"])
         #expect(r.relationship("x")?.kind == .absent)
@@ -129,7 +135,8 @@ struct DocumentTests {
 
     @Test func unknownAndAtMembersAreKeptInPlace() throws {
         var warnings: [Diagnostic] = []
-        let input = #"{"@context":"x","data":{"type":"a","id":"1","@r":1,"extra":{"k":[1]},"attributes":{"@a":2},"relationships":{"r":{"data":{"type":"b","id":"2","@i":3,"odd":4},"@rel":5,"count":6}}},"other":true}"#
+        let input =
+            #"{"@context":"x","data":{"type":"a","id":"1","@r":1,"extra":{"k":[1]},"attributes":{"@a":2},"relationships":{"r":{"data":{"type":"b","id":"2","@i":3,"odd":4},"@rel":5,"count":6}}},"other":true}"#
         let nd = try normalize(input, warnings: &warnings).split(separator: "\n")
         #expect(nd[0] == #"{"type":"a","id":"1","primary":true,"attributes":{"@a":2},"relationships":{"r":{"data":{"type":"b","id":"2","@i":3,"odd":4},"@rel":5,"count":6}},"@r":1,"extra":{"k":[1]}}"#)
         #expect(nd[1] == #"{"document":{"data":{"type":"a","id":"1"},"@context":"x","other":true}}"#)
@@ -246,7 +253,8 @@ struct DocumentTests {
     // MARK: - Streaming never hands out half a resource
 
     @Test func truncationAtEveryByteGivesWholeResourcesOnly() throws {
-        let doc = #"{"data":[{"type":"a","id":"1","attributes":{"t":"x\u00e9"}},{"type":"a","id":"2","relationships":{"r":{"data":[{"type":"b","id":"3"}]}}}],"included":[{"type":"b","id":"3"}],"meta":{"n":[1,2]}}"#
+        let doc =
+            #"{"data":[{"type":"a","id":"1","attributes":{"t":"x\u00e9"}},{"type":"a","id":"2","relationships":{"r":{"data":[{"type":"b","id":"3"}]}}}],"included":[{"type":"b","id":"3"}],"meta":{"n":[1,2]}}"#
         let full = bytes(doc)
         let fullLines = try normalize(doc).split(separator: "\n").map(String.init)
         for cut in 0..<full.count {

@@ -7,9 +7,8 @@ import Testing
 /// result); now the graph's tables stay the size of one copy.
 @Suite struct DuplicateMemory {
     static func resource(_ i: Int, text: String) -> String {
-        #"{"type":"people","id":"7","attributes":{"name":"\#(text)","n":\#(i % 3)},"# +
-            #""relationships":{"friends":{"data":[{"type":"people","id":"8","meta":{"since":\#(i % 2)}}],"links":{"self":"/p/7/f"}}},"# +
-            #""meta":{"m":1},"x-extra":\#(i % 2)}"#
+        #"{"type":"people","id":"7","attributes":{"name":"\#(text)","n":\#(i % 3)},"#
+            + #""relationships":{"friends":{"data":[{"type":"people","id":"8","meta":{"since":\#(i % 2)}}],"links":{"self":"/p/7/f"}}},"# + #""meta":{"m":1},"x-extra":\#(i % 2)}"#
     }
 
     @Test(arguments: [true, false])
@@ -32,11 +31,13 @@ import Testing
         #expect(s.duplicateCount == copies - 1)
         // One copy's values (about 1.1 KB), not 80,000 of them.
         #expect(s.values.count < 4096, "value store \(s.values.count) bytes")
-        #expect(s.relationships.count <= 2 && s.linkage.count <= 2 && s.members.count <= 2,
-                "rows: \(s.relationships.count) relationships, \(s.linkage.count) linkage, \(s.members.count) members")
+        #expect(
+            s.relationships.count <= 2 && s.linkage.count <= 2 && s.members.count <= 2,
+            "rows: \(s.relationships.count) relationships, \(s.linkage.count) linkage, \(s.members.count) members")
         // And the merged resource is the last copy's (the later members win).
         let flat = try normalize(input, format: .json, document: options)
-        let lastAlone = oneDocument
+        let lastAlone =
+            oneDocument
             ? #"{"data":{"type":"articles","id":"1"},"included":[\#(Self.resource(copies - 1, text: text))]}"#
             : #"{"data":[\#(Self.resource(copies - 1, text: text))]}"#
         let expected = try normalize(lastAlone, format: .json)
@@ -61,10 +62,16 @@ import Testing
         var options = DocumentOptions()
         options.parse.multipleDocuments = true
         let flat = try normalize(input, format: .json, document: options)
-        #expect(flat.contains(#""1":{"attributes":{"x":"a much longer value than before","y":2,"z":[1,2,3]},"relationships":{"r":{"data":[{"type":"b","id":"4","meta":{"w":1}},{"type":"b","id":"5"},{"type":"b","id":"6"}]},"t":{"data":null}},"links":{"self":"/a/1","related":"/x"},"q":333,"p":0}"#), "\(flat)")
+        #expect(
+            flat.contains(
+                #""1":{"attributes":{"x":"a much longer value than before","y":2,"z":[1,2,3]},"relationships":{"r":{"data":[{"type":"b","id":"4","meta":{"w":1}},{"type":"b","id":"5"},{"type":"b","id":"6"}]},"t":{"data":null}},"links":{"self":"/a/1","related":"/x"},"q":333,"p":0}"#
+            ), "\(flat)")
         #expect(flat.contains(#""5":{"attributes":{"v":1},"relationships":{}}"#), "\(flat)")
         let first = try normalize(input, format: .json, document: options, duplicates: .first)
-        #expect(first.contains(#""1":{"attributes":{"x":"long long long","y":2,"z":[1,2,3]},"relationships":{"r":{"data":[{"type":"b","id":"1"},{"type":"b","id":"2"}],"meta":{"k":"vvvvvvvv"}},"t":{"data":null}},"links":{"self":"/a/1","related":"/x"},"q":1,"p":0}"#), "\(first)")
+        #expect(
+            first.contains(
+                #""1":{"attributes":{"x":"long long long","y":2,"z":[1,2,3]},"relationships":{"r":{"data":[{"type":"b","id":"1"},{"type":"b","id":"2"}],"meta":{"k":"vvvvvvvv"}},"t":{"data":null}},"links":{"self":"/a/1","related":"/x"},"q":1,"p":0}"#
+            ), "\(first)")
         // The same at every read size, and the tables stay consistent (checkInvariants).
         for chunk in [1, 7, 64] {
             #expect(try normalize(input, format: .json, document: options, chunk: chunk) == flat)

@@ -34,7 +34,8 @@ struct EncodingTests {
         return out
     }
 
-    static let documents: [String] = CorpusTests.files("documents").map { "documents/\($0)" }
+    static let documents: [String] =
+        CorpusTests.files("documents").map { "documents/\($0)" }
         + CorpusTests.files("requests").map { "requests/\($0)" }
 
     /// Every corpus document, parsed and written back, normalizes to the same flat object
@@ -139,7 +140,10 @@ extension EncodingTests {
         a.setRelationship("author", .toOne(ResourceIdentifier(type: "people", id: "9")))
         a.setRelationship("tags", .toMany([ResourceIdentifier(type: "tags", id: "t1")]))
         let body = String(decoding: try a.createDocument(), as: UTF8.self)
-        #expect(body == #"{"data":{"type":"articles","lid":"tmp-1","attributes":{"title":"Hello","rating":4.50},"relationships":{"author":{"data":{"type":"people","id":"9"}},"tags":{"data":[{"type":"tags","id":"t1"}]}}}}"#)
+        #expect(
+            body
+                == #"{"data":{"type":"articles","lid":"tmp-1","attributes":{"title":"Hello","rating":4.50},"relationships":{"author":{"data":{"type":"people","id":"9"}},"tags":{"data":[{"type":"tags","id":"t1"}]}}}}"#
+        )
         // A client-generated id works too; so does an Encodable value.
         var b = EditableResource(type: "photos", id: "550e8400-e29b-41d4-a716-446655440000")
         try b.setAttribute("sizes", encoding: [100, 200])

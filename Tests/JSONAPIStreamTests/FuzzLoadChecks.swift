@@ -76,7 +76,8 @@ extension FuzzChecks {
         // belong to their document and are replaced (at most those with a lid, or no key).
         do throws(JSONAPIError) {
             let repeated = try SQLiteLoader.load([source], into: db, options: options, documentOptions: document)
-            let entries = (try? JSONValue(parsing: flat.output, options: valueParse))?["resources"]?.objectValue?.members
+            let entries =
+                (try? JSONValue(parsing: flat.output, options: valueParse))?["resources"]?.objectValue?.members
                 .flatMap { $0.value.objectValue?.members ?? [] } ?? []
             let idless = entries.filter { $0.key.isEmpty || $0.value["lid"] != nil }.count
             if entries.count == first.resources && repeated.written > idless {

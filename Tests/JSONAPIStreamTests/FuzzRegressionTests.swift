@@ -627,7 +627,10 @@ public enum FuzzChecks {
         if !mirror.keys.contains("type") { problems.append("\(r): allKeys \(mirror.keys) without type") }
         for (bytes, entry) in mirror.entries {
             let name = String(decoding: bytes, as: UTF8.self)
-            for (result, what) in [(entry.string.map { _ in () }, "String"), (entry.bool.map { _ in () }, "Bool"), (entry.double.map { _ in () }, "Double"), (entry.decimal.map { _ in () }, "Decimal"), (entry.nilness.map { _ in () }, "decodeNil")] {
+            for (result, what) in [
+                (entry.string.map { _ in () }, "String"), (entry.bool.map { _ in () }, "Bool"), (entry.double.map { _ in () }, "Double"), (entry.decimal.map { _ in () }, "Decimal"),
+                (entry.nilness.map { _ in () }, "decodeNil"),
+            ] {
                 if case .failure(let e) = result, let p = errorProblem(e, "\(r) \(name) as \(what)") { problems.append(p) }
             }
         }
@@ -707,9 +710,10 @@ public enum FuzzChecks {
     }
 
     static func sameDiagnostics(_ a: [Diagnostic], _ b: [Diagnostic]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy { x, y in
-            x.rule == y.rule && x.severity == y.severity && x.location == y.location && x.pointer == y.pointer
-        }
+        a.count == b.count
+            && zip(a, b).allSatisfy { x, y in
+                x.rule == y.rule && x.severity == y.severity && x.location == y.location && x.pointer == y.pointer
+            }
     }
 
     static func firstDifference(_ a: [Diagnostic], _ b: [Diagnostic]) -> String {
@@ -735,7 +739,9 @@ public enum FuzzChecks {
             }
             if whole.error == nil {
                 if whole.output != pieces.output {
-                    problems.append("\(format): output differs in chunks (\(how)): whole \(String(decoding: whole.output.prefix(300), as: UTF8.self).debugDescription) vs \(String(decoding: pieces.output.prefix(300), as: UTF8.self).debugDescription)")
+                    problems.append(
+                        "\(format): output differs in chunks (\(how)): whole \(String(decoding: whole.output.prefix(300), as: UTF8.self).debugDescription) vs \(String(decoding: pieces.output.prefix(300), as: UTF8.self).debugDescription)"
+                    )
                 }
                 if !sameDiagnostics(whole.warnings, pieces.warnings) {
                     problems.append("\(format): warnings differ in chunks (\(how)): \(firstDifference(whole.warnings, pieces.warnings))")
@@ -753,7 +759,9 @@ public enum FuzzChecks {
                 // Tagged when the input is not JSON (the last finding is a J rule): findings
                 // before a syntax error are a lesser matter than findings on valid JSON.
                 let invalid = whole.warnings.last?.rule.isJSONRule == true ? " [invalid JSON]" : ""
-                problems.append("\(what): findings differ at read size \(size == .max ? "whole" : String(size)), coalesce \(c.coalesce)\(c.pipelined ? ", pipelined" : "")\(invalid): \(firstDifference(whole.warnings, pieces.warnings))")
+                problems.append(
+                    "\(what): findings differ at read size \(size == .max ? "whole" : String(size)), coalesce \(c.coalesce)\(c.pipelined ? ", pipelined" : "")\(invalid): \(firstDifference(whole.warnings, pieces.warnings))"
+                )
             }
         }
         return problems
@@ -806,9 +814,10 @@ public enum FuzzChecks {
     }
 
     static func extends(_ merged: JSONObject, _ first: JSONObject) -> Bool {
-        merged.count >= first.count && zip(merged.members, first.members).allSatisfy { a, b in
-            a.key.unicodeScalars.elementsEqual(b.key.unicodeScalars) && a.value == b.value
-        }
+        merged.count >= first.count
+            && zip(merged.members, first.members).allSatisfy { a, b in
+                a.key.unicodeScalars.elementsEqual(b.key.unicodeScalars) && a.value == b.value
+            }
     }
 
     static func text(_ v: JSONValue?) -> String { v.map { String($0.jsonText.prefix(400)) } ?? "nil" }
@@ -882,7 +891,9 @@ public enum FuzzChecks {
         var duplicates = false
         for o in lines {
             if o.keys == ["document"] {
-                if case .object(let d)? = o["document"] { documents.append(d) } else {
+                if case .object(let d)? = o["document"] {
+                    documents.append(d)
+                } else {
                     problems.append("ndjson document line is not an object: \(JSONValue.object(o).jsonText.prefix(300))")
                 }
                 continue
@@ -973,7 +984,9 @@ public enum FuzzChecks {
             }
             if problems.isEmpty && got != expected {
                 let i = (0..<min(got.count, expected.count)).first { got[$0] != expected[$0] } ?? min(got.count, expected.count)
-                problems.append("edges differ from the ndjson linkage at line \(i + 1) (\(got.count) vs \(expected.count) lines): \(text(i < got.count ? got[i] : nil)) vs \(text(i < expected.count ? expected[i] : nil))")
+                problems.append(
+                    "edges differ from the ndjson linkage at line \(i + 1) (\(got.count) vs \(expected.count) lines): \(text(i < got.count ? got[i] : nil)) vs \(text(i < expected.count ? expected[i] : nil))"
+                )
             }
         }
 
@@ -1021,7 +1034,8 @@ public enum FuzzChecks {
                     // The first line wins in NDJSON; the flat entry is it with later members appended.
                     let f = e.entry
                     guard case .object(let got) = m.value else { continue }
-                    let ok = extends(got["attributes"]?.objectValue ?? JSONObject(), f.attributes)
+                    let ok =
+                        extends(got["attributes"]?.objectValue ?? JSONObject(), f.attributes)
                         && extends(got["relationships"]?.objectValue ?? JSONObject(), f.relationships)
                         && extends(got["links"], f.links) && extends(got["meta"], f.meta)
                         && (f.lid == nil || got["lid"] == f.lid)
@@ -1183,7 +1197,9 @@ public enum FuzzChecks {
         let whole = validate(input, options: .default, syntaxOnly: true, chunkSize: 1 << 20)
         let accepted = whole.error == nil && !whole.warnings.contains { $0.severity == .error }
         if accepted != (plain != nil) {
-            problems.append("validate --syntax-only \(accepted ? "accepts" : "refuses (\(whole.warnings.first.map(\.description) ?? describe(whole.error)))") what the plain-JSON reference \(plain != nil ? "accepts" : "refuses (\(plainReader.failure ?? "?") at byte \(plainReader.i))")")
+            problems.append(
+                "validate --syntax-only \(accepted ? "accepts" : "refuses (\(whole.warnings.first.map(\.description) ?? describe(whole.error)))") what the plain-JSON reference \(plain != nil ? "accepts" : "refuses (\(plainReader.failure ?? "?") at byte \(plainReader.i))")"
+            )
         }
         if accepted && plainReader.sawDuplicate != whole.warnings.contains(where: { $0.rule == .J11 && $0.severity == .warning }) {
             problems.append("validate --syntax-only: a repeated member name \(plainReader.sawDuplicate ? "without" : "with") a J11 warning")
@@ -1195,7 +1211,9 @@ public enum FuzzChecks {
             valueError = error
         }
         if (value != nil) != (reference != nil) {
-            problems.append("JSONValue(parsing:) \(value != nil ? "accepts" : "refuses (\(describe(valueError)))") what the reference \(reference != nil ? "accepts" : "refuses (\(reader.failure ?? "?") at byte \(reader.i))")")
+            problems.append(
+                "JSONValue(parsing:) \(value != nil ? "accepts" : "refuses (\(describe(valueError)))") what the reference \(reference != nil ? "accepts" : "refuses (\(reader.failure ?? "?") at byte \(reader.i))")"
+            )
         } else if let value, let reference, value != reference {
             problems.append("JSONValue(parsing:) gives \(text(value)) where the reference gives \(text(reference))")
         }
@@ -1214,7 +1232,9 @@ public enum FuzzChecks {
             options.parse = o
             let r = validate(input, options: options, syntaxOnly: true, chunkSize: size)
             if !sameError(whole.error, r.error) || !sameDiagnostics(whole.warnings, r.warnings) {
-                problems.append("validate --syntax-only at read size \(size): \(r.warnings.first.map(\.description) ?? describe(r.error)) vs whole: \(whole.warnings.first.map(\.description) ?? describe(whole.error))")
+                problems.append(
+                    "validate --syntax-only at read size \(size): \(r.warnings.first.map(\.description) ?? describe(r.error)) vs whole: \(whole.warnings.first.map(\.description) ?? describe(whole.error))"
+                )
             }
         }
         return problems
@@ -1520,7 +1540,8 @@ struct FuzzRegressionTests {
     /// repeated name, which the library refuses by default), refuses every `n_` case, and
     /// reads accepted cases as the conformance gold (Python's json module) does.
     @Test func referenceReaderOnJSONTestSuite() throws {
-        let suite = ProcessInfo.processInfo.environment["JSON_TEST_SUITE"].map { URL(fileURLWithPath: $0) }
+        let suite =
+            ProcessInfo.processInfo.environment["JSON_TEST_SUITE"].map { URL(fileURLWithPath: $0) }
             ?? Self.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/JSONTestSuite/test_parsing")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: suite.path) else { return }
         let gold = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.root.appendingPathComponent("conformance/expected.json"))) as! [String: [String: Any]]

@@ -85,9 +85,10 @@ struct HashingTests {
             ids.append(id)
         }
         // They are what the attack made: one value under the old hash.
-        let old = Set(ids.map { id in
-            id.withUnsafeBytes { Self.unseeded16($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-        })
+        let old = Set(
+            ids.map { id in
+                id.withUnsafeBytes { Self.unseeded16($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            })
         #expect(old.count == 1)
         let result = Self.internAll(ids, seed: .process, tag: 7)
         #expect(result.count == n)
@@ -161,9 +162,11 @@ struct HashingTests {
         func hex(_ text: String) -> String { Array(text.utf8).withUnsafeBytes { hasher.hex($0) } }
         #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(hex(String(repeating: "a", count: 1_000_000))
-            == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            hex(String(repeating: "a", count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }

@@ -8,7 +8,8 @@ import Testing
 struct JSONConformanceTests {
     static let suite: URL? = {
         let env = ProcessInfo.processInfo.environment["JSON_TEST_SUITE"]
-        let url = env.map { URL(fileURLWithPath: $0) }
+        let url =
+            env.map { URL(fileURLWithPath: $0) }
             ?? repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/JSONTestSuite/test_parsing")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()

@@ -10,19 +10,19 @@ struct JSONLayerTests {
     func parseAtAllSizes(_ input: [UInt8], options: ParseOptions = .default, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Result<[JSONValue], JSONAPIError> {
         let whole = parseJSON(input, chunk: 0, options: options)
         for size in 1...31 {
-          for gathered in [true, false] {
-            var o = options
-            if !gathered { o.coalesceBytes = size }
-            let r = parseJSON(input, chunk: size, options: o)
-            switch (whole, r) {
-            case (.success(let a), .success(let b)):
-                #expect(a == b, "values differ at read size \(size)", sourceLocation: sourceLocation)
-            case (.failure(let a), .failure(let b)):
-                #expect(a == b, "errors differ at read size \(size): \(a) vs \(b)", sourceLocation: sourceLocation)
-            default:
-                Issue.record("outcome differs at read size \(size): \(whole) vs \(r)", sourceLocation: sourceLocation)
+            for gathered in [true, false] {
+                var o = options
+                if !gathered { o.coalesceBytes = size }
+                let r = parseJSON(input, chunk: size, options: o)
+                switch (whole, r) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "values differ at read size \(size)", sourceLocation: sourceLocation)
+                case (.failure(let a), .failure(let b)):
+                    #expect(a == b, "errors differ at read size \(size): \(a) vs \(b)", sourceLocation: sourceLocation)
+                default:
+                    Issue.record("outcome differs at read size \(size): \(whole) vs \(r)", sourceLocation: sourceLocation)
+                }
             }
-          }
         }
         return whole
     }
@@ -68,22 +68,22 @@ struct JSONLayerTests {
     /// loosely: the same error at the same place whatever the read size (cases the chunking
     /// fuzzer found).
     @Test func gluedTokensAndLooseOffsetsAtEveryReadSize() {
-        expectError(bytes(#"{"a":"b"]"#), .J00, column: 9)           // yajl steps back after a member value
+        expectError(bytes(#"{"a":"b"]"#), .J00, column: 9)  // yajl steps back after a member value
         expectError(bytes(#"{"a":[]]"#), .J00, column: 8)
         expectError(bytes(#"{"a":"b" ""}"#), .J00, column: 10)
-        expectError(bytes(#"{8"a"}"#), .J00, column: 2)               // a number glued to a string
-        expectError(bytes("{8\u{F4}\u{90}"), .J00, column: 2)       // ...and to a bad byte: the earlier error wins
-        expectError([0x7B, 0x30, 0x00, 0x22], .J00, column: 2)       // {0 NUL "
-        expectError([0x30, 0x2D, 0x22, 0x83], .J00, column: 2)       // 0-" then a stray continuation byte
+        expectError(bytes(#"{8"a"}"#), .J00, column: 2)  // a number glued to a string
+        expectError(bytes("{8\u{F4}\u{90}"), .J00, column: 2)  // ...and to a bad byte: the earlier error wins
+        expectError([0x7B, 0x30, 0x00, 0x22], .J00, column: 2)  // {0 NUL "
+        expectError([0x30, 0x2D, 0x22, 0x83], .J00, column: 2)  // 0-" then a stray continuation byte
         expectError(bytes(#"f""#), .J00, column: 1)
         expectError(bytes(#"1.""#), .J00, column: 1)
-        expectError(bytes(#"{0m""#), .J00, column: 2)                  // 0 is no key, before m is no token
-        expectError(bytes("{\"a\":/}"), .J00, column: 6)              // not a comment: a character JSON lacks
+        expectError(bytes(#"{0m""#), .J00, column: 2)  // 0 is no key, before m is no token
+        expectError(bytes("{\"a\":/}"), .J00, column: 6)  // not a comment: a character JSON lacks
         expectError(bytes("[/"), .J00, column: 2)
         expectError(bytes("{}/"), .J00, column: 3)
         expectError(bytes("4z%"), .J00, column: 2)
-        expectError([0xC3, 0xA5], .J01, column: 1)                   // a whole character outside a string
-        expectError([0x5B, 0x30, 0xE5], .J02, column: 3)             // a character cut off by the end
+        expectError([0xC3, 0xA5], .J01, column: 1)  // a whole character outside a string
+        expectError([0x5B, 0x30, 0xE5], .J02, column: 3)  // a character cut off by the end
     }
 
     @Test func singleValueModeRefusesTrailingContent() {

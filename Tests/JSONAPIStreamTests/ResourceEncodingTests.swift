@@ -52,9 +52,10 @@ struct ResourceEncodingTests {
         let resource = try EditableResource(encoding: Self.sample, type: "articles", options: options)
         #expect(resource.identifier == ResourceIdentifier(type: "articles", id: nil, lid: "new-1"))
         let body = String(decoding: try resource.createDocument(), as: UTF8.self)
-        #expect(body == #"""
-            {"data":{"type":"articles","lid":"new-1","attributes":{"title":"Hello \"world\"","published-at":"2026-03-01T12:30:00.25Z","views":1024,"score":0.1,"price":19.99,"homepage":"https://example.com/a?b=c","tags":["json","api"],"dimensions":{"width":800,"height":600.5},"status":"draft","exact":123456789012345678901234567890},"relationships":{"author":{"data":{"type":"people","id":"9"}},"comments":{"data":[{"type":"comments","id":"5"},{"type":"comments","id":"12"}]},"editor":{"data":{"type":"people","id":"2"}},"reviewers":{"data":[{"type":"people","id":"3"}]}}}}
-            """#)
+        #expect(
+            body == #"""
+                {"data":{"type":"articles","lid":"new-1","attributes":{"title":"Hello \"world\"","published-at":"2026-03-01T12:30:00.25Z","views":1024,"score":0.1,"price":19.99,"homepage":"https://example.com/a?b=c","tags":["json","api"],"dimensions":{"width":800,"height":600.5},"status":"draft","exact":123456789012345678901234567890},"relationships":{"author":{"data":{"type":"people","id":"9"}},"comments":{"data":[{"type":"comments","id":"5"},{"type":"comments","id":"12"}]},"editor":{"data":{"type":"people","id":"2"}},"reviewers":{"data":[{"type":"people","id":"3"}]}}}}
+                """#)
     }
 
     /// Encoded with kebab-case keys, read back with the camelCase decoding strategy: the
@@ -86,9 +87,12 @@ struct ResourceEncodingTests {
         decoding.keys = .camelCase
         let back = try graph.decode(Back.self, options: decoding)
         let s = Self.sample
-        #expect(back == Back(lid: s.lid, title: s.title, publishedAt: s.publishedAt, views: s.views, score: s.score, price: s.price,
-                             homepage: s.homepage, tags: s.tags, dimensions: s.dimensions, status: s.status, subtitle: nil,
-                             author: s.author, comments: s.comments, editor: ResourceIdentifier(type: "people", id: "2", lid: nil)))
+        #expect(
+            back
+                == Back(
+                    lid: s.lid, title: s.title, publishedAt: s.publishedAt, views: s.views, score: s.score, price: s.price,
+                    homepage: s.homepage, tags: s.tags, dimensions: s.dimensions, status: s.status, subtitle: nil,
+                    author: s.author, comments: s.comments, editor: ResourceIdentifier(type: "people", id: "2", lid: nil)))
     }
 
     @Test func identityFromTheModel() throws {
@@ -123,8 +127,10 @@ struct ResourceEncodingTests {
         let read = try graph.decode([Read].self)[0]
         struct Write: Encodable { var type = "articles"; var id = "1"; var author: ToOne<ResourceIdentifier>; var comments: ToMany<ResourceIdentifier>; var editor: ToOne<ResourceIdentifier> }
         let r = try EditableResource(encoding: Write(author: read.author, comments: read.comments, editor: read.editor))
-        #expect(String(decoding: try r.updateDocument(), as: UTF8.self)
-            == #"{"data":{"type":"articles","id":"1","relationships":{"author":{"data":{"type":"people","id":"9"}},"comments":{"data":[{"type":"comments","id":"5"},{"type":"comments","id":"12"}]},"editor":{"data":null}}}}"#)
+        #expect(
+            String(decoding: try r.updateDocument(), as: UTF8.self)
+                == #"{"data":{"type":"articles","id":"1","relationships":{"author":{"data":{"type":"people","id":"9"}},"comments":{"data":[{"type":"comments","id":"5"},{"type":"comments","id":"12"}]},"editor":{"data":null}}}}"#
+        )
     }
 
     @Test func dateForms() throws {
@@ -154,7 +160,7 @@ struct ResourceEncodingTests {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var rng = SystemRandomNumberGenerator()
         for _ in 0..<500 {
-            let ms = Int64.random(in: -2_208_988_800_000...4_102_444_800_000, using: &rng)   // 1900...2100
+            let ms = Int64.random(in: -2_208_988_800_000...4_102_444_800_000, using: &rng)  // 1900...2100
             let date = Date(timeIntervalSince1970: Double(ms) / 1000)
             let ours = RFC3339.format(date)
             let theirs = formatter.string(from: date)
@@ -182,8 +188,9 @@ struct ResourceEncodingTests {
         var o = ResourceEncodingOptions()
         o.transforms.register(Money.self) { .string("$\($0.cents / 100).\($0.cents % 100)") }
         let r = try EditableResource(encoding: Priced(), options: o)
-        #expect(String(decoding: try r.createDocument(), as: UTF8.self)
-            == #"{"data":{"type":"items","id":"1","attributes":{"price":"$19.99","small":0.1,"whole":5,"big":18446744073709551615,"tiny":5e-324,"flags":[true,false],"data":"AAEC"}}}"#)
+        #expect(
+            String(decoding: try r.createDocument(), as: UTF8.self)
+                == #"{"data":{"type":"items","id":"1","attributes":{"price":"$19.99","small":0.1,"whole":5,"big":18446744073709551615,"tiny":5e-324,"flags":[true,false],"data":"AAEC"}}}"#)
     }
 
     @Test func failuresSayWhatAndWhere() throws {
@@ -223,7 +230,7 @@ struct ResourceEncodingTests {
     @Test func jsonValuesInJSONEncoder() throws {
         let v: JSONValue = ["a": 1, "b": [true, nil, "s"], "c": .number(JSONNumber("12345678901234567890.5")!)]
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys   // JSONEncoder does not keep member order
+        encoder.outputFormatting = .sortedKeys  // JSONEncoder does not keep member order
         let text = String(decoding: try encoder.encode(v), as: UTF8.self)
         #expect(try JSONValue(parsing: Array(text.utf8)) == v, "\(text)")
     }

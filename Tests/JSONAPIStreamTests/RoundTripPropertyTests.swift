@@ -48,28 +48,28 @@ struct RoundTripPropertyTests {
 
     static var model: Generator<Model, some SendableSequenceType> {
         zip(
-        Gen.int(in: 1...12),
-        zip(Gen.element(of: names), value).array(of: 0...4).array(of: 12...12),
-        zip(Gen.element(of: ["author", "tags", "parent"]), Gen.element(of: ["a", "b"]), Gen.int(in: 0...15)).array(of: 0...3).array(of: 12...12),
-        Gen.bool.array(of: 12...12)
-    ).map { count, attributes, links, primary in
-        var resources: [(type: String, id: String, attributes: [(String, JSONValue)], links: [(String, String, Int)], primary: Bool)] = []
-        for i in 0..<count {
-            // Unique attribute names per resource (JSON names must not repeat).
-            var seen = Set<String>()
-            let attrs = attributes[i].compactMap { pair -> (String, JSONValue)? in
-                guard let name = pair.0, seen.insert(name).inserted else { return nil }
-                return (name, pair.1)
+            Gen.int(in: 1...12),
+            zip(Gen.element(of: names), value).array(of: 0...4).array(of: 12...12),
+            zip(Gen.element(of: ["author", "tags", "parent"]), Gen.element(of: ["a", "b"]), Gen.int(in: 0...15)).array(of: 0...3).array(of: 12...12),
+            Gen.bool.array(of: 12...12)
+        ).map { count, attributes, links, primary in
+            var resources: [(type: String, id: String, attributes: [(String, JSONValue)], links: [(String, String, Int)], primary: Bool)] = []
+            for i in 0..<count {
+                // Unique attribute names per resource (JSON names must not repeat).
+                var seen = Set<String>()
+                let attrs = attributes[i].compactMap { pair -> (String, JSONValue)? in
+                    guard let name = pair.0, seen.insert(name).inserted else { return nil }
+                    return (name, pair.1)
+                }
+                var seenRel = Set<String>()
+                let rels = links[i].compactMap { l -> (String, String, Int)? in
+                    guard let name = l.0, let type = l.1, seenRel.insert(name).inserted, !seen.contains(name) else { return nil }
+                    return (name, type, l.2)
+                }
+                resources.append((i % 2 == 0 ? "a" : "b", "\(i)", attrs, rels, primary[i] || i == 0))
             }
-            var seenRel = Set<String>()
-            let rels = links[i].compactMap { l -> (String, String, Int)? in
-                guard let name = l.0, let type = l.1, seenRel.insert(name).inserted, !seen.contains(name) else { return nil }
-                return (name, type, l.2)
-            }
-            resources.append((i % 2 == 0 ? "a" : "b", "\(i)", attrs, rels, primary[i] || i == 0))
+            return Model(resources: resources)
         }
-        return Model(resources: resources)
-    }
     }
 
     @Test func randomGraphsRoundTrip() async {

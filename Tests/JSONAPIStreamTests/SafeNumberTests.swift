@@ -24,7 +24,8 @@ import Testing
     }
 
     @Test func unsafeNumbersBecomeStringsEverywhere() throws {
-        let input = #"{"data":[{"type":"a","id":"1","attributes":{"big":9007199254740993,"ok":9007199254740992,"inf":1e400,"list":[1,1e-400,"1e400"],"o":{"n":-1e400}},"meta":{"m":123456789012345678901234567890}}],"meta":{"total":1e999},"links":{"self":"/x"}}"#
+        let input =
+            #"{"data":[{"type":"a","id":"1","attributes":{"big":9007199254740993,"ok":9007199254740992,"inf":1e400,"list":[1,1e-400,"1e400"],"o":{"n":-1e400}},"meta":{"m":123456789012345678901234567890}}],"meta":{"total":1e999},"links":{"self":"/x"}}"#
         var o = OutputOptions()
         o.numbers = .safe
         let out = ByteWriter()
@@ -34,27 +35,35 @@ import Testing
         try n.endInput()
         try n.finish()
         #expect(n.numbersQuoted == 6)
-        #expect(out.string == #"{"type":"a","id":"1","primary":true,"attributes":{"big":"9007199254740993","ok":9007199254740992,"inf":"1e400","list":[1,"1e-400","1e400"],"o":{"n":"-1e400"}},"relationships":{},"meta":{"m":"123456789012345678901234567890"}}"# + "\n"
-            + #"{"document":{"data":[{"type":"a","id":"1"}],"meta":{"total":"1e999"},"links":{"self":"/x"}}}"# + "\n")
+        #expect(
+            out.string
+                == #"{"type":"a","id":"1","primary":true,"attributes":{"big":"9007199254740993","ok":9007199254740992,"inf":"1e400","list":[1,"1e-400","1e400"],"o":{"n":"-1e400"}},"relationships":{},"meta":{"m":"123456789012345678901234567890"}}"#
+                + "\n"
+                + #"{"document":{"data":[{"type":"a","id":"1"}],"meta":{"total":"1e999"},"links":{"self":"/x"}}}"# + "\n")
         // Flat JSON, and exact (the default) keeps the text.
         let flat = try normalize(input, format: .json, output: o)
         #expect(flat.contains(#""big":"9007199254740993","ok":9007199254740992"#) && flat.contains(#""total":"1e999""#), "\(flat)")
         #expect(try normalize(input, format: .json).contains(#""big":9007199254740993"#))
         // Only the records whose input had such numbers are changed: per resource, per
         // document line, across documents and read sizes.
-        let several = #"{"data":[{"type":"a","id":"1","attributes":{"x":1}},{"type":"a","id":"2","attributes":{"x":1e400}}],"meta":{"n":2}}"# + "\n"
+        let several =
+            #"{"data":[{"type":"a","id":"1","attributes":{"x":1}},{"type":"a","id":"2","attributes":{"x":1e400}}],"meta":{"n":2}}"# + "\n"
             + #"{"meta":{"n":1e-999}}"# + "\n" + #"{"data":{"type":"a","id":"3","attributes":{"x":18446744073709551617}}}"#
         for chunk in [1, 5, 1 << 20] {
             let text = try normalize(several, output: o, chunk: chunk)
-            #expect(text == #"{"type":"a","id":"1","primary":true,"attributes":{"x":1},"relationships":{}}"# + "\n"
-                + #"{"type":"a","id":"2","primary":true,"attributes":{"x":"1e400"},"relationships":{}}"# + "\n"
-                + #"{"document":{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}],"meta":{"n":2}}}"# + "\n"
-                + #"{"document":{"data":null,"meta":{"n":"1e-999"}}}"# + "\n"
-                + #"{"type":"a","id":"3","primary":true,"attributes":{"x":"18446744073709551617"},"relationships":{}}"# + "\n"
-                + #"{"document":{"data":{"type":"a","id":"3"}}}"# + "\n", "read size \(chunk): \(text)")
+            #expect(
+                text == #"{"type":"a","id":"1","primary":true,"attributes":{"x":1},"relationships":{}}"# + "\n"
+                    + #"{"type":"a","id":"2","primary":true,"attributes":{"x":"1e400"},"relationships":{}}"# + "\n"
+                    + #"{"document":{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}],"meta":{"n":2}}}"# + "\n"
+                    + #"{"document":{"data":null,"meta":{"n":"1e-999"}}}"# + "\n"
+                    + #"{"type":"a","id":"3","primary":true,"attributes":{"x":"18446744073709551617"},"relationships":{}}"# + "\n"
+                    + #"{"document":{"data":{"type":"a","id":"3"}}}"# + "\n", "read size \(chunk): \(text)")
         }
         let severalFlat = try normalize(several, format: .json, output: o)
-        #expect(severalFlat.hasSuffix(#""resources":{"a":{"1":{"attributes":{"x":1},"relationships":{}},"2":{"attributes":{"x":"1e400"},"relationships":{}},"3":{"attributes":{"x":"18446744073709551617"},"relationships":{}}}},"meta":{"n":"1e-999"}}"# + "\n"), "\(severalFlat)")
+        #expect(
+            severalFlat.hasSuffix(
+                #""resources":{"a":{"1":{"attributes":{"x":1},"relationships":{}},"2":{"attributes":{"x":"1e400"},"relationships":{}},"3":{"attributes":{"x":"18446744073709551617"},"relationships":{}}}},"meta":{"n":"1e-999"}}"#
+                    + "\n"), "\(severalFlat)")
         // Every line parses, and a reader that takes numbers as doubles changes none.
         for line in out.string.split(separator: "\n") {
             let value = try JSONSerialization.jsonObject(with: Data(line.utf8))

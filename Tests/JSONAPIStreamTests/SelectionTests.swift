@@ -38,7 +38,10 @@ import Testing
         // `abc` is written escaped in the input: names are compared decoded.
         let o = Self.options(fields: ["articles": ["title", "abc", "author"]])
         let nd = try normalize(Self.input, output: o)
-        #expect(nd.contains(#"{"type":"articles","id":"1","primary":true,"attributes":{"title":"T","abc":1},"relationships":{"author":{"data":{"type":"people","id":"9"}}},"links":{"self":"/a/1"},"meta":{"m":1}}"#), "\(nd)")
+        #expect(
+            nd.contains(
+                #"{"type":"articles","id":"1","primary":true,"attributes":{"title":"T","abc":1},"relationships":{"author":{"data":{"type":"people","id":"9"}}},"links":{"self":"/a/1"},"meta":{"m":1}}"#
+            ), "\(nd)")
         // Other types keep everything.
         #expect(nd.contains(#"{"type":"comments","id":"5","primary":false,"attributes":{"text":"C"},"relationships":{"author":"#), "\(nd)")
         let flat = try normalize(Self.input, format: .json, output: o)

@@ -28,7 +28,10 @@ struct SyntaxRulesTests {
         }
         if hashes > 1 { return false }
         if bytes.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }),
-           !bytes.withUnsafeBytes({ SyntaxRules.checkBrackets($0) }) { return false }
+            !bytes.withUnsafeBytes({ SyntaxRules.checkBrackets($0) })
+        {
+            return false
+        }
         if let d = firstDelimiter, bytes[d] == UInt8(ascii: ":") {
             guard d > 0 else { return false }
             for (k, c) in bytes[..<d].enumerated() {
@@ -43,12 +46,16 @@ struct SyntaxRulesTests {
     static func check(_ s: [UInt8]) -> Bool { s.withUnsafeBytes { SyntaxRules.isURIReference($0) } }
 
     @Test func knownAnswers() {
-        let good = ["", "https://api.example.com/articles/1/relationships/author", "/articles?page[number]=2",
-                    "https://[::1]:8080/x", "a%2Fb#frag", "mailto:someone@example.com", "../up/one", "?q=a:b",
-                    "https://example.com/a/b/c/d/e/f/g/h/i/j/k%20l#x"]
-        let bad = ["https://example.com/a b", "https://example.com/%zz", "ht tp://x", "1http://x", "a#b#c",
-                   "https://example.com/ä", "https://example.com/path[1]", "https://example.com/abcdefgh%2", ":x",
-                   "https://example.com/abcdefghijklmnop\"q", "https://example.com/abcdefgh\\"]
+        let good = [
+            "", "https://api.example.com/articles/1/relationships/author", "/articles?page[number]=2",
+            "https://[::1]:8080/x", "a%2Fb#frag", "mailto:someone@example.com", "../up/one", "?q=a:b",
+            "https://example.com/a/b/c/d/e/f/g/h/i/j/k%20l#x",
+        ]
+        let bad = [
+            "https://example.com/a b", "https://example.com/%zz", "ht tp://x", "1http://x", "a#b#c",
+            "https://example.com/ä", "https://example.com/path[1]", "https://example.com/abcdefgh%2", ":x",
+            "https://example.com/abcdefghijklmnop\"q", "https://example.com/abcdefgh\\",
+        ]
         for s in good { #expect(Self.check(Array(s.utf8)), "\(s)") }
         for s in bad { #expect(!Self.check(Array(s.utf8)), "\(s)") }
     }
@@ -84,9 +91,12 @@ struct NameCacheTests {
     @Test func keepsEveryNameUntilFull() {
         var cache = NameCache()
         // The generated documents' names, which thrashed the old direct-mapped table, and more.
-        let names = ["articles", "people", "comments", "tags", "title", "body", "summary", "quote", "views",
-                     "rating", "score", "published", "publishedAt", "deletedAt", "tags-list", "dimensions",
-                     "author", "width", "height", "ratio", "name", "twitter", "a", "ab", "exactly16bytes!!"]
+        let names =
+            [
+                "articles", "people", "comments", "tags", "title", "body", "summary", "quote", "views",
+                "rating", "score", "published", "publishedAt", "deletedAt", "tags-list", "dimensions",
+                "author", "width", "height", "ratio", "name", "twitter", "a", "ab", "exactly16bytes!!",
+            ]
             + (0..<400).map { "name-\($0)" }
         for n in names { Self.with(n) { cache.insert($0, prefix: $1, kind: 1) } }
         for n in names { #expect(Self.with(n) { cache.contains($0, prefix: $1, kind: 1) }, "\(n)") }

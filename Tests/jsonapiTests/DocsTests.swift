@@ -62,8 +62,12 @@ import Testing
     /// but for what a protocol documents already (`description`, `==`, `hash(into:)`,
     /// `Codable`, `Collection` and literal conformances) and enum cases of a documented enum.
     @Test func everyPublicDeclarationIsDocumented() throws {
-        let declaration = try Regex(#"^(@\w+(\([^)]*\))?\s+)*(public|open)\s+(static |final |private\(set\) |mutating |override |convenience |indirect |nonisolated |lazy )*(func|var|let|init|struct|class|enum|protocol|typealias|actor|subscript)\b"#)
-        let witness = try Regex(#"(var description|var debugDescription|func hash\(into|static func ==|static func <|init\(from decoder|func encode\(to encoder|var startIndex|var endIndex|subscript\(position|func index\(after|func makeIterator|func next\(\)|Literal|init\(argument|var errorDescription|init\?\(rawValue|var rawValue)"#)
+        let declaration = try Regex(
+            #"^(@\w+(\([^)]*\))?\s+)*(public|open)\s+(static |final |private\(set\) |mutating |override |convenience |indirect |nonisolated |lazy )*(func|var|let|init|struct|class|enum|protocol|typealias|actor|subscript)\b"#
+        )
+        let witness = try Regex(
+            #"(var description|var debugDescription|func hash\(into|static func ==|static func <|init\(from decoder|func encode\(to encoder|var startIndex|var endIndex|subscript\(position|func index\(after|func makeIterator|func next\(\)|Literal|init\(argument|var errorDescription|init\?\(rawValue|var rawValue)"#
+        )
         let sources = repositoryRoot.appendingPathComponent("Sources")
         let files = FileManager.default.enumerator(atPath: sources.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
         var undocumented: [String] = []

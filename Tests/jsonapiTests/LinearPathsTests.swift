@@ -44,7 +44,8 @@ import Testing
     /// the one Python's hashlib gives for the same canonical text.
     @Test func hashAtDepthOneHundredThousand() throws {
         let d = 100_000
-        let doc = #"{"data":{"type":"a","id":"1","attributes":{"deep":"#
+        let doc =
+            #"{"data":{"type":"a","id":"1","attributes":{"deep":"#
             + String(repeating: #"{"b":1,"a":"#, count: d) + "0" + String(repeating: "}", count: d) + "}}}"
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -52,7 +53,8 @@ import Testing
         try Data(doc.utf8).write(to: input)
         let r = try run(["normalize", "--format", "ndjson", "--hash", "--resources-only", "--max-depth", "200000", input.path])
         #expect(r.status == 0, "\(r.stderr)")
-        let canonical = #"{"attributes":{"deep":"# + String(repeating: #"{"a":"#, count: d) + "0"
+        let canonical =
+            #"{"attributes":{"deep":"# + String(repeating: #"{"a":"#, count: d) + "0"
             + String(repeating: #","b":1}"#, count: d) + #"},"id":"1","relationships":{},"type":"a"}"#
         let expected = try Process.sha256(canonical)
         #expect(r.out.hasSuffix(#""hash":"\#(expected)"}"# + "\n"), "\(r.out.suffix(120))")

@@ -110,8 +110,9 @@ struct LoadPostgresTests {
             #expect(document.status == 0, "\(path): \(document.stderr)")
             let again = try run(["normalize", "--quiet"] + context + ["-"], stdin: document.stdout)
             #expect(again.status == 0, "\(path): \(again.stderr)\n\(document.out)")
-            #expect(try Self.byExactValue(SplitByTypeTests.comparable(again.stdout))
-                == Self.byExactValue(SplitByTypeTests.comparable(first.stdout)), "\(path):\n\(document.out.prefix(4000))")
+            #expect(
+                try Self.byExactValue(SplitByTypeTests.comparable(again.stdout))
+                    == Self.byExactValue(SplitByTypeTests.comparable(first.stdout)), "\(path):\n\(document.out.prefix(4000))")
         }
     }
 
@@ -131,7 +132,8 @@ struct LoadPostgresTests {
         let other = try run(["generate", "--resources", "300", "--seed", "8"])
         let changes = dir.appendingPathComponent("changes.json").path
         try other.stdout.write(to: URL(fileURLWithPath: changes))
-        let change = try Self.write(#"""
+        let change = try Self.write(
+            #"""
             {"data":[{"type":"people","id":"1","attributes":{"name":"changed","extra":[1,2]},"relationships":{"new":{"data":[]}}}]}
             """#, in: dir, name: "change.json")
         let sqlite = dir.appendingPathComponent("same.sqlite").path
@@ -157,27 +159,36 @@ struct LoadPostgresTests {
         let server = try PostgresServer()
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let doc = try Self.write(LoadSQLiteTests.things.replacingOccurrences(of: #""name":"a""#, with: #""name":"a\tb\\c\nd""#),
-                                 in: dir, name: "things.json")
+        let doc = try Self.write(
+            LoadSQLiteTests.things.replacingOccurrences(of: #""name":"a""#, with: #""name":"a\tb\\c\nd""#),
+            in: dir, name: "things.json")
         let r = try run(["load", server.url, doc])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("2 resources (2 written, 0 unchanged), 3 edges"), "\(r.stderr)")
-        let types = try server.query(#"""
+        let types = try server.query(
+            #"""
             SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'things' ORDER BY ordinal_position
-            """#).map { $0.joined(separator: " ") }
-        #expect(types == ["_resource bigint", "id text", "name text", "size bigint", "price double precision", "exact numeric", "tags json",
-                          "on boolean", "gone text", "_links json", "_nulls json", "_other json"])
-        #expect(try server.query(#"SELECT id, name = E'a\tb\\c\nd', size, price, exact, tags, "on", gone, _links, _nulls, _other FROM things ORDER BY _resource"#) == [
-            ["1", "t", "1", "19.99", "0.1000000000000000055511151231257827", #"["x"]"#, "t", "∅", #"{"self":"/things/1"}"#, #"["gone"]"#, "∅"],
-            ["2", "f", "2", "∅", "∅", "∅", "∅", "∅", "∅", "∅", #"{"@ext:flag":1}"#],
-        ])
+            """#
+        ).map { $0.joined(separator: " ") }
+        #expect(
+            types == [
+                "_resource bigint", "id text", "name text", "size bigint", "price double precision", "exact numeric", "tags json",
+                "on boolean", "gone text", "_links json", "_nulls json", "_other json",
+            ])
+        #expect(
+            try server.query(#"SELECT id, name = E'a\tb\\c\nd', size, price, exact, tags, "on", gone, _links, _nulls, _other FROM things ORDER BY _resource"#) == [
+                ["1", "t", "1", "19.99", "0.1000000000000000055511151231257827", #"["x"]"#, "t", "∅", #"{"self":"/things/1"}"#, #"["gone"]"#, "∅"],
+                ["2", "f", "2", "∅", "∅", "∅", "∅", "∅", "∅", "∅", #"{"@ext:flag":1}"#],
+            ])
         #expect(try server.query(#"SELECT from_id, name, data, count FROM _relationships ORDER BY key"#) == [["2", "owner", "one", "1"], ["2", "parts", "many", "2"]])
-        #expect(try server.query(#"SELECT name, position, to_type, to_id, meta FROM _edges ORDER BY name, position"#) == [
-            ["owner", "0", "people", "9", #"{"role":"admin"}"#], ["parts", "0", "things", "1", "∅"], ["parts", "1", "things", "3", "∅"],
-        ])
-        #expect(try server.query(#"SELECT data, "primary", meta FROM _documents"#) == [
-            ["many", #"[{"type":"things","id":"1"},{"type":"things","id":"2"}]"#, #"{"total":2}"#],
-        ])
+        #expect(
+            try server.query(#"SELECT name, position, to_type, to_id, meta FROM _edges ORDER BY name, position"#) == [
+                ["owner", "0", "people", "9", #"{"role":"admin"}"#], ["parts", "0", "things", "1", "∅"], ["parts", "1", "things", "3", "∅"],
+            ])
+        #expect(
+            try server.query(#"SELECT data, "primary", meta FROM _documents"#) == [
+                ["many", #"[{"type":"things","id":"1"},{"type":"things","id":"2"}]"#, #"{"total":2}"#]
+            ])
     }
 
     /// Loading again writes nothing (no row gets a new version: `xmin` stays); a newer
@@ -197,10 +208,12 @@ struct LoadPostgresTests {
         #expect(try server.query("SELECT count(*) FROM _documents") == [["1"]])
 
         try server.reset()
-        let one = try Self.write(#"""
+        let one = try Self.write(
+            #"""
             {"data":{"type":"a","id":"1","attributes":{"x":1,"y":"keep","z":null},"relationships":{"r":{"data":[{"type":"b","id":"1"},{"type":"b","id":"2"}]},"s":{"data":null}},"meta":{"m":1}}}
             """#, in: dir, name: "one.json")
-        let two = try Self.write(#"""
+        let two = try Self.write(
+            #"""
             {"data":{"type":"a","id":"1","attributes":{"x":2,"z":"now"},"relationships":{"r":{"data":[{"type":"b","id":"3"}]}},"meta":{"n":2}}}
             """#, in: dir, name: "two.json")
         #expect(try run(["load", "--quiet", server.url, one, two]).status == 0)
@@ -219,7 +232,8 @@ struct LoadPostgresTests {
 
         // Resources without an id belong to their document: loading it again replaces them.
         try server.reset()
-        let create = try Self.write(#"""
+        let create = try Self.write(
+            #"""
             {"data":{"type":"articles","lid":"a1","attributes":{"title":"t"},"relationships":{"author":{"data":{"type":"people","lid":"p1"}}}},
              "included":[{"type":"people","lid":"p1","attributes":{"name":"n"}}]}
             """#, in: dir, name: "create.json")
@@ -245,22 +259,27 @@ struct LoadPostgresTests {
         #expect(try server.query(#"SELECT v FROM t ORDER BY _resource"#) == [["1"], ["2.5"], ["12345678901234567890123"]])
         let rest = try run(["load", server.url] + docs[3...])
         #expect(rest.stderr.contains("widened t.v: decimal → json"), "\(rest.stderr)")
-        #expect(try server.query(#"SELECT pg_typeof(v), v FROM t ORDER BY _resource"#) == [
-            ["json", "1"], ["json", "2.5"], ["json", "12345678901234567890123"], ["json", #""three""#], ["json", #"{"four":4}"#],
-        ])
+        #expect(
+            try server.query(#"SELECT pg_typeof(v), v FROM t ORDER BY _resource"#) == [
+                ["json", "1"], ["json", "2.5"], ["json", "12345678901234567890123"], ["json", #""three""#], ["json", #"{"four":4}"#],
+            ])
         let back = try run(["denormalize", server.url])
         let values = try JSONValue(parsing: Array(back.stdout))["data"]!.arrayValue!.map { $0["attributes"]!["v"]!.jsonText }
         #expect(values == ["1", "2.5", "12345678901234567890123", #""three""#, #"{"four":4}"#])
 
         try server.reset()
-        let odd = try Self.write(#"""
+        let odd = try Self.write(
+            #"""
             {"data":[{"type":"odd","id":"1","attributes":{"nul":"a\u0000b","huge":1e200000,"tiny":1e-20000,"big":1e400,"negzero":-0,"z":-0.0}}]}
             """#, in: dir, name: "odd.json")
         let r = try run(["load", server.url, odd])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(try server.query(#"""
-            SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'odd' AND column_name NOT LIKE '\_%' ORDER BY ordinal_position
-            """#).map { $0.joined(separator: " ") } == ["id text", "nul json", "huge json", "tiny json", "big numeric", "negzero double precision", "z double precision"])
+        #expect(
+            try server.query(
+                #"""
+                SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'odd' AND column_name NOT LIKE '\_%' ORDER BY ordinal_position
+                """#
+            ).map { $0.joined(separator: " ") } == ["id text", "nul json", "huge json", "tiny json", "big numeric", "negzero double precision", "z double precision"])
         #expect(try server.query(#"SELECT nul, huge, tiny, big = 1e400, negzero, z FROM odd"#) == [[#""a\u0000b""#, "1e200000", "1e-20000", "t", "-0", "-0"]])
         let oddBack = try JSONValue(parsing: Array(try run(["denormalize", server.url]).stdout))
         let a = oddBack["data"]!.arrayValue![0]["attributes"]!
@@ -269,7 +288,8 @@ struct LoadPostgresTests {
         #expect(a["negzero"]?.jsonText == "-0" && a["z"]?.jsonText == "-0")
         // A negative zero and a decimal in one column: json, whichever comes first, in one
         // batch or across loads.
-        let mixed = try Self.write(#"""
+        let mixed = try Self.write(
+            #"""
             {"data":[{"type":"mix","id":"1","attributes":{"m":-0,"n":12345678901234567890123}},
                      {"type":"mix","id":"2","attributes":{"m":12345678901234567890123,"n":-0.0}}]}
             """#, in: dir, name: "mixed.json")
@@ -279,12 +299,14 @@ struct LoadPostgresTests {
         let decimalLater = try Self.write(#"{"data":[{"type":"mix2","id":"2","attributes":{"z":0.1000000000000000055511151231257827}}]}"#, in: dir, name: "dec.json")
         #expect(try run(["load", "--quiet", server.url, later, zeroFirst]).status == 0)
         #expect(try run(["load", "--quiet", server.url, decimalLater]).status == 0)
-        #expect(try server.query(#"SELECT pg_typeof(m), m, pg_typeof(n), n FROM mix ORDER BY _resource"#) == [
-            ["json", "-0", "json", "12345678901234567890123"], ["json", "12345678901234567890123", "json", "-0.0"], ["json", "1", "json", "2"],
-        ])
-        #expect(try server.query(#"SELECT pg_typeof(z), z FROM mix2 ORDER BY _resource"#) == [
-            ["json", "-0"], ["json", "0.1000000000000000055511151231257827"],
-        ])
+        #expect(
+            try server.query(#"SELECT pg_typeof(m), m, pg_typeof(n), n FROM mix ORDER BY _resource"#) == [
+                ["json", "-0", "json", "12345678901234567890123"], ["json", "12345678901234567890123", "json", "-0.0"], ["json", "1", "json", "2"],
+            ])
+        #expect(
+            try server.query(#"SELECT pg_typeof(z), z FROM mix2 ORDER BY _resource"#) == [
+                ["json", "-0"], ["json", "0.1000000000000000055511151231257827"],
+            ])
     }
 
     /// Names SQL cannot take as they are, 3,000 attributes (the rest in `_overflow`), an id
@@ -295,16 +317,18 @@ struct LoadPostgresTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let attributes = (0..<3000).map { #""field\#($0)":\#($0)"# } + [#""Field0":"x""#, #""semi;colon \"q\"":1"#, #""_under":2"#]
         let longID = String(repeating: "x", count: 1_100_000)
-        let doc = try Self.write(#"""
+        let doc = try Self.write(
+            #"""
             {"data":[{"type":"Odd \"type\"; DROP TABLE x","id":"1","attributes":{\#(attributes.joined(separator: ","))}},
                      {"type":"Odd \"type\"; DROP TABLE x","id":"\#(longID)","attributes":{"field2999":1}},
                      {"type":"odd \"TYPE\"; drop table x","id":"2"}]}
             """#, in: dir, name: "wide.json")
         let r = try run(["load", server.url, doc])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(try server.query(#"SELECT type, "table" FROM _tables ORDER BY key"#) == [
-            [#"Odd "type"; DROP TABLE x"#, #"Odd "type"; DROP TABLE x"#], [#"odd "TYPE"; drop table x"#, #"odd "TYPE"; drop table x~2"#],
-        ])
+        #expect(
+            try server.query(#"SELECT type, "table" FROM _tables ORDER BY key"#) == [
+                [#"Odd "type"; DROP TABLE x"#, #"Odd "type"; DROP TABLE x"#], [#"odd "TYPE"; drop table x"#, #"odd "TYPE"; drop table x~2"#],
+            ])
         #expect(try server.query(#"SELECT count(*) FROM information_schema.columns WHERE table_name = 'Odd "type"; DROP TABLE x'"#) == [["1003"]])
         #expect(try server.query(#"SELECT length(id) FROM "Odd ""type""; DROP TABLE x" ORDER BY _resource"#) == [["1"], ["1100000"]])
         // Loading it again finds the long id (unchanged).

@@ -72,25 +72,33 @@ struct LoadSQLiteTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("2 resources (2 written, 0 unchanged), 3 edges"), "\(r.stderr)")
         let info = try Self.query(db, #"SELECT "name", "type" FROM pragma_table_info('things')"#).map { "\($0[0]!) \($0[1]!)" }
-        #expect(info == ["_resource INTEGER", "id TEXT", "name TEXT", "size INTEGER", "price REAL", "exact DECIMAL TEXT", "tags JSON TEXT", "on BOOLEAN",
-                         "gone TEXT", "_links JSON TEXT", "_nulls JSON TEXT", "_other JSON TEXT"])
+        #expect(
+            info == [
+                "_resource INTEGER", "id TEXT", "name TEXT", "size INTEGER", "price REAL", "exact DECIMAL TEXT", "tags JSON TEXT", "on BOOLEAN",
+                "gone TEXT", "_links JSON TEXT", "_nulls JSON TEXT", "_other JSON TEXT",
+            ])
         let rows = try Self.query(db, #"SELECT id, name, size, typeof(size), price, exact, typeof(exact), tags, "on", gone, _links, _nulls, _other FROM things ORDER BY rowid"#)
-        #expect(rows == [
-            ["1", "a", "1", "integer", "19.99", "0.1000000000000000055511151231257827", "text", #"["x"]"#, "1", nil, #"{"self":"/things/1"}"#, #"["gone"]"#, nil],
-            ["2", "b", "2", "integer", nil, nil, "null", nil, nil, nil, nil, nil, #"{"@ext:flag":1}"#],
-        ])
-        #expect(try Self.query(db, #"SELECT from_type, from_id, name, data, count FROM _relationships ORDER BY rowid"#) == [
-            ["things", "2", "owner", "one", "1"], ["things", "2", "parts", "many", "2"],
-        ])
-        #expect(try Self.query(db, #"SELECT name, position, to_type, to_id, meta FROM _edges ORDER BY rowid"#) == [
-            ["owner", "0", "people", "9", #"{"role":"admin"}"#], ["parts", "0", "things", "1", nil], ["parts", "1", "things", "3", nil],
-        ])
-        #expect(try Self.query(db, #"SELECT source, ordinal, data, "primary", meta FROM _documents"#) == [
-            [doc, "0", "many", #"[{"type":"things","id":"1"},{"type":"things","id":"2"}]"#, #"{"total":2}"#],
-        ])
-        #expect(try Self.query(db, #"SELECT "column", role, type FROM _columns WHERE "table" = 'things' AND role = 'attribute' AND "column" IN ('exact', 'on')"#) == [
-            ["exact", "attribute", "decimal"], ["on", "attribute", "boolean"],
-        ])
+        #expect(
+            rows == [
+                ["1", "a", "1", "integer", "19.99", "0.1000000000000000055511151231257827", "text", #"["x"]"#, "1", nil, #"{"self":"/things/1"}"#, #"["gone"]"#, nil],
+                ["2", "b", "2", "integer", nil, nil, "null", nil, nil, nil, nil, nil, #"{"@ext:flag":1}"#],
+            ])
+        #expect(
+            try Self.query(db, #"SELECT from_type, from_id, name, data, count FROM _relationships ORDER BY rowid"#) == [
+                ["things", "2", "owner", "one", "1"], ["things", "2", "parts", "many", "2"],
+            ])
+        #expect(
+            try Self.query(db, #"SELECT name, position, to_type, to_id, meta FROM _edges ORDER BY rowid"#) == [
+                ["owner", "0", "people", "9", #"{"role":"admin"}"#], ["parts", "0", "things", "1", nil], ["parts", "1", "things", "3", nil],
+            ])
+        #expect(
+            try Self.query(db, #"SELECT source, ordinal, data, "primary", meta FROM _documents"#) == [
+                [doc, "0", "many", #"[{"type":"things","id":"1"},{"type":"things","id":"2"}]"#, #"{"total":2}"#]
+            ])
+        #expect(
+            try Self.query(db, #"SELECT "column", role, type FROM _columns WHERE "table" = 'things' AND role = 'attribute' AND "column" IN ('exact', 'on')"#) == [
+                ["exact", "attribute", "decimal"], ["on", "attribute", "boolean"],
+            ])
     }
 
     /// Loading the same documents again changes no row and no hash; only `_documents.loaded_at`.
@@ -126,10 +134,12 @@ struct LoadSQLiteTests {
     @Test func newerDocumentsMergeMemberByMember() throws {
         let (dir, db) = try Self.database()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let one = try Self.write(#"""
+        let one = try Self.write(
+            #"""
             {"data":{"type":"a","id":"1","attributes":{"x":1,"y":"keep","z":null},"relationships":{"r":{"data":[{"type":"b","id":"1"},{"type":"b","id":"2"}]},"s":{"data":null}},"meta":{"m":1}}}
             """#, in: dir, name: "one.json")
-        let two = try Self.write(#"""
+        let two = try Self.write(
+            #"""
             {"data":{"type":"a","id":"1","attributes":{"x":2,"z":"now"},"relationships":{"r":{"data":[{"type":"b","id":"3"}]}},"meta":{"n":2}}}
             """#, in: dir, name: "two.json")
         #expect(try run(["load", "--quiet", db, one, two]).status == 0)
@@ -181,16 +191,18 @@ struct LoadSQLiteTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         var attributes = (0..<30).map { #""a\#($0)":\#($0)"# }
         attributes += [#""Title":"x""#, #""title":"y""#, #""semi;colon \"q\"":1"#, #""_under":2"#, #""lid":3"#]
-        let doc = try Self.write(#"""
+        let doc = try Self.write(
+            #"""
             {"data":[{"type":"sqlite_master","id":"1","attributes":{\#(attributes.joined(separator: ","))}},
                      {"type":"Odd \"type\"; DROP TABLE x","id":"1"},{"type":"odd \"TYPE\"; drop table x","id":"2"}]}
             """#, in: dir, name: "odd.json")
         let r = try run(["load", "--max-columns", "25", db, doc])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(try Self.query(db, #"SELECT type, "table" FROM _tables ORDER BY rowid"#) == [
-            ["sqlite_master", "tsqlite_master"], [#"Odd "type"; DROP TABLE x"#, #"Odd "type"; DROP TABLE x"#],
-            [#"odd "TYPE"; drop table x"#, #"odd "TYPE"; drop table x~2"#],
-        ])
+        #expect(
+            try Self.query(db, #"SELECT type, "table" FROM _tables ORDER BY rowid"#) == [
+                ["sqlite_master", "tsqlite_master"], [#"Odd "type"; DROP TABLE x"#, #"Odd "type"; DROP TABLE x"#],
+                [#"odd "TYPE"; drop table x"#, #"odd "TYPE"; drop table x~2"#],
+            ])
         let columns = try Self.query(db, #"SELECT name FROM pragma_table_info('tsqlite_master')"#).map { $0[0]! }
         #expect(columns.count == 2 + 25 + 1)
         #expect(columns.last == "_overflow")
@@ -207,7 +219,8 @@ struct LoadSQLiteTests {
     @Test func canonicallyEquivalentNamesStayApart() throws {
         let (dir, db) = try Self.database()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let doc = try Self.write(#"""
+        let doc = try Self.write(
+            #"""
             {"data":[{"type":"caf\u00e9","id":"1","attributes":{"\u00e9":1,"e\u0301":2}},{"type":"cafe\u0301","id":"1","attributes":{"x":3}}]}
             """#, in: dir, name: "nfc.json")
         let r = try run(["load", "--quiet", db, doc])
@@ -224,7 +237,8 @@ struct LoadSQLiteTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let attributes = (0..<3000).map { #""field\#($0)":\#($0)"# }.joined(separator: ",")
         let longID = String(repeating: "x", count: 1_100_000)
-        let doc = try Self.write(#"""
+        let doc = try Self.write(
+            #"""
             {"data":[{"type":"wide","id":"1","attributes":{\#(attributes)}},{"type":"wide","id":"\#(longID)","attributes":{"field2999":1}}]}
             """#, in: dir, name: "wide.json")
         let r = try run(["load", "--quiet", db, doc])
@@ -294,7 +308,8 @@ struct LoadSQLiteTests {
     @Test func lidOnlyResourcesBelongToTheirDocument() throws {
         let (dir, db) = try Self.database()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let doc = try Self.write(#"""
+        let doc = try Self.write(
+            #"""
             {"data":{"type":"articles","lid":"a1","attributes":{"title":"t"},"relationships":{"author":{"data":{"type":"people","lid":"p1"}}}},
              "included":[{"type":"people","lid":"p1","attributes":{"name":"n"}}]}
             """#, in: dir, name: "create.json")

@@ -44,7 +44,10 @@ struct NormalizeCommandTests {
         try Data(#"{"data":[{"type":"t","id":"1","attributes":{"x":2}},{"type":"t","id":"2"}],"meta":{"page":2}}"#.utf8).write(to: b)
         let r = try run(["normalize", a.path, b.path])
         #expect(r.status == 0)
-        #expect(r.out == #"{"data":[{"type":"t","id":"1"},{"type":"t","id":"1"},{"type":"t","id":"2"}],"resources":{"t":{"1":{"attributes":{"x":2,"y":1},"relationships":{}},"2":{"attributes":{},"relationships":{}}}},"meta":{"page":2}}"# + "\n")
+        #expect(
+            r.out
+                == #"{"data":[{"type":"t","id":"1"},{"type":"t","id":"1"},{"type":"t","id":"2"}],"resources":{"t":{"1":{"attributes":{"x":2,"y":1},"relationships":{}},"2":{"attributes":{},"relationships":{}}}},"meta":{"page":2}}"#
+                + "\n")
         // The warning names both places.
         #expect(r.stderr.contains("\(b.path):1:10: warning: resource (type \"t\", id \"1\") appears again (first at \(a.path):1:10); merged, the later members win [N01]"), "\(r.stderr)")
         let quiet = try run(["normalize", "--quiet", a.path, b.path])
@@ -54,15 +57,26 @@ struct NormalizeCommandTests {
     // MARK: - Options
 
     @Test func keysOption() throws {
-        let input = Data(#"{"data":{"type":"user-accounts","id":"1","attributes":{"first-name":"A","last_name":"B","HTTPServer":1,"address2Line":2,"nested":{"inner-key":1}},"relationships":{"home-town":{"data":null}},"meta":{"created-at":"x"},"links":{"self-link":"/u/1"}}}"#.utf8)
+        let input = Data(
+            #"{"data":{"type":"user-accounts","id":"1","attributes":{"first-name":"A","last_name":"B","HTTPServer":1,"address2Line":2,"nested":{"inner-key":1}},"relationships":{"home-town":{"data":null}},"meta":{"created-at":"x"},"links":{"self-link":"/u/1"}}}"#
+                .utf8)
         func line(_ keys: String) throws -> String {
             let r = try run(["normalize", "--format", "ndjson", "--resources-only", "--keys", keys], stdin: input)
             #expect(r.status == 0, "\(r.stderr)")
             return r.out
         }
-        #expect(try line("camel") == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"firstName":"A","lastName":"B","httpServer":1,"address2Line":2,"nested":{"inner-key":1}},"relationships":{"homeTown":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"createdAt":"x"}}"# + "\n")
-        #expect(try line("snake") == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"first_name":"A","last_name":"B","http_server":1,"address2_line":2,"nested":{"inner-key":1}},"relationships":{"home_town":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"created_at":"x"}}"# + "\n")
-        #expect(try line("kebab") == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"first-name":"A","last-name":"B","http-server":1,"address2-line":2,"nested":{"inner-key":1}},"relationships":{"home-town":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"created-at":"x"}}"# + "\n")
+        #expect(
+            try line("camel")
+                == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"firstName":"A","lastName":"B","httpServer":1,"address2Line":2,"nested":{"inner-key":1}},"relationships":{"homeTown":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"createdAt":"x"}}"#
+                + "\n")
+        #expect(
+            try line("snake")
+                == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"first_name":"A","last_name":"B","http_server":1,"address2_line":2,"nested":{"inner-key":1}},"relationships":{"home_town":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"created_at":"x"}}"#
+                + "\n")
+        #expect(
+            try line("kebab")
+                == #"{"type":"user-accounts","id":"1","primary":true,"attributes":{"first-name":"A","last-name":"B","http-server":1,"address2-line":2,"nested":{"inner-key":1}},"relationships":{"home-town":{"data":null}},"links":{"self-link":"/u/1"},"meta":{"created-at":"x"}}"#
+                + "\n")
         // Two names that become one are an error.
         let clash = try run(["normalize", "--keys", "camel"], stdin: Data(#"{"data":{"type":"a","id":"1","attributes":{"first-name":1,"first_name":2}}}"#.utf8))
         #expect(clash.status == 1)
@@ -79,7 +93,9 @@ struct NormalizeCommandTests {
 
     @Test func hashIsStableAcrossMemberOrderAndWhitespace() throws {
         let a = Data(#"{"data":{"type":"a","id":"1","attributes":{"x":1,"y":{"p":true,"q":[1,2]}},"relationships":{"r":{"data":{"type":"b","id":"2"}}}}}"#.utf8)
-        let b = Data("{ \"data\" : { \"relationships\": {\"r\": {\"data\": {\"id\": \"2\", \"type\": \"b\"}}},\n \"attributes\": {\"y\": {\"q\": [1, 2], \"p\": true}, \"x\": 1}, \"id\": \"1\", \"type\": \"a\" } }".utf8)
+        let b = Data(
+            "{ \"data\" : { \"relationships\": {\"r\": {\"data\": {\"id\": \"2\", \"type\": \"b\"}}},\n \"attributes\": {\"y\": {\"q\": [1, 2], \"p\": true}, \"x\": 1}, \"id\": \"1\", \"type\": \"a\" } }"
+                .utf8)
         let c = Data(#"{"data":{"type":"a","id":"1","attributes":{"x":2,"y":{"p":true,"q":[1,2]}},"relationships":{"r":{"data":{"type":"b","id":"2"}}}}}"#.utf8)
         func hash(_ d: Data, primary: Bool = true) throws -> String {
             let r = try run(["normalize", "--format", "ndjson", "--resources-only", "--hash"], stdin: d)
@@ -231,7 +247,8 @@ struct NormalizeCommandTests {
         let flat = try run(["normalize", "--context", "create", "-"], stdin: twoNew)
         #expect(flat.status == 1)
         #expect(flat.stdout.isEmpty)
-        #expect(flat.stderr.contains(#"-:1:52: error: a second resource of type "a" without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can) [N04]"#), "\(flat.stderr)")
+        #expect(
+            flat.stderr.contains(#"-:1:52: error: a second resource of type "a" without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can) [N04]"#), "\(flat.stderr)")
         let lines = try run(["normalize", "--context", "create", "--format", "ndjson", "-"], stdin: twoNew)
         #expect(lines.status == 0)
         #expect(lines.out.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"a""#) }.count == 2)

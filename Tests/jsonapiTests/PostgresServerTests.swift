@@ -40,8 +40,10 @@ struct PostgresServerTests {
         let url = started.out.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(url.hasPrefix("postgresql://postgres@127.0.0.1:"))
         let cluster = try String(contentsOf: state.appendingPathComponent("cluster"), encoding: .utf8).trimmingCharacters(in: .newlines)
-        let pid = try #require(Int32(try String(contentsOf: URL(fileURLWithPath: cluster + "/data/postmaster.pid"), encoding: .utf8)
-            .split(separator: "\n")[0]))
+        let pid = try #require(
+            Int32(
+                try String(contentsOf: URL(fileURLWithPath: cluster + "/data/postmaster.pid"), encoding: .utf8)
+                    .split(separator: "\n")[0]))
         let made = try Self.psql(url, "CREATE TABLE t (n numeric, j json); INSERT INTO t VALUES (1e400, '{\"b\":1,\"a\":-0}'); SELECT j FROM t")
         #expect(made.status == 0, "\(made.err)")
         #expect(made.out.contains(#"{"b":1,"a":-0}"#), "json keeps the text as written: \(made.out)")

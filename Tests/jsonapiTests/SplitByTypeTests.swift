@@ -126,11 +126,17 @@ struct SplitByTypeTests {
         #expect(text == expected.joined(separator: "\n") + "\n")
         #expect(rows.count == 3)
         let types = Dictionary(uniqueKeysWithValues: Self.columns(try Self.schema(out))["things.ndjson"]!.map { ($0.name, $0.type) })
-        #expect(types == ["id": "string", "lid": "string", "name": "string", "size": "integer", "tags": "json", "mixed": "json",
-                          "extra": "boolean", "_links": "json", "_meta": "json", "_other": "json", "_missing": "json"])
+        #expect(
+            types == [
+                "id": "string", "lid": "string", "name": "string", "size": "integer", "tags": "json", "mixed": "json",
+                "extra": "boolean", "_links": "json", "_meta": "json", "_other": "json", "_missing": "json",
+            ])
         // The document, relationship and edge tables.
         let documents = try String(contentsOf: out.appendingPathComponent("_documents.ndjson"), encoding: .utf8)
-        #expect(documents == #"{"document":1,"source":"\#(doc)","data":"many","primary":"[{\"type\":\"things\",\"id\":\"1\"},{\"type\":\"things\",\"id\":\"2\"},{\"type\":\"things\",\"lid\":\"new\"}]","meta":null,"links":null,"jsonapi":null,"errors":null,"_other":null}"# + "\n")
+        #expect(
+            documents
+                == #"{"document":1,"source":"\#(doc)","data":"many","primary":"[{\"type\":\"things\",\"id\":\"1\"},{\"type\":\"things\",\"id\":\"2\"},{\"type\":\"things\",\"lid\":\"new\"}]","meta":null,"links":null,"jsonapi":null,"errors":null,"_other":null}"#
+                + "\n")
     }
 
     static let numbers = #"""
@@ -154,16 +160,18 @@ struct SplitByTypeTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("jsonapi: 5 numbers written as strings of their exact text"), "\(r.stderr)")
         let types = Dictionary(uniqueKeysWithValues: Self.columns(try Self.schema(out))["n.ndjson"]!.map { ($0.name, $0.type) })
-        #expect(types["i"] == "integer" && types["d"] == "double" && types["dec"] == "decimal" && types["big"] == "integer"
+        #expect(
+            types["i"] == "integer" && types["d"] == "double" && types["dec"] == "decimal" && types["big"] == "integer"
                 && types["neg"] == "double" && types["mixed"] == "json" && types["obj"] == "json" && types["s"] == "string")
         let text = try String(contentsOf: out.appendingPathComponent("n.ndjson"), encoding: .utf8)
-        #expect(text == [
-            #"{"id":"1","i":1,"d":0.1,"dec":"1","mixed":"1","big":1152921504606846976,"neg":-0.0,"obj":"{\"x\":9007199254740993}","s":"a,b"}"#,
-            #"{"id":"2","i":-7,"d":5.0,"dec":"9007199254740993","mixed":"\"x\"","big":2,"neg":3.0,"obj":null,"s":"say \"hi\""}"#,
-            #"{"id":"3","i":null,"d":3.19,"dec":"1e400","mixed":null,"big":1,"neg":1.10,"obj":"[1]","s":"line\nbreak"}"#,
-            #"{"id":"4","i":2,"d":1e-3,"dec":"1e-400","mixed":"true","big":0,"neg":0.0,"obj":"{}","s":""}"#,
-            #"{"id":"5","i":0,"d":100000000000000000000.0,"dec":"123456789012345678901234567890","mixed":"[]","big":-5,"neg":2.0,"obj":"1","s":null}"#,
-        ].joined(separator: "\n") + "\n")
+        #expect(
+            text == [
+                #"{"id":"1","i":1,"d":0.1,"dec":"1","mixed":"1","big":1152921504606846976,"neg":-0.0,"obj":"{\"x\":9007199254740993}","s":"a,b"}"#,
+                #"{"id":"2","i":-7,"d":5.0,"dec":"9007199254740993","mixed":"\"x\"","big":2,"neg":3.0,"obj":null,"s":"say \"hi\""}"#,
+                #"{"id":"3","i":null,"d":3.19,"dec":"1e400","mixed":null,"big":1,"neg":1.10,"obj":"[1]","s":"line\nbreak"}"#,
+                #"{"id":"4","i":2,"d":1e-3,"dec":"1e-400","mixed":"true","big":0,"neg":0.0,"obj":"{}","s":""}"#,
+                #"{"id":"5","i":0,"d":100000000000000000000.0,"dec":"123456789012345678901234567890","mixed":"[]","big":-5,"neg":2.0,"obj":"1","s":null}"#,
+            ].joined(separator: "\n") + "\n")
 
         // --numbers exact: the same columns and types, every number as it was.
         let exact = parent.appendingPathComponent("exact")
@@ -176,16 +184,17 @@ struct SplitByTypeTests {
         let csv = parent.appendingPathComponent("csv")
         #expect(try run(["normalize", "--quiet", "--format", "csv", "--split-by-type", csv.path, doc]).status == 0)
         let csvText = try String(contentsOf: csv.appendingPathComponent("n.csv"), encoding: .utf8)
-        #expect(csvText == #"""
-            id,i,d,dec,mixed,big,neg,obj,s
-            1,1,0.1,1,1,1152921504606846976,-0,"{""x"":9007199254740993}","a,b"
-            2,-7,5,9007199254740993,"""x""",2,3,,"say ""hi"""
-            3,,3.19,1e400,,1,1.10,[1],"line
-            break"
-            4,2,1e-3,1e-400,true,0,0,{},""
-            5,0,100000000000000000000,123456789012345678901234567890,[],-5,2,1,
+        #expect(
+            csvText == #"""
+                id,i,d,dec,mixed,big,neg,obj,s
+                1,1,0.1,1,1,1152921504606846976,-0,"{""x"":9007199254740993}","a,b"
+                2,-7,5,9007199254740993,"""x""",2,3,,"say ""hi"""
+                3,,3.19,1e400,,1,1.10,[1],"line
+                break"
+                4,2,1e-3,1e-400,true,0,0,{},""
+                5,0,100000000000000000000,123456789012345678901234567890,[],-5,2,1,
 
-            """#)
+                """#)
         // Both come back with the same values (exact text from CSV).
         for dir in [csv, exact] {
             let back = try run(["denormalize", dir.path])
@@ -222,7 +231,8 @@ struct SplitByTypeTests {
         let (parent, out) = try Self.target()
         defer { try? FileManager.default.removeItem(at: parent) }
         let long = String(repeating: "long", count: 80)
-        let doc = try Self.write(#"""
+        let doc = try Self.write(
+            #"""
             {"data":[
               {"type":"Article","id":"1","attributes":{"Title":"A","title":"b","ID":5,"name":"n"}},
               {"type":"article","id":"1","attributes":{"title":"c"}},
@@ -253,10 +263,13 @@ struct SplitByTypeTests {
     @Test func selectionAndKeys() throws {
         let (parent, out) = try Self.target()
         defer { try? FileManager.default.removeItem(at: parent) }
-        let r = try run(["normalize", "--quiet", "--split-by-type", out.path, "--type", "articles", "--keep-fields", "articles=title,author",
-                         "--keys", "snake", "Corpus/documents/spec-compound.json"])
+        let r = try run([
+            "normalize", "--quiet", "--split-by-type", out.path, "--type", "articles", "--keep-fields", "articles=title,author",
+            "--keys", "snake", "Corpus/documents/spec-compound.json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
                 == ["articles.ndjson", "_documents.ndjson", "_relationships.ndjson", "_edges.ndjson", "_schema.json"])
         let names = Self.columns(try Self.schema(out))["articles.ndjson"]!.map(\.name)
         #expect(names == ["id", "title", "_links"])
@@ -289,7 +302,8 @@ struct SplitByTypeTests {
         #expect(notDir.status == 2 && notDir.stderr.contains("is not a directory"), "\(notDir.stderr)")
 
         // A document that breaks after two resources.
-        let broken = try Self.write(#"{"data":[{"type":"a","id":"1","attributes":{"x":1}},{"type":"a","id":"2","attributes":{"x":2}},{"type":"a","id":"3","attributes":{"x":"#, in: parent, name: "broken.json")
+        let broken = try Self.write(
+            #"{"data":[{"type":"a","id":"1","attributes":{"x":1}},{"type":"a","id":"2","attributes":{"x":2}},{"type":"a","id":"3","attributes":{"x":"#, in: parent, name: "broken.json")
         let failed = parent.appendingPathComponent("failed")
         let f = try run(["normalize", "--split-by-type", failed.path, broken])
         #expect(f.status == 1, "\(f.stderr)")
@@ -303,7 +317,8 @@ struct SplitByTypeTests {
 
         // A resource that fails half-way (two attributes that --keys makes one name) is taken
         // back whole: no row, and none of its relationship or edge rows.
-        let clash = try Self.write(#"""
+        let clash = try Self.write(
+            #"""
             {"data":[{"type":"a","id":"1","attributes":{"first_name":"x"},"relationships":{"b":{"data":{"type":"b","id":"1"}}}},
                      {"type":"a","id":"2","attributes":{"firstName":"y","first_name":"z"},"relationships":{"b":{"data":{"type":"b","id":"2"}}}}]}
             """#, in: parent, name: "clash.json")

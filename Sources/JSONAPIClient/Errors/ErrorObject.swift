@@ -78,9 +78,13 @@ public struct ErrorObject: Sendable, Hashable, CustomStringConvertible {
         if let code { parts.append(code + ":") }
         if let title, title != detail { parts.append(title + (detail == nil ? "" : ":")) }
         if let detail { parts.append(detail) }
-        if let sourcePointer { parts.append("(at \(sourcePointer))") }
-        else if let sourceParameter { parts.append("(parameter \(sourceParameter))") }
-        else if let sourceHeader { parts.append("(header \(sourceHeader))") }
+        if let sourcePointer {
+            parts.append("(at \(sourcePointer))")
+        } else if let sourceParameter {
+            parts.append("(parameter \(sourceParameter))")
+        } else if let sourceHeader {
+            parts.append("(header \(sourceHeader))")
+        }
         return parts.isEmpty ? "(an error object with no members)" : parts.joined(separator: " ")
     }
 }

@@ -105,9 +105,10 @@ final class PageCrawler: Sendable {
                 continue
             }
             guard let top = try await transport.consume(current, { () throws(JSONAPIError) in try slot.finish() }) else {
-                throw JSONAPIClientError.notJSONAPI(HTTPFailure(
-                    status: response.status, method: "GET", url: current, contentType: response.headers["content-type"],
-                    excerpt: "(no body)", attempts: response.attempts))
+                throw JSONAPIClientError.notJSONAPI(
+                    HTTPFailure(
+                        status: response.status, method: "GET", url: current, contentType: response.headers["content-type"],
+                        excerpt: "(no body)", attempts: response.attempts))
             }
             lastDocument = top
             index += 1

@@ -17,8 +17,9 @@ struct PagePredictor: Sendable {
     /// From the URL of one page, the next one's, and `links.last`.
     init?(current: URL, next: URL, last: URL?) {
         guard let last, sameResource(current, next), sameResource(next, last),
-              let a = PagePredictor.items(current), let b = PagePredictor.items(next), let l = PagePredictor.items(last),
-              a.count == b.count else { return nil }
+            let a = PagePredictor.items(current), let b = PagePredictor.items(next), let l = PagePredictor.items(last),
+            a.count == b.count
+        else { return nil }
         var moving: (name: String, from: Int, to: Int)?
         for (x, y) in zip(a.sorted(by: PagePredictor.order), b.sorted(by: PagePredictor.order)) {
             guard x.name == y.name else { return nil }

@@ -16,7 +16,7 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// The origin of an `http` or `https` URL; `nil` for any other scheme or no host.
     public init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host?.lowercased(), !host.isEmpty
+            let host = url.host?.lowercased(), !host.isEmpty
         else { return nil }
         self.scheme = scheme
         self.host = host

@@ -117,7 +117,8 @@ final class Exchange: @unchecked Sendable {
         // as a path on the same server: judge the header as the server wrote it.
         var asWritten = proposed
         if let location = response.allHeaderFields.first(where: { ($0.key as? String)?.lowercased() == "location" })?.value as? String,
-           let written = URL(string: location, relativeTo: previous)?.absoluteURL, written.scheme != nil {
+            let written = URL(string: location, relativeTo: previous)?.absoluteURL, written.scheme != nil
+        {
             asWritten.url = written
         }
         do {
@@ -140,9 +141,10 @@ final class Exchange: @unchecked Sendable {
             if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v }
         }
         contentType = headers["content-type"]
-        observe?(ResponseEvent(
-            method: method, url: request.url ?? response.url ?? URL(fileURLWithPath: "/"), status: http.statusCode, headers: headers,
-            attempt: attempt, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+        observe?(
+            ResponseEvent(
+                method: method, url: request.url ?? response.url ?? URL(fileURLWithPath: "/"), status: http.statusCode, headers: headers,
+                attempt: attempt, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
         switch http.statusCode {
         case 304 where cacheKey != nil || request.value(forHTTPHeaderField: "If-None-Match") != nil:
             // From the cache (replayed at the end), or to the caller's own validator (no body).

@@ -67,7 +67,8 @@ public final class ResponseCache: @unchecked Sendable {
             entries[key] = Entry(etag: etag, body: body, contentType: contentType, lastUse: clock)
             totalBytes += body.count
             while entries.count > maxEntries || totalBytes > maxTotalBytes,
-                  let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })
+            {
                 totalBytes -= oldest.value.body.count
                 entries[oldest.key] = nil
             }

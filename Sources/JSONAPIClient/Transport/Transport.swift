@@ -121,9 +121,10 @@ final class Transport: Sendable {
             case .refused(let error):
                 throw error
             case .notJSONAPI(let excerpt):
-                throw JSONAPIClientError.notJSONAPI(HTTPFailure(
-                    status: status, method: method, url: url, contentType: result.contentType,
-                    excerpt: String(decoding: excerpt, as: UTF8.self), attempts: attempt))
+                throw JSONAPIClientError.notJSONAPI(
+                    HTTPFailure(
+                        status: status, method: method, url: url, contentType: result.contentType,
+                        excerpt: String(decoding: excerpt, as: UTF8.self), attempts: attempt))
             case .httpError(let body):
                 failure = Self.httpFailure(status: status, method: method, url: url, body: body, contentType: result.contentType, attempts: attempt)
                 guard policy.retries(status: status, method: method) else { throw failure }
@@ -132,7 +133,8 @@ final class Transport: Sendable {
                     wait = seconds
                 }
             case .transport(let error):
-                failure = error.code == .timedOut
+                failure =
+                    error.code == .timedOut
                     ? .timedOut(url: url, seconds: configuration.timeout, attempts: attempt)
                     : .transport(url: url, message: Self.describe(error), attempts: attempt)
                 guard policy.retriesTransport(method: method) else { throw failure }
@@ -167,9 +169,10 @@ final class Transport: Sendable {
         if media == "application/vnd.api+json" || media == "application/json", let errors = ErrorObject.parseDocument(body) {
             return .server(ServerError(status: status, method: method, url: url, errors: errors, attempts: attempts))
         }
-        return .http(HTTPFailure(
-            status: status, method: method, url: url, contentType: contentType,
-            excerpt: String(decoding: body.prefix(512), as: UTF8.self), attempts: attempts))
+        return .http(
+            HTTPFailure(
+                status: status, method: method, url: url, contentType: contentType,
+                excerpt: String(decoding: body.prefix(512), as: UTF8.self), attempts: attempts))
     }
 
     static func describe(_ error: URLError) -> String {

@@ -1,5 +1,3 @@
-
-
 // Documents, resources, relationships and identifiers: starting and finishing their drafts
 // and handing them to the sink.
 extension DocumentBuilder {
@@ -125,7 +123,6 @@ extension DocumentBuilder {
 
     // MARK: - Relationships and identifiers
 
-
     func finishRelationship() -> Bool {
         relationship.extras = appendMemberSpans(&relationshipExtras)
         if validation != .off, relationship.kind == .absent, relationship.links.isNone, relationship.meta.isNone,
@@ -137,7 +134,6 @@ extension DocumentBuilder {
         member = .none
         return true
     }
-
 
     func startIdentifier() -> Bool {
         identifier = IdentifierDraft()

@@ -1,5 +1,3 @@
-
-
 // The rules the builder checks as it goes: member names, shapes, findings.
 extension DocumentBuilder {
     // MARK: - Member names
@@ -69,7 +67,9 @@ extension DocumentBuilder {
         case .at(let l): location = l
         }
         let p: String
-        if let pointer { p = pointer } else {
+        if let pointer {
+            p = pointer
+        } else {
             if case .container = place { p = containerPointer() } else { p = currentPointer() }
         }
         onDiagnostic(Diagnostic(severity: .warning, rule: rule, message: message, location: location, pointer: p, source: positions?.sourceName))
@@ -157,7 +157,6 @@ extension DocumentBuilder {
         return true
     }
 
-
     /// Checks a member name against R37–R41. `always`: names the spec always covers
     /// (attributes, relationships); others only in strict mode.
     @inline(__always)
@@ -212,7 +211,9 @@ extension DocumentBuilder {
         for a in attributeNames {
             if a.isTypeOrID {
                 let name = a.text(scratch)
-                if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(name)) { return false }
+                if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(name)) {
+                    return false
+                }
             }
             for r in relationshipNames where r.equals(a, scratch) {
                 let name = a.text(scratch)
@@ -222,7 +223,9 @@ extension DocumentBuilder {
         }
         for r in relationshipNames where r.isTypeOrID {
             let name = r.text(scratch)
-            if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(name)) { return false }
+            if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(name)) {
+                return false
+            }
         }
         return true
     }

@@ -1,5 +1,3 @@
-
-
 // Values the builder does not interpret: scalars outside raw values, and raw values written
 // as minified JSON into the value store as they stream by.
 extension DocumentBuilder {

@@ -352,7 +352,9 @@ final class DocumentBuilder: JSONEventReceiver {
         }
         return scalar {
             if escaped { JSONEscaping.appendQuoted(value, to: &$0.store) } else { $0.appendPlainQuoted(value) }
-        } check: { $0.checker.string(value, builder: $0) }
+        } check: {
+            $0.checker.string(value, builder: $0)
+        }
     }
 
     /// Counts the numbers a double would change (`--numbers safe`), so that the writer looks
@@ -372,7 +374,11 @@ final class DocumentBuilder: JSONEventReceiver {
             if rawDepth == 0 { finishRaw() }
             return true
         }
-        return scalar { $0.store.append(text) } check: { $0.checker.scalar(.number, builder: $0) }
+        return scalar {
+            $0.store.append(text)
+        } check: {
+            $0.checker.scalar(.number, builder: $0)
+        }
     }
 
     override func onBool(_ value: Bool) -> Bool {
@@ -384,7 +390,11 @@ final class DocumentBuilder: JSONEventReceiver {
             if rawDepth == 0 { finishRaw() }
             return true
         }
-        return scalar { $0.store.append(value ? "true" : "false") } check: { $0.checker.scalar(.bool, builder: $0) }
+        return scalar {
+            $0.store.append(value ? "true" : "false")
+        } check: {
+            $0.checker.scalar(.bool, builder: $0)
+        }
     }
 
     override func onNull() -> Bool {
@@ -409,14 +419,19 @@ final class DocumentBuilder: JSONEventReceiver {
             }
         default: break
         }
-        return scalar { $0.store.append("null") } check: { $0.checker.scalar(.null, builder: $0) }
+        return scalar {
+            $0.store.append("null")
+        } check: {
+            $0.checker.scalar(.null, builder: $0)
+        }
     }
 
     override func isInsideStoredValue() -> Bool {
-        inRaw && (rawTarget == .resourceAttributes || rawTarget == .resourceMeta || rawTarget == .documentMeta
-            || rawTarget == .relationshipMeta || rawTarget == .identifierMeta || rawTarget == .documentExtra
-            || rawTarget == .resourceExtra || rawTarget == .relationshipExtra || rawTarget == .identifierExtra
-            || rawTarget == .discard)
+        inRaw
+            && (rawTarget == .resourceAttributes || rawTarget == .resourceMeta || rawTarget == .documentMeta
+                || rawTarget == .relationshipMeta || rawTarget == .identifierMeta || rawTarget == .documentExtra
+                || rawTarget == .resourceExtra || rawTarget == .relationshipExtra || rawTarget == .identifierExtra
+                || rawTarget == .discard)
     }
 
     override func onEndOfInput() -> Bool { true }

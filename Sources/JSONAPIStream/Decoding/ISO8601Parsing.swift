@@ -19,15 +19,15 @@ enum ISO8601Parsing {
             return v
         }
         guard let year = digits(0, 4), text[4] == UInt8(ascii: "-"),
-              let month = digits(5, 2), text[7] == UInt8(ascii: "-"),
-              let day = digits(8, 2),
-              text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t") || text[10] == UInt8(ascii: " "),
-              let hour = digits(11, 2), text[13] == UInt8(ascii: ":"),
-              let minute = digits(14, 2), text[16] == UInt8(ascii: ":"),
-              let second = digits(17, 2)
+            let month = digits(5, 2), text[7] == UInt8(ascii: "-"),
+            let day = digits(8, 2),
+            text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t") || text[10] == UInt8(ascii: " "),
+            let hour = digits(11, 2), text[13] == UInt8(ascii: ":"),
+            let minute = digits(14, 2), text[16] == UInt8(ascii: ":"),
+            let second = digits(17, 2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second <= 60
+            hour < 24, minute < 60, second <= 60
         else { return nil }
         var i = 19
         var fraction = 0.0

@@ -74,8 +74,9 @@ extension JSONNumber {
 }
 
 private func valueError(_ type: Any.Type, _ text: String, _ failure: StoredNumber.Failure) -> DecodingError {
-    .dataCorrupted(DecodingError.Context(
-        codingPath: [], debugDescription: "expected \(type), found number \(abbreviated(text)), which \(failure.reason("\(type)"))"))
+    .dataCorrupted(
+        DecodingError.Context(
+            codingPath: [], debugDescription: "expected \(type), found number \(abbreviated(text)), which \(failure.reason("\(type)"))"))
 }
 
 private func abbreviated(_ text: String) -> String {

@@ -111,7 +111,9 @@ extension ToOne: GraphIntrinsic {}
 extension ToMany: GraphIntrinsic {}
 
 func notFromGraph(_ type: Any.Type, _ decoder: any Decoder) -> DecodingError {
-    .typeMismatch(type, DecodingError.Context(
-        codingPath: decoder.codingPath,
-        debugDescription: "\(type) decodes only from a JSONAPIStream Graph (Resource.decode, Graph.decode), not from \(Swift.type(of: decoder))"))
+    .typeMismatch(
+        type,
+        DecodingError.Context(
+            codingPath: decoder.codingPath,
+            debugDescription: "\(type) decodes only from a JSONAPIStream Graph (Resource.decode, Graph.decode), not from \(Swift.type(of: decoder))"))
 }

@@ -313,9 +313,11 @@ struct GraphUnkeyedContainer: UnkeyedDecodingContainer {
     @inline(__always)
     private mutating func next() throws -> (DecodingNode, Location) {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Any.self, decoder.context(
-                Location(parent: path, key: IndexKey(currentIndex), segment: .index(currentIndex), row: row),
-                "expected an element at index \(currentIndex), found the end of the array"))
+            throw DecodingError.valueNotFound(
+                Any.self,
+                decoder.context(
+                    Location(parent: path, key: IndexKey(currentIndex), segment: .index(currentIndex), row: row),
+                    "expected an element at index \(currentIndex), found the end of the array"))
         }
         let i = currentIndex
         currentIndex += 1
@@ -367,7 +369,7 @@ struct GraphUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         // `[Person?]` over linkage: an element that was not included is nil.
         if case .linkage(let start, let n) = source, currentIndex < n, let optional = T.self as? OptionalDecoding.Type,
-           !optional.wrappedIsIntrinsic, decoder.resolve(linkage: start + currentIndex) < 0
+            !optional.wrappedIsIntrinsic, decoder.resolve(linkage: start + currentIndex) < 0
         {
             currentIndex += 1
             return optional.nilValue as! T

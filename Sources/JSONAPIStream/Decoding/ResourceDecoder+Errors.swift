@@ -128,7 +128,11 @@ extension ResourceDecoder {
     func cycle(to t: Int, _ location: Location) -> DecodingError {
         let start = activeRows.firstIndex(of: t) ?? 0
         let chain = (activeRows[start...] + [t]).map { Resource(graph: graph, row: $0).description }.joined(separator: " → ")
-        return .dataCorrupted(context(location, "the relationship leads back to a resource being decoded (\(chain)); declare one side as ResourceIdentifier, ToOne, ToMany or Resource, or set cycles to .nilForOptionals for an optional to-one"))
+        return .dataCorrupted(
+            context(
+                location,
+                "the relationship leads back to a resource being decoded (\(chain)); declare one side as ResourceIdentifier, ToOne, ToMany or Resource, or set cycles to .nilForOptionals for an optional to-one"
+            ))
     }
 
     func typeName(_ type: Any.Type) -> String {

@@ -40,9 +40,12 @@ extension ResourceDecoder {
 
     @inline(never)
     func tooManyResolved(_ here: Location) -> DecodingError {
-        .dataCorrupted(context(here, "this decode has decoded \(resolutionLimit) related resources as models, the limit (DecodingOptions.maxResolvedResources)"
-            + "; a recursive model decodes a resource once for every path that leads to it, and this document's relationships multiply the paths."
-            + " Decode such relationships as ResourceIdentifier or ToOne/ToMany handles, or raise the limit"))
+        .dataCorrupted(
+            context(
+                here,
+                "this decode has decoded \(resolutionLimit) related resources as models, the limit (DecodingOptions.maxResolvedResources)"
+                    + "; a recursive model decodes a resource once for every path that leads to it, and this document's relationships multiply the paths."
+                    + " Decode such relationships as ResourceIdentifier or ToOne/ToMany handles, or raise the limit"))
     }
 
     func resourceContainer<Key: CodingKey>(_ t: Int, path: PathNode?, tracksCycles: Bool) throws -> KeyedDecodingContainer<Key> {
@@ -92,9 +95,10 @@ extension ResourceDecoder {
             let symbol = storage.relationships[i].name
             var name = storage.symbols.bytes(of: symbol)
             if convert, let alias = relationshipAliases.alias(for: name, quoted: false, keys: options.keys, decoder: self) { name = alias }
-            scratch.append(MemberEntry(
-                name: name.baseAddress ?? bytes.baseAddress!, nameCount: name.count, storedStart: Int(symbol), storedEnd: 0,
-                valueStart: i, valueEnd: 0, flags: MemberEntry.relationship))
+            scratch.append(
+                MemberEntry(
+                    name: name.baseAddress ?? bytes.baseAddress!, nameCount: name.count, storedStart: Int(symbol), storedEnd: 0,
+                    valueStart: i, valueEnd: 0, flags: MemberEntry.relationship))
         }
         return scratch.withUnsafeBufferPointer { MemberTable.make($0, decoder: self, path: path, row: r, resourceLevel: true) }
     }
@@ -113,14 +117,16 @@ extension ResourceDecoder {
             var name = UnsafeRawBufferPointer(rebasing: bytes[(i + 1)..<(nameEnd - 1)])
             if nameEscaped || convert {
                 let quoted = UnsafeRawBufferPointer(rebasing: bytes[i..<nameEnd])
-                let alias = convert
+                let alias =
+                    convert
                     ? attributeAliases.alias(for: quoted, quoted: true, keys: options.keys, decoder: self)
                     : escapedNames.alias(for: quoted, quoted: true, keys: .asIs, decoder: self)
                 if let alias { name = alias }
             }
-            scratch.append(MemberEntry(
-                name: name.baseAddress ?? bytes.baseAddress!, nameCount: name.count, storedStart: i, storedEnd: nameEnd,
-                valueStart: valueStart, valueEnd: valueEnd, flags: valueEscaped ? MemberEntry.escaped : 0))
+            scratch.append(
+                MemberEntry(
+                    name: name.baseAddress ?? bytes.baseAddress!, nameCount: name.count, storedStart: i, storedEnd: nameEnd,
+                    valueStart: valueStart, valueEnd: valueEnd, flags: valueEscaped ? MemberEntry.escaped : 0))
             i = valueEnd + 1
         }
     }

@@ -314,7 +314,8 @@ final class ResourceDecoder: Decoder {
     func tooDeep(_ type: Any.Type, _ location: Location) -> DecodingError {
         let levels = location.codingPath.count
         let resources = activeRows.count
-        let advice = resources > 1
+        let advice =
+            resources > 1
             ? ", through \(resources) related resources each decoded as a model; decode long chains of relationships as ResourceIdentifier or ToOne/ToMany handles, or decode on a thread with a larger stack"
             : "; decode on a thread with a larger stack"
         return .dataCorrupted(context(location, "decoding \(type) here would overflow this thread's stack (\(levels) coding keys deep)" + advice))
@@ -332,7 +333,6 @@ final class ResourceDecoder: Decoder {
     }
 
 }
-
 
 /// Names under which stored names are matched (unescaped, or converted by the key
 /// strategy), cached by the stored bytes.

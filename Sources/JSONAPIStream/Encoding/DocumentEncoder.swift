@@ -318,7 +318,8 @@ struct DocumentEncoder {
                 continue
             }
             let merged = FlatJSONWriter.merge(spans.map { StoredJSON.members(all, $0.range) }, all)
-            let text = JSONObjectText(merged.map { (Array(UnsafeRawBufferPointer(rebasing: all[$0.name]).dropFirst().dropLast()), Array(UnsafeRawBufferPointer(rebasing: all[$0.value]))) }, namesAreEscaped: true)
+            let text = JSONObjectText(
+                merged.map { (Array(UnsafeRawBufferPointer(rebasing: all[$0.name]).dropFirst().dropLast()), Array(UnsafeRawBufferPointer(rebasing: all[$0.value]))) }, namesAreEscaped: true)
             try text.withBytes { (b) throws(JSONAPIError) in
                 try writer.writeObject(b, formatNames: isMeta, what: "meta member", at: parts, pointer: "/\(name)")
             }

@@ -68,7 +68,13 @@ extension JSONValue: Encodable {
 extension JSONNumber: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
-        if let i = Int64(text) { try c.encode(i) } else if let u = UInt64(text) { try c.encode(u) } else if let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { try c.encode(d) } else {
+        if let i = Int64(text) {
+            try c.encode(i)
+        } else if let u = UInt64(text) {
+            try c.encode(u)
+        } else if let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) {
+            try c.encode(d)
+        } else {
             throw EncodingError.invalidValue(text, .init(codingPath: encoder.codingPath, debugDescription: "\(text) has no exact form in this encoder"))
         }
     }

@@ -74,8 +74,10 @@ struct DuplicateMerger: ~Copyable {
         if new.isNone { return old }
         if old.isNone { return keep(new) }
         let (oldMembers, newMembers, isObjects) = builder.store.withBytes { all in
-            (StoredJSON.members(all, old.range), StoredJSON.members(all, new.range),
-             all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{"))
+            (
+                StoredJSON.members(all, old.range), StoredJSON.members(all, new.range),
+                all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{")
+            )
         }
         guard isObjects else { return newWins ? keep(new, over: old) : old }
         // Built aside first: writing over the old value must not change what is read.
@@ -188,7 +190,9 @@ struct DuplicateMerger: ~Copyable {
     }
 
     /// Writes `rows` over the old rows when they fit (and are old), otherwise to the tail.
-    private static func placeRows<Row>(_ rows: [Row], over old: Range<Int>, in table: ReferenceWritableKeyPath<GraphStorage, [Row]>, of storage: GraphStorage, tail: inout [Row], mark: Int) -> (UInt32, UInt32) {
+    private static func placeRows<Row>(_ rows: [Row], over old: Range<Int>, in table: ReferenceWritableKeyPath<GraphStorage, [Row]>, of storage: GraphStorage, tail: inout [Row], mark: Int) -> (
+        UInt32, UInt32
+    ) {
         if rows.count <= old.count && old.upperBound <= mark {
             storage[keyPath: table].replaceSubrange(old.lowerBound..<old.lowerBound + rows.count, with: rows)
             return (UInt32(old.lowerBound), UInt32(rows.count))

@@ -79,7 +79,9 @@ extension Graph {
             for i in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
                 let rel = s.relationships[i]
                 let k: Int
-                if let existing = byName[rel.name] { k = existing } else {
+                if let existing = byName[rel.name] {
+                    k = existing
+                } else {
                     k = names.count
                     byName[rel.name] = k
                     names.append(rel.name)
@@ -98,9 +100,10 @@ extension Graph {
         for (k, name) in names.enumerated() {
             let f = fanOuts[k].sorted()
             let median: Double = f.isEmpty ? 0 : (f.count % 2 == 1 ? Double(f[f.count / 2]) : Double(f[f.count / 2 - 1] + f[f.count / 2]) / 2)
-            relationships.append(.init(
-                name: s.symbols.string(of: name), relationships: counts[k], linkage: f.reduce(0, +),
-                withoutData: withoutData[k], fanOutMin: f.first ?? 0, fanOutMedian: median, fanOutMax: f.last ?? 0))
+            relationships.append(
+                .init(
+                    name: s.symbols.string(of: name), relationships: counts[k], linkage: f.reduce(0, +),
+                    withoutData: withoutData[k], fanOutMin: f.first ?? 0, fanOutMedian: median, fanOutMax: f.last ?? 0))
         }
         return GraphStatistics(
             documents: s.documents.count, resources: s.resources.count, types: types, relationships: relationships,

@@ -75,7 +75,8 @@ public struct Graph: Sendable {
         if let id = identifier.id { return self[type: identifier.type, id: id] }
         if let lid = identifier.lid { return self[type: identifier.type, lid: lid] }
         guard let row = storage.row(type: identifier.type, lid: ""),
-              storage.resources[row].flags & GraphStorage.ResourceRecord.anonymous != 0 else { return nil }
+            storage.resources[row].flags & GraphStorage.ResourceRecord.anonymous != 0
+        else { return nil }
         return Resource(graph: self, row: row)
     }
 

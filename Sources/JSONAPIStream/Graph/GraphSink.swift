@@ -84,9 +84,10 @@ final class GraphSink: DocumentSink {
         } else {
             row = Int32(s.resources.count)
             if let maxResources, s.resources.count >= maxResources {
-                throw JSONAPIError.syntax(Diagnostic(
-                    severity: .error, rule: .J12, message: "more than \(maxResources) resources (the graph's resource limit)",
-                    location: r.position, pointer: r.pointer, source: sourceName))
+                throw JSONAPIError.syntax(
+                    Diagnostic(
+                        severity: .error, rule: .J12, message: "more than \(maxResources) resources (the graph's resource limit)",
+                        location: r.position, pointer: r.pointer, source: sourceName))
             }
             s.resources.append(record)
             if s.keyRow[Int(key)] < 0 { s.keyRow[Int(key)] = row }
@@ -128,15 +129,17 @@ final class GraphSink: DocumentSink {
             }
             let extraStart = UInt32(s.members.count)
             for k in t.extras { s.members.append(b.memberSpans[Int(k)]) }
-            s.linkage.append(GraphStorage.LinkageRecord(
-                key: key, lidKey: lidKey, meta: t.meta, extraStart: extraStart,
-                extraCount: UInt32(s.members.count) - extraStart))
+            s.linkage.append(
+                GraphStorage.LinkageRecord(
+                    key: key, lidKey: lidKey, meta: t.meta, extraStart: extraStart,
+                    extraCount: UInt32(s.members.count) - extraStart))
         }
         let extraStart = UInt32(s.members.count)
         for k in d.extras { s.members.append(b.memberSpans[Int(k)]) }
-        s.relationships.append(GraphStorage.RelationshipRecord(
-            name: name, kind: d.kind, targetStart: targetStart, targetCount: UInt32(s.linkage.count) - targetStart,
-            links: d.links, meta: d.meta, extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
+        s.relationships.append(
+            GraphStorage.RelationshipRecord(
+                name: name, kind: d.kind, targetStart: targetStart, targetCount: UInt32(s.linkage.count) - targetStart,
+                links: d.links, meta: d.meta, extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
     }
 
     @inline(__always)
@@ -165,22 +168,25 @@ final class GraphSink: DocumentSink {
         // A primary-data item with only type, id and meta is a resource identifier (a
         // relationship endpoint's response), not a second resource object.
         let newIsIdentifier = draft.isPrimary && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
-        let oldIsIdentifier = old.flags & GraphStorage.ResourceRecord.included == 0
+        let oldIsIdentifier =
+            old.flags & GraphStorage.ResourceRecord.included == 0
             && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
         let sameDocument = old.document == new.document
         let firstPlace = place(of: old)
         if policy == .error {
-            throw JSONAPIError.document(Diagnostic(
-                severity: .error, rule: sameDocument ? .R22 : .N01,
-                message: "\(identity) appears again (first at \(firstPlace)); duplicates are refused",
-                location: draft.position, pointer: draft.pointer, source: sourceName))
+            throw JSONAPIError.document(
+                Diagnostic(
+                    severity: .error, rule: sameDocument ? .R22 : .N01,
+                    message: "\(identity) appears again (first at \(firstPlace)); duplicates are refused",
+                    location: draft.position, pointer: draft.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
-            warn(Diagnostic(
-                severity: .warning, rule: sameDocument ? .R22 : .N01,
-                message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
-                location: draft.position, pointer: draft.pointer, source: sourceName))
+            warn(
+                Diagnostic(
+                    severity: .warning, rule: sameDocument ? .R22 : .N01,
+                    message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
+                    location: draft.position, pointer: draft.pointer, source: sourceName))
         }
         var m = DuplicateMerger(storage: s, builder: b, newWins: policy == .last, valueMark: draft.storeMark, marks: marks)
         var merged = old
@@ -231,10 +237,11 @@ final class GraphSink: DocumentSink {
         if let alarm = numberAlarm {
             s.topLevelUnsafeNumbers = (s.topLevelUnsafeNumbers ?? false) || alarm.outsideResources > 0
         }
-        s.documents.append(GraphStorage.DocumentRecord(
-            shape: d.primaryShape, primaryStart: documentPrimaryStart, primaryCount: s.primaryRows.count - documentPrimaryStart,
-            meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position,
-            source: sourceName))
+        s.documents.append(
+            GraphStorage.DocumentRecord(
+                shape: d.primaryShape, primaryStart: documentPrimaryStart, primaryCount: s.primaryRows.count - documentPrimaryStart,
+                meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position,
+                source: sourceName))
         documentPrimaryStart = s.primaryRows.count
     }
 

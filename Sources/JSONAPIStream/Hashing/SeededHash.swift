@@ -110,12 +110,14 @@ enum SeededHash {
         var h = seed.k2 ^ extra
         var i = 0
         while i &+ 16 < n {
-            h = mix(key.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ seed.k0,
-                    key.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self) ^ h ^ seed.k1)
+            h = mix(
+                key.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ seed.k0,
+                key.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self) ^ h ^ seed.k1)
             i &+= 16
         }
-        h = mix(key.loadUnaligned(fromByteOffset: n &- 16, as: UInt64.self) ^ seed.k0 ^ h,
-                key.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) ^ seed.k1)
+        h = mix(
+            key.loadUnaligned(fromByteOffset: n &- 16, as: UInt64.self) ^ seed.k0 ^ h,
+            key.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) ^ seed.k1)
         return mix(h ^ seed.k3, extra ^ seed.k2)
     }
 }

@@ -33,15 +33,17 @@ final class DuplicateTracker {
         let firstPlace = first.source != nil && first.source != sourceName ? "\(first.source!):\(first.position)" : first.position.description
         let what = "resource (type \(quoted(String(decoding: type, as: UTF8.self))), \(r.id.isNone ? "lid" : "id") \(quoted(String(decoding: id, as: UTF8.self))))"
         if policy == .error {
-            throw JSONAPIError.document(Diagnostic(
-                severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
-                location: r.position, pointer: r.pointer, source: sourceName))
+            throw JSONAPIError.document(
+                Diagnostic(
+                    severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
+                    location: r.position, pointer: r.pointer, source: sourceName))
         }
         let written = policy == .last
-        onDiagnostic?(Diagnostic(
-            severity: .warning, rule: sameDocument ? .R22 : .N01,
-            message: "\(what) appears again (first at \(firstPlace)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
-            location: r.position, pointer: r.pointer, source: sourceName))
+        onDiagnostic?(
+            Diagnostic(
+                severity: .warning, rule: sameDocument ? .R22 : .N01,
+                message: "\(what) appears again (first at \(firstPlace)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
+                location: r.position, pointer: r.pointer, source: sourceName))
         return written
     }
 }

@@ -56,10 +56,12 @@ struct FlatJSONWriter {
                 if parts.id == nil && parts.lid == nil {
                     if keyedByEmpty {
                         let r = s.resources[Int(row)]
-                        throw JSONAPIError.document(Diagnostic(
-                            severity: .error, rule: .N04,
-                            message: "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
-                            location: r.position, pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                        throw JSONAPIError.document(
+                            Diagnostic(
+                                severity: .error, rule: .N04,
+                                message:
+                                    "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
+                                location: r.position, pointer: r.pointer, source: s.documents[Int(r.document)].source))
                     }
                     keyedByEmpty = true
                 }
@@ -70,10 +72,12 @@ struct FlatJSONWriter {
                     if let k = s.keys.find(key, tag: s.idTag(UInt32(t))), s.keyRow[Int(k)] >= 0 {
                         let r = s.resources[Int(row)]
                         let type = String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self)
-                        throw JSONAPIError.document(Diagnostic(
-                            severity: .error, rule: .N04,
-                            message: "resources (type \(quoted(type)), \(parts.lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
-                            location: r.position, pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                        throw JSONAPIError.document(
+                            Diagnostic(
+                                severity: .error, rule: .N04,
+                                message:
+                                    "resources (type \(quoted(type)), \(parts.lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
+                                location: r.position, pointer: r.pointer, source: s.documents[Int(r.document)].source))
                     }
                 }
                 writer.writeQuoted(parts.id ?? parts.lid ?? UnsafeRawBufferPointer(start: nil, count: 0))
@@ -189,9 +193,10 @@ struct FlatJSONWriter {
         for m in Self.merge(extras, all) {
             let name = StoredJSON.decodeString(all, m.name)
             if ["data", "resources"].contains(name) {
-                throw JSONAPIError.document(Diagnostic(
-                    severity: .error, rule: .N04, message: "the top-level member \(quoted(name)) collides with the \(quoted(name)) the flat output adds",
-                    location: .start, pointer: "/" + name))
+                throw JSONAPIError.document(
+                    Diagnostic(
+                        severity: .error, rule: .N04, message: "the top-level member \(quoted(name)) collides with the \(quoted(name)) the flat output adds",
+                        location: .start, pointer: "/" + name))
             }
             out.write(byte: UInt8(ascii: ","))
             out.write(UnsafeRawBufferPointer(rebasing: all[m.name]))

@@ -54,7 +54,8 @@ package final class ResourceParts {
         StoredJSON.forEachMember(a, 0..<a.count) { name, value in
             // Names are stored minimally escaped: one with an escape is decoded first.
             let inner = UnsafeRawBufferPointer(rebasing: a[name.lowerBound + 1..<name.upperBound - 1])
-            let keep = inner.contains(UInt8(ascii: "\\"))
+            let keep =
+                inner.contains(UInt8(ascii: "\\"))
                 ? Array(StoredJSON.decodeString(a, name).utf8).withUnsafeBytes { kept($0) }
                 : kept(inner)
             if keep {
@@ -104,13 +105,15 @@ package final class ResourceParts {
             let start = identifiers.count
             for k in d.targets {
                 let t = b.identifierDrafts[Int(k)]
-                identifiers.append(Identifier(
-                    type: s(t.type)!, id: s(t.id), lid: s(t.lid), meta: v(t.meta),
-                    extras: Int(t.extras.lowerBound)..<Int(t.extras.upperBound)))
+                identifiers.append(
+                    Identifier(
+                        type: s(t.type)!, id: s(t.id), lid: s(t.lid), meta: v(t.meta),
+                        extras: Int(t.extras.lowerBound)..<Int(t.extras.upperBound)))
             }
-            relationships.append(Relationship(
-                name: s(d.name)!, kind: d.kind, targets: start..<identifiers.count, links: v(d.links), meta: v(d.meta),
-                extras: Int(d.extras.lowerBound)..<Int(d.extras.upperBound)))
+            relationships.append(
+                Relationship(
+                    name: s(d.name)!, kind: d.kind, targets: start..<identifiers.count, links: v(d.links), meta: v(d.meta),
+                    extras: Int(d.extras.lowerBound)..<Int(d.extras.upperBound)))
         }
     }
 
@@ -150,14 +153,16 @@ package final class ResourceParts {
                 let l = g.linkage[k]
                 let type = g.symbols.bytes(of: g.keyType(l.key))
                 let isLid = g.keyIsLid(l.key)
-                identifiers.append(Identifier(
-                    type: type, id: isLid ? nil : g.keys.bytes(of: l.key),
-                    lid: isLid ? g.keys.bytes(of: l.key) : (l.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: l.lidKey)),
-                    meta: v(l.meta), extras: addExtras(l.extraStart, l.extraCount)))
+                identifiers.append(
+                    Identifier(
+                        type: type, id: isLid ? nil : g.keys.bytes(of: l.key),
+                        lid: isLid ? g.keys.bytes(of: l.key) : (l.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: l.lidKey)),
+                        meta: v(l.meta), extras: addExtras(l.extraStart, l.extraCount)))
             }
-            relationships.append(Relationship(
-                name: g.symbols.bytes(of: rel.name), kind: rel.kind, targets: start..<identifiers.count,
-                links: v(rel.links), meta: v(rel.meta), extras: addExtras(rel.extraStart, rel.extraCount)))
+            relationships.append(
+                Relationship(
+                    name: g.symbols.bytes(of: rel.name), kind: rel.kind, targets: start..<identifiers.count,
+                    links: v(rel.links), meta: v(rel.meta), extras: addExtras(rel.extraStart, rel.extraCount)))
         }
     }
 }

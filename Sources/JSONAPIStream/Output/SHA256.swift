@@ -36,7 +36,8 @@ package final class SHA256Hasher {
             var length: UInt32 = 32
             // Invariant: `d` has room for the 32 bytes of a SHA-256 digest.
             if EVP_DigestInit_ex2(ctx, md, nil) != 1 || EVP_DigestUpdate(ctx, bytes.baseAddress, bytes.count) != 1
-                || EVP_DigestFinal_ex(ctx, d.baseAddress, &length) != 1 {
+                || EVP_DigestFinal_ex(ctx, d.baseAddress, &length) != 1
+            {
                 // Only an allocation failure inside OpenSSL gets here: the one-shot call instead.
                 _ = CCrypto.SHA256(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, d.baseAddress)
             }

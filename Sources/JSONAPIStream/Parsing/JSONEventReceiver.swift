@@ -128,9 +128,10 @@ class JSONEventReceiver {
 
     @inline(__always)
     private final func openLevel(isObject: Bool) {
-        levels.push(Level(
-            isObject: isObject, count: 0, firstKey: Int32(truncatingIfNeeded: keyEntries.count), table: -1,
-            bytesStart: keyBytes.count, signature: 0))
+        levels.push(
+            Level(
+                isObject: isObject, count: 0, firstKey: Int32(truncatingIfNeeded: keyEntries.count), table: -1,
+                bytesStart: keyBytes.count, signature: 0))
     }
 
     final func receiveStartObject() -> Bool {
@@ -343,7 +344,9 @@ class JSONEventReceiver {
         case .at(let l): location = l
         }
         let p: String
-        if let pointer { p = pointer } else {
+        if let pointer {
+            p = pointer
+        } else {
             switch place {
             case .container: p = containerPointer()
             default: p = currentPointer()
@@ -361,8 +364,9 @@ class JSONEventReceiver {
     /// The `J11` finding for a repeated member name (the name being reported), as a warning.
     final func duplicateWarning(_ name: UnsafeRawBufferPointer, _ message: String) -> Diagnostic {
         let text = String(decoding: name, as: UTF8.self)
-        return Diagnostic(severity: .warning, rule: .J11, message: "duplicate member name \(quoted(text))\(message)",
-                          location: currentLocation(), pointer: containerPointer() + "/" + escapePointerToken(text))
+        return Diagnostic(
+            severity: .warning, rule: .J11, message: "duplicate member name \(quoted(text))\(message)",
+            location: currentLocation(), pointer: containerPointer() + "/" + escapePointerToken(text))
     }
 
     @inline(never)

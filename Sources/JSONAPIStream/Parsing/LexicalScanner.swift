@@ -186,9 +186,13 @@ struct LexicalScanner {
                     if cls == ByteClass.literal {
                         tokenStart = base &+ i
                         mode = .literal
-                        if c == UInt8(ascii: "t") { literalWord = 0x6575_7274; literalLength = 4 }
-                        else if c == UInt8(ascii: "f") { literalWord = 0x65_736C_6166; literalLength = 5 }
-                        else { literalWord = 0x6C6C_756E; literalLength = 4 }
+                        if c == UInt8(ascii: "t") {
+                            literalWord = 0x6575_7274; literalLength = 4
+                        } else if c == UInt8(ascii: "f") {
+                            literalWord = 0x65_736C_6166; literalLength = 5
+                        } else {
+                            literalWord = 0x6C6C_756E; literalLength = 4
+                        }
                         literalIndex = 1
                         i &+= 1
                         break
@@ -318,31 +322,36 @@ struct LexicalScanner {
                         guard isDigit else { throw badNumber("a digit after '-'", c, at: base &+ i) }
                         numberState = c == 0x30 ? .zero : .integer
                     case .zero:
-                        if c == UInt8(ascii: ".") { numberState = .dot }
-                        else if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent }
-                        else if isDigit {
+                        if c == UInt8(ascii: ".") {
+                            numberState = .dot
+                        } else if c | 0x20 == UInt8(ascii: "e") {
+                            numberState = .exponent
+                        } else if isDigit {
                             // Reported at the number; yajl reads its `0` (or `-0`) as a whole
                             // number and stumbles on the next digit.
                             throw Failure(
                                 rule: .J00, message: "a number must not have leading zeros",
                                 offset: tokenStart, tokenStart: base &+ i)
-                        } else { try endNumber(at: base &+ i); break }
+                        } else {
+                            try endNumber(at: base &+ i); break
+                        }
                     case .integer:
                         if isDigit { break }
-                        if c == UInt8(ascii: ".") { numberState = .dot }
-                        else if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent }
-                        else { try endNumber(at: base &+ i) }
+                        if c == UInt8(ascii: ".") { numberState = .dot } else if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent } else { try endNumber(at: base &+ i) }
                     case .dot:
                         guard isDigit else { throw badNumber("a digit after '.'", c, at: base &+ i) }
                         numberState = .fraction
                     case .fraction:
                         if isDigit { break }
-                        if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent }
-                        else { try endNumber(at: base &+ i) }
+                        if c | 0x20 == UInt8(ascii: "e") { numberState = .exponent } else { try endNumber(at: base &+ i) }
                     case .exponent:
-                        if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { numberState = .exponentSign }
-                        else if isDigit { numberState = .exponentDigits }
-                        else { throw badNumber("a digit or sign in the exponent", c, at: base &+ i) }
+                        if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
+                            numberState = .exponentSign
+                        } else if isDigit {
+                            numberState = .exponentDigits
+                        } else {
+                            throw badNumber("a digit or sign in the exponent", c, at: base &+ i)
+                        }
                     case .exponentSign:
                         guard isDigit else { throw badNumber("a digit in the exponent", c, at: base &+ i) }
                         numberState = .exponentDigits
@@ -379,8 +388,8 @@ struct LexicalScanner {
                     literalIndex &+= 1
                     i &+= 1
                 }
-                // A literal completed exactly at the end of the buffer stays open until the
-                // next byte (or the end of the input) shows it is not a longer word.
+            // A literal completed exactly at the end of the buffer stays open until the
+            // next byte (or the end of the input) shows it is not a longer word.
             }
         }
         if mode == .string || mode == .escape || mode == .unicodeHex || mode == .utf8
@@ -449,7 +458,8 @@ struct LexicalScanner {
             default: what = "byte that never appears in UTF-8"
             }
         } else {
-            what = utf8Remaining > 0 && c >= 0x80 && c <= 0xBF
+            what =
+                utf8Remaining > 0 && c >= 0x80 && c <= 0xBF
                 ? "overlong encoding, encoded surrogate or code point above U+10FFFF"
                 : "truncated multi-byte sequence"
         }

@@ -52,8 +52,7 @@ struct StructuralScanner {
                 let c = p.load(fromByteOffset: i, as: UInt8.self)
                 if escaped {
                     escaped = false
-                    if c >= 0x80 { try startUTF8(c, at: base &+ i) }
-                    else if c == 0x0A { newlines.append(base &+ i) }
+                    if c >= 0x80 { try startUTF8(c, at: base &+ i) } else if c == 0x0A { newlines.append(base &+ i) }
                 } else {
                     guard c >= utf8Low && c <= utf8High else { throw Suspect(offset: base &+ i) }
                     utf8Low = 0x80
@@ -111,7 +110,9 @@ struct StructuralScanner {
                                 // is never taken for its continuation (or it for a quote).
                                 try startUTF8(next, at: base &+ i &- 1)
                                 try continueUTF8(p, &i, n, base: base)
-                            } else if next == 0x0A { newlines.append(base &+ i &- 1) }
+                            } else if next == 0x0A {
+                                newlines.append(base &+ i &- 1)
+                            }
                             if i > end { break }
                         }
                     } else if c == 0x0A {
@@ -150,7 +151,9 @@ struct StructuralScanner {
                     if next >= 0x80 {
                         try startUTF8(next, at: base &+ i &- 1)
                         try continueUTF8(p, &i, n, base: base)
-                    } else if next == 0x0A { newlines.append(base &+ i &- 1) }
+                    } else if next == 0x0A {
+                        newlines.append(base &+ i &- 1)
+                    }
                 }
             } else if c == 0x0A {
                 newlines.append(base &+ i &- 1)

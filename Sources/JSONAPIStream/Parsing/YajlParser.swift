@@ -122,22 +122,25 @@ nonisolated(unsafe) private let eventCallbacks: UnsafeMutablePointer<yajl_callba
             yajl_integer: nil,
             yajl_double: nil,
             yajl_number: { ctx, text, length in
-                result(receiver(ctx)._withUnsafeGuaranteedRef {
-                    $0.receiveNumber(UnsafeRawBufferPointer(start: text, count: length))
-                })
+                result(
+                    receiver(ctx)._withUnsafeGuaranteedRef {
+                        $0.receiveNumber(UnsafeRawBufferPointer(start: text, count: length))
+                    })
             },
             yajl_string: { ctx, bytes, length in
-                result(receiver(ctx)._withUnsafeGuaranteedRef {
-                    $0.receiveString(UnsafeRawBufferPointer(start: bytes, count: length))
-                })
+                result(
+                    receiver(ctx)._withUnsafeGuaranteedRef {
+                        $0.receiveString(UnsafeRawBufferPointer(start: bytes, count: length))
+                    })
             },
             yajl_start_map: { ctx in
                 result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveStartObject() })
             },
             yajl_map_key: { ctx, bytes, length in
-                result(receiver(ctx)._withUnsafeGuaranteedRef {
-                    $0.receiveKey(UnsafeRawBufferPointer(start: bytes, count: length))
-                })
+                result(
+                    receiver(ctx)._withUnsafeGuaranteedRef {
+                        $0.receiveKey(UnsafeRawBufferPointer(start: bytes, count: length))
+                    })
             },
             yajl_end_map: { ctx in
                 result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndObject() })

@@ -58,7 +58,8 @@ final class TapeReplayer {
                     default:
                         positions.currentStart = Int(p.loadUnaligned(fromByteOffset: i, as: Int64.self))
                         i &+= 8
-                        ok = kind == .escapedKey
+                        ok =
+                            kind == .escapedKey
                             ? receiver.receiveKey(value, escaped: true, prefix: JSONEventReceiver.prefix(value))
                             : receiver.receiveString(value, escaped: true)
                     }

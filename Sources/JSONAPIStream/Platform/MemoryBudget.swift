@@ -164,8 +164,10 @@ public enum MemoryBudget {
 
     /// The cgroup's memory limit and what the cgroup holds beside this process.
     private static func cgroupLimit() -> (Int, Int)? {
-        for (limitPath, currentPath) in [("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-                                         ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes")] {
+        for (limitPath, currentPath) in [
+            ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+            ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+        ] {
             guard let limit = readNumber(limitPath), limit < 1 << 60 else { continue }
             let current = readNumber(currentPath) ?? 0
             let own = usage()?.resident ?? 0

@@ -73,8 +73,8 @@ extension Denormalizer {
                 .input("\(dir.path)/\(relationships.file), row \(k + 1): \(what) (not a table written by normalize --split-by-type)")
             }
             guard let type = cell("from_type")?.stringValue, let name = cell("relationship")?.stringValue,
-                  case .number(let rowNumber)? = cell("from_row"), let from = Int(rowNumber.text),
-                  case .number(let countNumber)? = cell("count"), let count = Int(countNumber.text), count >= 0
+                case .number(let rowNumber)? = cell("from_row"), let from = Int(rowNumber.text),
+                case .number(let countNumber)? = cell("count"), let count = Int(countNumber.text), count >= 0
             else { throw bad("no from_type, from_row, relationship or count") }
             guard next + count <= edgeRows.count else { throw bad("fewer edges than its count") }
             var targets: [JSONValue] = []

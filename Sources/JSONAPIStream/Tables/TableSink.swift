@@ -32,7 +32,6 @@ final class FixedTable {
     /// Rows written (CSV: not counting the header).
     var rowCount: Int { rows.rows }
 
-
     /// Writes out what is buffered and closes the file.
     func finish() throws(JSONAPIError) {
         try out.flush()
@@ -137,9 +136,10 @@ final class TableSink: DocumentSink {
         let k = Int(tableNumbers.intern(type))
         if tableNumbers.count > before {
             let name = TableFileNames.unique(type, taken: &fileNames)
-            tables.append(TypeTable(
-                type: Array(type), file: name + "." + format.fileExtension,
-                spillPath: directory + "/.spill-\(k)"))
+            tables.append(
+                TypeTable(
+                    type: Array(type), file: name + "." + format.fileExtension,
+                    spillPath: directory + "/.spill-\(k)"))
         }
         return tables[k]
     }
@@ -173,10 +173,11 @@ final class TableSink: DocumentSink {
             t.hasOther = true
         }
         if let collision {
-            throw JSONAPIError.document(Diagnostic(
-                severity: .error, rule: .N04,
-                message: "two attribute names become \(JSONEscaping.quotedString(collision)) with --keys \(options.keys.rawValue)",
-                location: p.position, pointer: p.pointer + "/attributes"))
+            throw JSONAPIError.document(
+                Diagnostic(
+                    severity: .error, rule: .N04,
+                    message: "two attribute names become \(JSONEscaping.quotedString(collision)) with --keys \(options.keys.rawValue)",
+                    location: p.position, pointer: p.pointer + "/attributes"))
         }
         t.fewestColumns = min(t.fewestColumns, present)
         if p.lid != nil { t.hasLid = true }
@@ -248,10 +249,11 @@ final class TableSink: DocumentSink {
             // The name as written, refusing two that --keys makes equal.
             if !options.keys.apply(rel.name, into: &relationshipName) { relationshipName.append(contentsOf: rel.name) }
             if relationshipNames.contains(relationshipName) {
-                throw JSONAPIError.document(Diagnostic(
-                    severity: .error, rule: .N04,
-                    message: "two relationship names become \(JSONEscaping.quotedString(String(decoding: relationshipName, as: UTF8.self))) with --keys \(options.keys.rawValue)",
-                    location: p.position, pointer: p.pointer + "/relationships"))
+                throw JSONAPIError.document(
+                    Diagnostic(
+                        severity: .error, rule: .N04,
+                        message: "two relationship names become \(JSONEscaping.quotedString(String(decoding: relationshipName, as: UTF8.self))) with --keys \(options.keys.rawValue)",
+                        location: p.position, pointer: p.pointer + "/relationships"))
             }
             relationshipNames.append(relationshipName)
             try withContiguousBytes(of: relationshipName) { (name) throws(JSONAPIError) in try writeRelationship(rel, name: name, row: row) }

@@ -136,9 +136,10 @@ public final class TableSplitter {
         var summaries: [TableSummary] = []
         for f in [sink.documents, sink.relationships, sink.edges] {
             try f.finish()
-            summaries.append(TableSummary(
-                type: nil, file: f.file, rows: f.rowCount,
-                columns: f.columns.map { TableColumn(name: $0, type: Self.fixedColumnType($0)) }))
+            summaries.append(
+                TableSummary(
+                    type: nil, file: f.file, rows: f.rowCount,
+                    columns: f.columns.map { TableColumn(name: $0, type: Self.fixedColumnType($0)) }))
         }
         var typeSummaries: [TableSummary] = []
         for t in sink.tables { typeSummaries.append(try rewrite(t)) }
@@ -278,12 +279,15 @@ public final class TableSplitter {
             if let type = s.type { o.append("type", .string(type)) } else { o.append("table", .string(String(s.file.prefix { $0 != "." }))) }
             o.append("file", .string(s.file))
             o.append("rows", .number(JSONNumber(s.rows)))
-            o.append("columns", .array(s.columns.map { c in
-                var col = JSONObject()
-                col.append("name", .string(c.name))
-                col.append("type", .string(c.type.rawValue))
-                return .object(col)
-            }))
+            o.append(
+                "columns",
+                .array(
+                    s.columns.map { c in
+                        var col = JSONObject()
+                        col.append("name", .string(c.name))
+                        col.append("type", .string(c.type.rawValue))
+                        return .object(col)
+                    }))
             return .object(o)
         }
         var root = JSONObject()

@@ -46,9 +46,11 @@ enum MemberNameRules {
             let nsText = String(decoding: ns, as: UTF8.self)
             let nsValid = !ns.isEmpty && ns.allSatisfy { $0 < 0x80 && classes[Int($0)] == 1 }
             guard nsValid, extensions.contains(nsText) else {
-                return Violation(rule: .R41, message: nsValid
-                    ? "\(quoted(nsText)) is not the namespace of an applied extension"
-                    : "':' is allowed only after an extension namespace")
+                return Violation(
+                    rule: .R41,
+                    message: nsValid
+                        ? "\(quoted(nsText)) is not the namespace of an applied extension"
+                        : "':' is allowed only after an extension namespace")
             }
             let rest = UnsafeRawBufferPointer(rebasing: body[(colon + 1)...])
             if rest.isEmpty { return Violation(rule: .R41, message: "an extension member name MUST have characters after the namespace") }

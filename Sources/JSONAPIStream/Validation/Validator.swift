@@ -56,7 +56,10 @@ final class Validator: DocumentSink {
             let lidKey = internKey(type: b.scratch.bytes(in: r.type.range), id: .none, lid: r.lid, b)
             let other = keyRow[Int(lidKey)]
             if other >= 0 && other != row && rows[Int(other)].key != key {
-                try report(.R22, "a compound document MUST NOT include more than one resource object for type \(quoted(b.scratch.string(r.type.range))) and lid \(quoted(b.scratch.string(r.lid.range))) (the first is at \(rows[Int(other)].position))", r.position, r.pointer)
+                try report(
+                    .R22,
+                    "a compound document MUST NOT include more than one resource object for type \(quoted(b.scratch.string(r.type.range))) and lid \(quoted(b.scratch.string(r.lid.range))) (the first is at \(rows[Int(other)].position))",
+                    r.position, r.pointer)
             } else if other < 0 {
                 keyRow[Int(lidKey)] = row
             }
@@ -126,7 +129,8 @@ final class Validator: DocumentSink {
             let rule: Rule = options.context == .create ? .C01 : .C02
             if d.primaryShape != .single {
                 let found = d.primaryShape == .many ? "an array" : (d.primaryShape == .null ? "null" : "no data")
-                try report(rule, "a \(options.context == .create ? "create" : "update") request MUST send one resource object as data, not \(found)", d.position, d.primaryShape == .absent ? "" : "/data")
+                try report(
+                    rule, "a \(options.context == .create ? "create" : "update") request MUST send one resource object as data, not \(found)", d.position, d.primaryShape == .absent ? "" : "/data")
             }
         case .relationshipUpdate:
             if d.primaryShape == .absent {

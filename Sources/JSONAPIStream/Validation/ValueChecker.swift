@@ -217,7 +217,8 @@ struct ValueChecker: ~Copyable {
             if owner == .error && !exempt && !isAbout && !isType {
                 return builder.report(.R35, "error links MAY contain only about and type, not \(quoted(String(decoding: name, as: UTF8.self)))")
             }
-            let standard = isSelf || isRelated || isAbout || isType || named(Names.first, 5) || named(Names.last, 4)
+            let standard =
+                isSelf || isRelated || isAbout || isType || named(Names.first, 5) || named(Names.last, 4)
                 || named(Names.prev, 4) || named(Names.next, 4) || (n == 11 && memoryEqual(name, staticBytes("describedby")))
             if !exempt && !standard {
                 return builder.checkMemberName(name, what: "link name", always: false)
@@ -228,39 +229,57 @@ struct ValueChecker: ~Copyable {
             if named(Names.href, 4) {
                 top.pointee = .linkObject(sawHref: true)
                 expect = .href
-            } else if named(Names.rel, 3) { expect = .relationType }
-            else if n == 11 && memoryEqual(name, staticBytes("describedby")) { expect = .link }
-            else if named(Names.title, 5) { expect = .plainString(.R29, "title") }
-            else if named(Names.type, 4) { expect = .plainString(.R29, "type") }
-            else if named(Names.hreflang, 8) { expect = .hreflang }
-            else if named(Names.meta, 4) { expect = .metaObject }
-            else {
+            } else if named(Names.rel, 3) {
+                expect = .relationType
+            } else if n == 11 && memoryEqual(name, staticBytes("describedby")) {
+                expect = .link
+            } else if named(Names.title, 5) {
+                expect = .plainString(.R29, "title")
+            } else if named(Names.type, 4) {
+                expect = .plainString(.R29, "type")
+            } else if named(Names.hreflang, 8) {
+                expect = .hreflang
+            } else if named(Names.meta, 4) {
+                expect = .metaObject
+            } else {
                 expect = .anything
                 return builder.report(.R29, "a link object MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
             return true
         case .jsonapi:
             if exempt { expect = .anything; return true }
-            if named(Names.version, 7) { expect = .plainString(.R30, "version") }
-            else if named(Names.ext, 3) { expect = .uriArray("ext") }
-            else if named(Names.profile, 7) { expect = .uriArray("profile") }
-            else if named(Names.meta, 4) { expect = .metaObject }
-            else {
+            if named(Names.version, 7) {
+                expect = .plainString(.R30, "version")
+            } else if named(Names.ext, 3) {
+                expect = .uriArray("ext")
+            } else if named(Names.profile, 7) {
+                expect = .uriArray("profile")
+            } else if named(Names.meta, 4) {
+                expect = .metaObject
+            } else {
                 expect = .anything
                 return builder.report(.R30, "the jsonapi object MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
             return true
         case .error(let members):
             if exempt { expect = .anything; return true }
-            if named(Names.id, 2) { expect = .plainString(.R33, "id") }
-            else if named(Names.status, 6) { expect = .plainString(.R33, "status") }
-            else if named(Names.code, 4) { expect = .plainString(.R33, "code") }
-            else if named(Names.title, 5) { expect = .plainString(.R33, "title") }
-            else if named(Names.detail, 6) { expect = .plainString(.R33, "detail") }
-            else if named(Names.source, 6) { expect = .errorSource }
-            else if named(Names.links, 5) { expect = .linksObject(.error) }
-            else if named(Names.meta, 4) { expect = .metaObject }
-            else {
+            if named(Names.id, 2) {
+                expect = .plainString(.R33, "id")
+            } else if named(Names.status, 6) {
+                expect = .plainString(.R33, "status")
+            } else if named(Names.code, 4) {
+                expect = .plainString(.R33, "code")
+            } else if named(Names.title, 5) {
+                expect = .plainString(.R33, "title")
+            } else if named(Names.detail, 6) {
+                expect = .plainString(.R33, "detail")
+            } else if named(Names.source, 6) {
+                expect = .errorSource
+            } else if named(Names.links, 5) {
+                expect = .linksObject(.error)
+            } else if named(Names.meta, 4) {
+                expect = .metaObject
+            } else {
                 expect = .anything
                 return builder.report(.R32, "an error object MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }
@@ -268,10 +287,13 @@ struct ValueChecker: ~Copyable {
             return true
         case .source:
             if exempt { expect = .anything; return true }
-            if named(Names.pointer, 7) { expect = .sourcePointer }
-            else if n == 9 && memoryEqual(name, staticBytes("parameter")) { expect = .plainString(.R34, "source.parameter") }
-            else if named(Names.header, 6) { expect = .plainString(.R34, "source.header") }
-            else {
+            if named(Names.pointer, 7) {
+                expect = .sourcePointer
+            } else if n == 9 && memoryEqual(name, staticBytes("parameter")) {
+                expect = .plainString(.R34, "source.parameter")
+            } else if named(Names.header, 6) {
+                expect = .plainString(.R34, "source.header")
+            } else {
                 expect = .anything
                 return builder.report(.R34, "an error source MUST NOT contain the member \(quoted(String(decoding: name, as: UTF8.self)))")
             }

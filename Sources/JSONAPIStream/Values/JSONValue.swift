@@ -242,7 +242,8 @@ struct DecimalText: Equatable {
         guard let written = DecimalText(text) else { return false }
         if DecimalText("\(v)") == written { return true }
         guard v.isFinite, v == v.rounded(), written.negative == (v < 0), let digits = written.integerDigits,
-              let magnitude = UInt64(exactly: v.magnitude) else { return false }
+            let magnitude = UInt64(exactly: v.magnitude)
+        else { return false }
         return String(magnitude) == digits
     }
 

@@ -125,7 +125,9 @@ package enum StoredJSON {
     /// value's range (offsets into `b`).
     static func members(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> [(name: Range<Int>, value: Range<Int>)] {
         var out: [(name: Range<Int>, value: Range<Int>)] = []
-        forEachMember(b, span) { name, value in out.append((name, value)); return true }
+        forEachMember(b, span) { name, value in
+            out.append((name, value)); return true
+        }
         return out
     }
 

@@ -61,8 +61,9 @@ struct BenchMachine: Codable {
     static var current: BenchMachine {
         var cpu = "unknown"
         if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-           let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
-           let colon = line.firstIndex(of: ":") {
+            let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        {
             cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return BenchMachine(
@@ -172,16 +173,18 @@ struct BenchReport {
                     lines.append(cells([row.title, "failed: \(short)"], [titleWidth, 0]))
                     continue
                 }
-                lines.append(cells([
-                    row.title,
-                    row.megabytesPerSecond.map { String(format: "%.1f", $0) } ?? "-",
-                    row.throughputRatio.map { String(format: "%.2f", $0) } ?? "-",
-                    row.cpuRatio.map { String(format: "%.2f", $0) } ?? "-",
-                    row.resourcesPerSecond.map { grouped(Int($0.rounded())) } ?? "-",
-                    row.peakResidentBytes.map(mebibytes) ?? "-",
-                    row.peakRatio.map { String(format: "%.2f", $0) } ?? "-",
-                    row.aboveInputBytes.map(mebibytes) ?? "-",
-                ], widths))
+                lines.append(
+                    cells(
+                        [
+                            row.title,
+                            row.megabytesPerSecond.map { String(format: "%.1f", $0) } ?? "-",
+                            row.throughputRatio.map { String(format: "%.2f", $0) } ?? "-",
+                            row.cpuRatio.map { String(format: "%.2f", $0) } ?? "-",
+                            row.resourcesPerSecond.map { grouped(Int($0.rounded())) } ?? "-",
+                            row.peakResidentBytes.map(mebibytes) ?? "-",
+                            row.peakRatio.map { String(format: "%.2f", $0) } ?? "-",
+                            row.aboveInputBytes.map(mebibytes) ?? "-",
+                        ], widths))
             }
         }
         lines.append("")

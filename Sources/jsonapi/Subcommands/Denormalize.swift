@@ -6,7 +6,8 @@ import JSONAPIStream
 
 struct Denormalize: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn normalize output (flat JSON, NDJSON, or a --split-by-type directory) or a database jsonapi load wrote (an SQLite file or a postgres:// URL) back into one JSON:API compound document.",
+        abstract:
+            "Turn normalize output (flat JSON, NDJSON, or a --split-by-type directory) or a database jsonapi load wrote (an SQLite file or a postgres:// URL) back into one JSON:API compound document.",
         discussion: """
             Resources merge as when reading documents (the later member wins). Without --include, \
             every resource that is not primary data goes into included; with it, only those the \

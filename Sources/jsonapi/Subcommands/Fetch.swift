@@ -35,7 +35,8 @@ struct Fetch: ParsableCommand {
 
     /// `jsonapi-fetch` in the folder of the running `jsonapi` (its real path, links followed).
     static func fetchProgram() throws -> String {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let candidate = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("jsonapi-fetch").path
         guard FileManager.default.isExecutableFile(atPath: candidate) else {

@@ -55,16 +55,18 @@ struct Load: ParsableCommand {
         } catch {
             let code = report(error.withSourceIfMissing(sources.first?.name ?? "-"))
             if error.diagnostic != nil {
-                Terminal.standardError(singleTransaction
-                    ? "jsonapi: nothing was loaded (--single-transaction)"
-                    : "jsonapi: the document with the error was not loaded; the documents before it were")
+                Terminal.standardError(
+                    singleTransaction
+                        ? "jsonapi: nothing was loaded (--single-transaction)"
+                        : "jsonapi: the document with the error was not loaded; the documents before it were")
             }
             throw code
         }
         warnings.summary()
         guard !reporting.quiet else { return }
-        Terminal.standardError("jsonapi: loaded \(summary.documents) document\(summary.documents == 1 ? "" : "s") into \(redactedDatabaseName(database)): "
-            + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")")
+        Terminal.standardError(
+            "jsonapi: loaded \(summary.documents) document\(summary.documents == 1 ? "" : "s") into \(redactedDatabaseName(database)): "
+                + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")")
         for (table, n) in summary.resourcesByTable.sorted(by: { $0.key < $1.key }) {
             Terminal.standardError("  \(table): \(n)")
         }

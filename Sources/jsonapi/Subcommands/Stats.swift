@@ -85,8 +85,7 @@ enum StatsTable {
         var out = ""
         for (i, c) in cells.enumerated() {
             let w = widths[i]
-            if i == 0 { out += c.padding(toLength: max(w, c.count), withPad: " ", startingAt: 0) }
-            else { out += String(repeating: " ", count: max(1, w - c.count)) + c }
+            if i == 0 { out += c.padding(toLength: max(w, c.count), withPad: " ", startingAt: 0) } else { out += String(repeating: " ", count: max(1, w - c.count)) + c }
         }
         return out
     }
