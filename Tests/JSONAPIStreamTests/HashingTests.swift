@@ -38,7 +38,7 @@ struct HashingTests {
             var k = k
             return k.withUTF8 { b in
                 let raw = UnsafeRawBufferPointer(b)
-                let (prefix, suffix) = ByteInterner.words(raw)
+                let (prefix, suffix) = ShortName.words(raw)
                 return ByteInterner.hash(raw, prefix, suffix, tag: 0, seed: seed)
             }
         }

@@ -85,7 +85,7 @@ struct SyntaxRulesTests {
 /// it is full, and bounded.
 struct NameCacheTests {
     static func with<R>(_ s: String, _ body: (UnsafeRawBufferPointer, UInt64) -> R) -> R {
-        Array(s.utf8).withUnsafeBytes { body($0, JSONEventReceiver.prefix($0)) }
+        Array(s.utf8).withUnsafeBytes { body($0, ShortName.prefix($0)) }
     }
 
     @Test func keepsEveryNameUntilFull() {

@@ -2,42 +2,30 @@
 extension DocumentBuilder {
     // MARK: - Member names
 
-    static let pData: UInt64 = 0x61746164  // "data"
-    static let pMeta: UInt64 = 0x6174656D  // "meta"
-    static let pType: UInt64 = 0x65707974  // "type"
-    static let pLinks: UInt64 = 0x736B6E696C  // "links"
-    static let pErrors: UInt64 = 0x73726F727265  // "errors"
-    static let pJSONAPI: UInt64 = 0x6970616E6F736A  // "jsonapi"
-    static let pIncluded: UInt64 = 0x646564756C636E69  // "included"
-    static let pAttributes: UInt64 = 0x7475626972747461  // "attribut"
-    static let pRelationships: UInt64 = 0x6E6F6974616C6572  // "relation"
-    static let pID: UInt64 = 0x6469  // "id"
-    static let pLID: UInt64 = 0x64696C  // "lid"
-
     @inline(__always)
     static func classify(_ name: UnsafeRawBufferPointer) -> Member {
-        classify(name, prefix: JSONEventReceiver.prefix(name))
+        classify(name, prefix: ShortName.prefix(name))
     }
 
     /// The member a name stands for, given its first eight bytes (zero-padded).
     @inline(__always)
     static func classify(_ name: UnsafeRawBufferPointer, prefix p: UInt64) -> Member {
         switch name.count {
-        case 2: return p == pID ? .id : .other
-        case 3: return p == pLID ? .lid : .other
+        case 2: return p == ShortName.id ? .id : .other
+        case 3: return p == ShortName.lid ? .lid : .other
         case 4:
-            if p == pType { return .type }
-            if p == pData { return .data }
-            if p == pMeta { return .meta }
+            if p == ShortName.type { return .type }
+            if p == ShortName.data { return .data }
+            if p == ShortName.meta { return .meta }
             return .other
-        case 5: return p == pLinks ? .links : .other
-        case 6: return p == pErrors ? .errors : .other
-        case 7: return p == pJSONAPI ? .jsonapi : .other
-        case 8: return p == pIncluded ? .included : .other
+        case 5: return p == ShortName.links ? .links : .other
+        case 6: return p == ShortName.errors ? .errors : .other
+        case 7: return p == ShortName.jsonapi ? .jsonapi : .other
+        case 8: return p == ShortName.included ? .included : .other
         case 10:
-            return p == pAttributes && name.loadUnaligned(fromByteOffset: 8, as: UInt16.self) == 0x7365 /* "es" */ ? .attributes : .other
+            return p == ShortName.attributesPrefix && name.loadUnaligned(fromByteOffset: 8, as: UInt16.self) == 0x7365 /* "es" */ ? .attributes : .other
         case 13:
-            return p == pRelationships && name.loadUnaligned(fromByteOffset: 5, as: UInt64.self) == 0x73706968736E6F69 /* "ionships" */
+            return p == ShortName.relationshipsPrefix && name.loadUnaligned(fromByteOffset: 5, as: UInt64.self) == 0x73706968736E6F69 /* "ionships" */
                 ? .relationships : .other
         default: return .other
         }
@@ -143,7 +131,7 @@ extension DocumentBuilder {
 
     @inline(__always)
     func checkTypeName(_ value: UnsafeRawBufferPointer) -> Bool {
-        let prefix = JSONEventReceiver.prefix(value)
+        let prefix = ShortName.prefix(value)
         if nameCache.contains(value, prefix: prefix, kind: 1) { return true }
         return checkNewTypeName(value, prefix: prefix)
     }
@@ -178,15 +166,15 @@ extension DocumentBuilder {
 
     /// A key inside a checked raw value.
     func checkKey(_ name: UnsafeRawBufferPointer) -> Bool {
-        if rawTarget == .resourceAttributes {
-            if rawDepth == 1 {
+        if raw.target == .resourceAttributes {
+            if raw.depth == 1 {
                 attributeNames.append(NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none))
             }
             // Keys inside an attribute's value are any JSON (a JSON field's keys, domain
             // names with dots): the member-name rules cover the attribute names only.
-            return rawDepth == 1 ? checkMemberName(name, what: "attribute name", always: true) : true
+            return raw.depth == 1 ? checkMemberName(name, what: "attribute name", always: true) : true
         }
-        return checker.key(name, prefix: keyPrefix, builder: self)
+        return checker.key(name, prefix: keyPrefix, reporter: self)
     }
 
     /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
@@ -194,7 +182,7 @@ extension DocumentBuilder {
         for i in 0..<relationshipDrafts.count {
             let name = relationshipDrafts[i].name
             let bytes = scratch.bytes(in: name.range)
-            relationshipNames.append(NameWords(bytes, prefix: JSONEventReceiver.prefix(bytes), longName: name))
+            relationshipNames.append(NameWords(bytes, prefix: ShortName.prefix(bytes), longName: name))
         }
         // The usual case, no clash, without copying the lists (no reference counting).
         let clash = attributeNames.withUnsafeBufferPointer { attributes in
@@ -236,8 +224,8 @@ extension DocumentBuilder {
     }
 }
 
-/// A member name as its length, first and last eight bytes: equal words mean equal names
-/// for names of up to 16 bytes; longer names also keep their bytes (`longName`).
+/// A member name as its length and ``ShortName`` words: equal words mean equal names for
+/// names of up to 16 bytes; longer names also keep their bytes (`longName`).
 struct NameWords {
     var length: Int
     var prefix: UInt64
@@ -247,11 +235,11 @@ struct NameWords {
     init(_ name: UnsafeRawBufferPointer, prefix: UInt64, longName: ScratchSpan) {
         length = name.count
         self.prefix = prefix
-        suffix = name.count > 8 ? name.loadUnaligned(fromByteOffset: name.count &- 8, as: UInt64.self) : 0
+        suffix = ShortName.suffix(name)
         self.longName = longName
     }
 
-    var isTypeOrID: Bool { (length == 4 && prefix == Names.type) || (length == 2 && prefix == Names.id) }
+    var isTypeOrID: Bool { (length == 4 && prefix == ShortName.type) || (length == 2 && prefix == ShortName.id) }
 
     func equals(_ other: NameWords, _ scratch: borrowing ByteArena) -> Bool {
         guard length == other.length && prefix == other.prefix && suffix == other.suffix else { return false }
@@ -273,3 +261,6 @@ struct NameWords {
 func staticBytes(_ s: StaticString) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
 }
+
+/// The value checker's findings are the builder's to report (its mode, its positions).
+extension DocumentBuilder: RuleReporter {}

@@ -56,10 +56,10 @@ extension DocumentBuilder {
         }
         startRawValue(target)
         write(self)
-        needComma = true
+        raw.wroteValue()
         if let schema, validation != .off {
-            checker.begin(schema, builder: self)
-            rawChecked = true
+            checker.begin(schema)
+            raw.isChecked = true
             if !check(self) { return false }
         }
         finishRaw()
@@ -71,24 +71,17 @@ extension DocumentBuilder {
     /// Starts recording a value for `target`; the current event is its first.
     @inline(__always)
     func startRawValue(_ target: RawTarget) {
-        inRaw = true
-        rawDepth = 0
-        needComma = false
-        rawTarget = target
-        rawChecked = false
-        rawStart = store.count
-        if target == .documentExtra || target == .resourceExtra || target == .relationshipExtra || target == .identifierExtra {
-            // Unknown members are kept as `"name":value`.
-            writeLastKeyAsMember()
-        }
+        raw.begin(target, store: store)
+        // Unknown members are kept as `"name":value`.
+        if target.isExtra { writeLastKeyAsMember() }
     }
 
     @inline(__always)
     func beginRaw(_ target: RawTarget, checked schema: ValueChecker.Schema?, object: Bool) -> Bool {
         startRawValue(target)
         if let schema, validation != .off {
-            checker.begin(schema, builder: self)
-            rawChecked = true
+            checker.begin(schema)
+            raw.isChecked = true
         }
         return rawStartContainer(open: object ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: object)
     }
@@ -100,34 +93,54 @@ extension DocumentBuilder {
         return rawStartContainer(open: isObject ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: isObject)
     }
 
+    // The events of a value being recorded: written by the recorder, followed by the value
+    // checker when the value is checked; the last one assigns the value to its place.
+
     @inline(__always)
     func rawStartContainer(open: UInt8, isObject: Bool) -> Bool {
-        if needComma { store.append(UInt8(ascii: ",")) }
-        store.append(open)
-        needComma = false
-        rawDepth &+= 1
-        if rawChecked { return isObject ? checker.startObject(builder: self) : checker.startArray(builder: self) }
+        raw.startContainer(open, store: &store)
+        if raw.isChecked { return isObject ? checker.startObject(reporter: self) : checker.startArray(reporter: self) }
         return true
     }
 
     @inline(__always)
     func rawEndContainer(close: UInt8) -> Bool {
-        store.append(close)
-        needComma = true
-        rawDepth &-= 1
-        if rawChecked, !checker.endContainer(builder: self) { return false }
-        if rawDepth == 0 { finishRaw() }
+        raw.endContainer(close, store: &store)
+        if raw.isChecked, !checker.endContainer(reporter: self) { return false }
+        if raw.isComplete { finishRaw() }
+        return true
+    }
+
+    @inline(__always)
+    func rawKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        raw.key(name, escaped: escaped, store: &store)
+        if raw.isChecked { return checkKey(name) }
+        return true
+    }
+
+    @inline(__always)
+    func rawString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        raw.string(value, escaped: escaped, store: &store)
+        if raw.isChecked, !checker.string(value, reporter: self) { return false }
+        if raw.isComplete { finishRaw() }
+        return true
+    }
+
+    @inline(__always)
+    func rawLiteral(_ text: UnsafeRawBufferPointer, _ kind: ValueChecker.ScalarKind) -> Bool {
+        raw.literal(text, store: &store)
+        if raw.isChecked, !checker.scalar(kind, reporter: self) { return false }
+        if raw.isComplete { finishRaw() }
         return true
     }
 
     /// Assigns the recorded value to its place.
     @inline(__always)
     func finishRaw() {
-        inRaw = false
-        rawChecked = false
-        let span = ValueSpan(start: rawStart, count: store.count &- rawStart)
-        switch rawTarget {
-        case .discard: store.truncate(to: rawStart)
+        let target = raw.target
+        let span = raw.finish(store: &store)
+        switch target {
+        case .discard: break
         case .documentMeta: document.meta = span
         case .documentLinks: document.links = span
         case .documentJSONAPI: document.jsonapi = span
@@ -143,15 +156,6 @@ extension DocumentBuilder {
         case .relationshipExtra: relationshipExtras.append(span)
         case .identifierExtra: identifierExtras.append(span)
         }
-    }
-
-    @inline(__always)
-    func appendPlainQuoted(_ bytes: UnsafeRawBufferPointer) {
-        let n = bytes.count
-        let p = store.reserveTail(n &+ 2)
-        p.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
-        if n > 0 { copyBytes(to: p + 1, from: bytes.baseAddress.unsafelyUnwrapped, count: n) }
-        p.storeBytes(of: UInt8(ascii: "\""), toByteOffset: n &+ 1, as: UInt8.self)
     }
 
     /// Writes the member name just read (the last key of the innermost object) as `"name":`.

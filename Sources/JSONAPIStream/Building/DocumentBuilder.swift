@@ -4,8 +4,8 @@
 /// Where it is in a document is a stack of ``Frame``s; what the next value means is
 /// ``Member`` (set by the key before it). Values the builder does not interpret (attributes,
 /// meta, links, `jsonapi`, errors, unknown members) are written as minified JSON into the
-/// value store as they stream by ("raw" mode, with its own depth counter), then recorded as
-/// a span on the resource or document they belong to.
+/// value store as they stream by (``RawValueRecorder``), then recorded as a span on the
+/// resource or document they belong to.
 ///
 /// ```
 /// {"data":{"type":"articles","id":"1","attributes":{"title":"Hi"}}}
@@ -25,14 +25,6 @@ final class DocumentBuilder: JSONEventReceiver {
 
     enum Member: UInt8 {
         case none, data, included, meta, links, jsonapi, errors, type, id, lid, attributes, relationships, other
-    }
-
-    enum RawTarget: UInt8 {
-        case discard
-        case documentMeta, documentLinks, documentJSONAPI, documentErrors, documentExtra
-        case resourceAttributes, resourceLinks, resourceMeta, resourceExtra
-        case relationshipLinks, relationshipMeta, relationshipExtra
-        case identifierMeta, identifierExtra
     }
 
     // MARK: Configuration
@@ -65,13 +57,9 @@ final class DocumentBuilder: JSONEventReceiver {
 
     @exclusivity(unchecked) var frames: [Frame] = []
     @exclusivity(unchecked) var member = Member.none
-    @exclusivity(unchecked) var inRaw = false
-    @exclusivity(unchecked) var rawDepth = 0
-    @exclusivity(unchecked) var needComma = false
-    @exclusivity(unchecked) var rawStart = 0
-    @exclusivity(unchecked) var rawTarget = RawTarget.discard
-    /// Whether the current raw value is checked by the value checker.
-    @exclusivity(unchecked) var rawChecked = false
+    /// The value being recorded without interpretation, if any: while it is active, every
+    /// event goes to it (the one test at the top of each event).
+    @exclusivity(unchecked) var raw = RawValueRecorder()
     @exclusivity(unchecked) var checker = ValueChecker()
 
     @exclusivity(unchecked) var resource = ResourceDraft()
@@ -125,7 +113,7 @@ final class DocumentBuilder: JSONEventReceiver {
     // MARK: - Events
 
     override func onStartObject() -> Bool {
-        if inRaw { return rawStartContainer(open: UInt8(ascii: "{"), isObject: true) }
+        if raw.isActive { return rawStartContainer(open: UInt8(ascii: "{"), isObject: true) }
         guard let top = frames.last else { return startDocument() }
         switch top {
         case .document:
@@ -189,7 +177,7 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     override func onStartArray() -> Bool {
-        if inRaw { return rawStartContainer(open: UInt8(ascii: "["), isObject: false) }
+        if raw.isActive { return rawStartContainer(open: UInt8(ascii: "["), isObject: false) }
         guard let top = frames.last else {
             return fatal(.R01, "the root value MUST be a JSON object (a JSON:API document), not an array", container: true)
         }
@@ -249,7 +237,7 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     override func onEndObject() -> Bool {
-        if inRaw { return rawEndContainer(close: UInt8(ascii: "}")) }
+        if raw.isActive { return rawEndContainer(close: UInt8(ascii: "}")) }
         guard let top = frames.popLast() else { return true }
         switch top {
         case .document: return finishDocument()
@@ -262,20 +250,13 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     override func onEndArray() -> Bool {
-        if inRaw { return rawEndContainer(close: UInt8(ascii: "]")) }
+        if raw.isActive { return rawEndContainer(close: UInt8(ascii: "]")) }
         _ = frames.popLast()
         return true
     }
 
     override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        if inRaw {
-            if needComma { store.append(UInt8(ascii: ",")) }
-            if escaped { JSONEscaping.appendQuoted(name, to: &store) } else { appendPlainQuoted(name) }
-            store.append(UInt8(ascii: ":"))
-            needComma = false
-            if rawChecked { return checkKey(name) }
-            return true
-        }
+        if raw.isActive { return rawKey(name, escaped: escaped) }
         let top = frames.last.unsafelyUnwrapped
         if top == .relationships {
             // A relationship name.
@@ -319,14 +300,7 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        if inRaw {
-            if needComma { store.append(UInt8(ascii: ",")) }
-            if escaped { JSONEscaping.appendQuoted(value, to: &store) } else { appendPlainQuoted(value) }
-            needComma = true
-            if rawChecked, !checker.string(value, builder: self) { return false }
-            if rawDepth == 0 { finishRaw() }
-            return true
-        }
+        if raw.isActive { return rawString(value, escaped: escaped) }
         switch frames.last {
         case .resource:
             switch member {
@@ -351,9 +325,9 @@ final class DocumentBuilder: JSONEventReceiver {
         default: break
         }
         return scalar {
-            if escaped { JSONEscaping.appendQuoted(value, to: &$0.store) } else { $0.appendPlainQuoted(value) }
+            RawValueRecorder.appendQuoted(value, escaped: escaped, to: &$0.store)
         } check: {
-            $0.checker.string(value, builder: $0)
+            $0.checker.string(value, reporter: $0)
         }
     }
 
@@ -363,49 +337,28 @@ final class DocumentBuilder: JSONEventReceiver {
 
     override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         if let alarm = numberAlarm, !SafeNumbers.isSafe(text) { alarm.raise() }
-        if !inRaw, member == .id, let top = frames.last, top == .resource || top == .identifier {
+        if raw.isActive { return rawLiteral(text, .number) }
+        if member == .id, let top = frames.last, top == .resource || top == .identifier {
             return numericID(text, inIdentifier: top == .identifier)
-        }
-        if inRaw {
-            if needComma { store.append(UInt8(ascii: ",")) }
-            store.append(text)
-            needComma = true
-            if rawChecked, !checker.scalar(.number, builder: self) { return false }
-            if rawDepth == 0 { finishRaw() }
-            return true
         }
         return scalar {
             $0.store.append(text)
         } check: {
-            $0.checker.scalar(.number, builder: $0)
+            $0.checker.scalar(.number, reporter: $0)
         }
     }
 
     override func onBool(_ value: Bool) -> Bool {
-        if inRaw {
-            if needComma { store.append(UInt8(ascii: ",")) }
-            store.append(value ? "true" : "false")
-            needComma = true
-            if rawChecked, !checker.scalar(.bool, builder: self) { return false }
-            if rawDepth == 0 { finishRaw() }
-            return true
-        }
+        if raw.isActive { return rawLiteral(value ? staticBytes("true") : staticBytes("false"), .bool) }
         return scalar {
             $0.store.append(value ? "true" : "false")
         } check: {
-            $0.checker.scalar(.bool, builder: $0)
+            $0.checker.scalar(.bool, reporter: $0)
         }
     }
 
     override func onNull() -> Bool {
-        if inRaw {
-            if needComma { store.append(UInt8(ascii: ",")) }
-            store.append("null")
-            needComma = true
-            if rawChecked, !checker.scalar(.null, builder: self) { return false }
-            if rawDepth == 0 { finishRaw() }
-            return true
-        }
+        if raw.isActive { return rawLiteral(staticBytes("null"), .null) }
         switch frames.last {
         case .document:
             if member == .data {
@@ -422,16 +375,12 @@ final class DocumentBuilder: JSONEventReceiver {
         return scalar {
             $0.store.append("null")
         } check: {
-            $0.checker.scalar(.null, builder: $0)
+            $0.checker.scalar(.null, reporter: $0)
         }
     }
 
     override func isInsideStoredValue() -> Bool {
-        inRaw
-            && (rawTarget == .resourceAttributes || rawTarget == .resourceMeta || rawTarget == .documentMeta
-                || rawTarget == .relationshipMeta || rawTarget == .identifierMeta || rawTarget == .documentExtra
-                || rawTarget == .resourceExtra || rawTarget == .relationshipExtra || rawTarget == .identifierExtra
-                || rawTarget == .discard)
+        raw.isActive && raw.target.isStoredAsIs
     }
 
     override func onEndOfInput() -> Bool { true }

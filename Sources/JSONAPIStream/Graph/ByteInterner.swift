@@ -52,9 +52,6 @@ package struct ByteInterner: ~Copyable {
 
     package var count: Int { entries.count }
 
-    @inline(__always)
-    static func words(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64) { SeededHash.words(name) }
-
     /// A 32-bit hash of `(tag, name)` under `seed`.
     @inline(__always)
     static func hash(_ name: UnsafeRawBufferPointer, _ prefix: UInt64, _ suffix: UInt64, tag: UInt32, seed: HashSeed) -> UInt64 {
@@ -66,7 +63,7 @@ package struct ByteInterner: ~Copyable {
     /// - Complexity: O(`name.count`) expected.
     @inline(__always)
     package mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32 {
-        let (prefix, suffix) = Self.words(name)
+        let (prefix, suffix) = ShortName.words(name)
         let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
         let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
         var i = h & mask
@@ -84,7 +81,7 @@ package struct ByteInterner: ~Copyable {
 
     /// The number for `(tag, name)` if it was interned.
     func find(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32? {
-        let (prefix, suffix) = Self.words(name)
+        let (prefix, suffix) = ShortName.words(name)
         let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
         let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
         var i = h & mask
@@ -204,7 +201,7 @@ struct SymbolCache {
     func lookUp(_ name: UnsafeRawBufferPointer) -> UInt32? {
         let n = name.count
         guard n <= 16 else { return nil }
-        let (prefix, suffix) = ByteInterner.words(name)
+        let (prefix, suffix) = ShortName.words(name)
         let i = index(n, prefix, suffix)
         let a = slots[i]
         if a.count == Int32(n) && a.prefix == prefix && a.suffix == suffix { return a.symbol }
@@ -217,7 +214,7 @@ struct SymbolCache {
     mutating func remember(_ name: UnsafeRawBufferPointer, _ symbol: UInt32) {
         let n = name.count
         guard n <= 16 else { return }
-        let (prefix, suffix) = ByteInterner.words(name)
+        let (prefix, suffix) = ShortName.words(name)
         let i = index(n, prefix, suffix)
         // The newest goes first; the one it displaces moves to the other way.
         slots[i ^ 1] = slots[i]

@@ -136,9 +136,9 @@ final class GraphStorage: @unchecked Sendable {
     static let noKey = UInt32.max
 
     @inline(__always)
-    func idTag(_ type: UInt32) -> UInt32 { type << 1 }
+    func idTag(_ type: UInt32) -> UInt32 { ResourceKeys.idTag(type) }
     @inline(__always)
-    func lidTag(_ type: UInt32) -> UInt32 { type << 1 | 1 }
+    func lidTag(_ type: UInt32) -> UInt32 { ResourceKeys.lidTag(type) }
 
     /// The type symbol a key belongs to.
     @inline(__always)

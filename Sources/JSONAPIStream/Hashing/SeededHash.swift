@@ -73,11 +73,11 @@ enum SeededHash {
 
     /// Any key: `extra` as for ``short(prefix:suffix:extra:seed:)`` (its length is added here).
     static func bytes(_ key: UnsafeRawBufferPointer, extra: UInt64 = 0, seed: HashSeed) -> UInt64 {
-        let (prefix, suffix) = key.count <= 16 ? words(key) : (0, 0)
+        let (prefix, suffix) = key.count <= 16 ? ShortName.words(key) : (0, 0)
         return bytes(key, prefix: prefix, suffix: suffix, extra: extra, seed: seed)
     }
 
-    /// Any key whose ``words(_:)`` the caller has already (they are read only for keys of up
+    /// Any key whose ``ShortName/words(_:)`` the caller has already (they are read only for keys of up
     /// to 16 bytes): `extra` as for ``short(prefix:suffix:extra:seed:)``, its length added here.
     @inline(__always)
     static func bytes(_ key: UnsafeRawBufferPointer, prefix: UInt64, suffix: UInt64, extra: UInt64, seed: HashSeed) -> UInt64 {
@@ -85,22 +85,6 @@ enum SeededHash {
         return key.count <= 16
             ? short(prefix: prefix, suffix: suffix, extra: extra | n, seed: seed)
             : long(key, extra: extra | n, seed: seed)
-    }
-
-    /// The first eight bytes (zero-padded) and, for 9 to 16 bytes, the last eight.
-    @inline(__always)
-    static func words(_ key: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-        let n = key.count
-        if n >= 8 {
-            return (key.loadUnaligned(as: UInt64.self), n > 8 && n <= 16 ? key.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) : 0)
-        }
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        for b in key {
-            v |= UInt64(b) &<< shift
-            shift &+= 8
-        }
-        return (v, 0)
     }
 
     /// Keys of more than 16 bytes: 16 bytes a step, the last 16 (overlapping) to finish.

@@ -3,9 +3,8 @@
 /// and warns about (or refuses) one seen before. Memory grows with the number of resources.
 final class DuplicateTracker {
     private let policy: DuplicatePolicy
-    private var seen = ByteInterner()
+    private var seen = ResourceKeys()
     private var seenAt: [(document: Int32, position: SourcePosition, source: String?)] = []
-    private var scratch = ByteArena(capacity: 256)
 
     init(policy: DuplicatePolicy) { self.policy = policy }
 
@@ -16,14 +15,8 @@ final class DuplicateTracker {
     ) throws(JSONAPIError) -> Bool {
         let type = b.scratch.bytes(in: r.type.range)
         let id = r.id.isNone ? b.scratch.bytes(in: r.lid.range) : b.scratch.bytes(in: r.id.range)
-        scratch.removeAll()
-        scratch.append(UInt8(truncatingIfNeeded: type.count >> 8))
-        scratch.append(UInt8(truncatingIfNeeded: type.count))
-        scratch.append(type)
-        scratch.append(r.id.isNone ? 1 : 0)
-        scratch.append(id)
         let before = seen.count
-        let key = scratch.withBytes { seen.intern($0) }
+        let key = seen.intern(type: type, id: id, isLid: r.id.isNone)
         if seen.count > before {
             seenAt.append((Int32(r.documentIndex), r.position, sourceName))
             return true

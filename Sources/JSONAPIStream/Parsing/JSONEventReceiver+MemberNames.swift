@@ -10,18 +10,6 @@ import Darwin
 /// large objects: open addressing over the names' bytes with the process's seeded hash, so
 /// crafted names do not collide.
 extension JSONEventReceiver {
-    @inline(__always)
-    static func prefix(_ name: UnsafeRawBufferPointer) -> UInt64 {
-        if name.count >= 8 { return name.loadUnaligned(as: UInt64.self) }
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        for b in name {
-            v |= UInt64(b) << shift
-            shift &+= 8
-        }
-        return v
-    }
-
     /// The bytes of member name entry `e` (short names are rebuilt from their prefix).
     final func keyText(_ e: KeyEntry) -> String {
         if e.length <= 8 {

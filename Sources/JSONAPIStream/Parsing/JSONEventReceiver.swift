@@ -205,7 +205,7 @@ class JSONEventReceiver {
 
     final func receiveKey(_ name: UnsafeRawBufferPointer) -> Bool {
         let escaped = !isFromSource(name)
-        return receiveKey(name, escaped: escaped, prefix: escaped ? Self.prefix(name) : sourcePrefix(name))
+        return receiveKey(name, escaped: escaped, prefix: escaped ? ShortName.prefix(name) : ShortName.prefix(name, readableUpTo: sourceEnd))
     }
 
     final func receiveKey(_ name: UnsafeRawBufferPointer, escaped: Bool, prefix: UInt64) -> Bool {
@@ -247,18 +247,6 @@ class JSONEventReceiver {
         if level.pointee.table >= 0 { insertIntoTable(level: level, entry: keyEntries.count - 1) }
         keyPrefix = prefix
         return onKey(name, escaped: escaped)
-    }
-
-    /// The first eight bytes of a name that lies in the source buffer: one load when the
-    /// buffer has eight bytes from there (it always holds the closing quote and more).
-    @inline(__always)
-    private final func sourcePrefix(_ name: UnsafeRawBufferPointer) -> UInt64 {
-        let n = name.count
-        if n >= 8 { return name.loadUnaligned(as: UInt64.self) }
-        guard let b = name.baseAddress, b + 8 <= sourceEnd else { return Self.prefix(name) }
-        // Invariant: [b, b + 8) lies inside the buffer being parsed.
-        let w = b.loadUnaligned(as: UInt64.self)
-        return n == 0 ? 0 : w & (~UInt64(0) &>> (64 &- UInt64(n) &* 8))
     }
 
     @inline(__always)

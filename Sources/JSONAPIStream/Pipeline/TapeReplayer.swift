@@ -50,7 +50,7 @@ final class TapeReplayer {
                     i &+= 13 &+ length
                     switch kind {
                     case .key:
-                        ok = receiver.receiveKey(value, escaped: false, prefix: Self.prefix(value, p.advanced(by: i), end: p.advanced(by: n)))
+                        ok = receiver.receiveKey(value, escaped: false, prefix: ShortName.prefix(value, readableUpTo: p.advanced(by: n)))
                     case .string:
                         ok = receiver.receiveString(value, escaped: false)
                     case .number:
@@ -60,7 +60,7 @@ final class TapeReplayer {
                         i &+= 8
                         ok =
                             kind == .escapedKey
-                            ? receiver.receiveKey(value, escaped: true, prefix: JSONEventReceiver.prefix(value))
+                            ? receiver.receiveKey(value, escaped: true, prefix: ShortName.prefix(value))
                             : receiver.receiveString(value, escaped: true)
                     }
                 case .newlines:
@@ -70,18 +70,6 @@ final class TapeReplayer {
             }
             return true
         }
-    }
-
-    /// The first eight bytes of a name in the tape, zero-padded: one load when eight bytes
-    /// can be read from there (the tape always has more after a name, but not at its end).
-    @inline(__always)
-    private static func prefix(_ name: UnsafeRawBufferPointer, _ after: UnsafeRawPointer, end: UnsafeRawPointer) -> UInt64 {
-        let n = name.count
-        if n >= 8 { return name.loadUnaligned(as: UInt64.self) }
-        guard let b = name.baseAddress, b + 8 <= end else { return JSONEventReceiver.prefix(name) }
-        // Invariant: [b, b + 8) lies inside the tape block.
-        let w = b.loadUnaligned(as: UInt64.self)
-        return n == 0 ? 0 : w & (~UInt64(0) &>> (64 &- UInt64(n) &* 8))
     }
 
 }

@@ -252,11 +252,6 @@ struct NameCache {
     private let seed = HashSeed.process
 
     @inline(__always)
-    private static func suffix(_ name: UnsafeRawBufferPointer) -> UInt64 {
-        name.count > 8 ? name.loadUnaligned(fromByteOffset: name.count &- 8, as: UInt64.self) : 0
-    }
-
-    @inline(__always)
     private func slot(_ n: Int, _ prefix: UInt64, _ suffix: UInt64, _ kind: Int32) -> Int {
         let h = SeededHash.short(prefix: prefix, suffix: suffix, extra: UInt64(n) | UInt64(UInt32(bitPattern: kind)) &<< 32, seed: seed)
         return Int(truncatingIfNeeded: h &>> 54)  // 10 bits: `size` slots
@@ -279,13 +274,13 @@ struct NameCache {
     func contains(_ name: UnsafeRawBufferPointer, prefix: UInt64, kind: Int32) -> Bool {
         let n = name.count
         guard n > 0 && n <= 16 else { return false }
-        return find(n, prefix, Self.suffix(name), kind).found
+        return find(n, prefix, ShortName.suffix(name), kind).found
     }
 
     mutating func insert(_ name: UnsafeRawBufferPointer, prefix: UInt64, kind: Int32) {
         let n = name.count
         guard n > 0 && n <= 16 && entries < Self.maxEntries else { return }
-        let s = Self.suffix(name)
+        let s = ShortName.suffix(name)
         let (i, found) = find(n, prefix, s, kind)
         if found { return }
         slots[i] = Slot(length: Int32(n), kind: kind, prefix: prefix, suffix: s)

@@ -11,14 +11,13 @@ final class Validator: DocumentSink {
     var onDiagnostic: ((Diagnostic) -> Void)?
     var sourceName: String?
 
-    private var keys = ByteInterner()
+    private var keys = ResourceKeys()
     /// Row per key in this document: -1 when only referenced.
     private var keyRow: [Int32] = []
     private var rows: [(key: UInt32, included: Bool, position: SourcePosition, place: ResourcePlace, asIdentifier: Bool)] = []
     private var edges: [(from: Int32, to: UInt32)] = []
     private var primaryCount = 0
     private var primaryProblems: [(Rule, String, SourcePosition, String)] = []
-    private var scratch = ByteArena(capacity: 256)
 
     init(options: DocumentOptions) { self.options = options }
 
@@ -145,32 +144,12 @@ final class Validator: DocumentSink {
     // MARK: - Helpers
 
     private func internKey(type: UnsafeRawBufferPointer, id: ScratchSpan, lid: ScratchSpan, _ b: DocumentBuilder) -> UInt32 {
-        scratch.removeAll()
-        scratch.append(type)
-        scratch.append(0)
-        if !id.isNone {
-            scratch.append(UInt8(ascii: "="))
-            scratch.append(b.scratch.bytes(in: id.range))
-        } else {
-            scratch.append(UInt8(ascii: "#"))
-            scratch.append(b.scratch.bytes(in: lid.range))
-        }
-        let key = scratch.withBytes { keys.intern($0) }
+        let key = keys.intern(type: type, id: b.scratch.bytes(in: (id.isNone ? lid : id).range), isLid: id.isNone)
         if keyRow.count < keys.count { keyRow.append(-1) }
         return key
     }
 
-    private func describeKey(_ key: UInt32) -> String {
-        let bytes = Array(keys.bytes(of: key))
-        guard let nul = bytes.firstIndex(of: 0) else { return "?" }
-        let type = String(decoding: bytes[..<nul], as: UTF8.self)
-        var rest = bytes[(nul + 1)...]
-        if rest.first == UInt8(ascii: "#") {
-            rest = rest.dropFirst()
-            return "(type \(quoted(type)), lid \(quoted(String(decoding: rest, as: UTF8.self))))"
-        }
-        return "(type \(quoted(type)), id \(quoted(String(decoding: rest.dropFirst(), as: UTF8.self))))"
-    }
+    private func describeKey(_ key: UInt32) -> String { keys.describe(key) }
 
     private func describe(_ r: ResourceDraft, _ b: DocumentBuilder) -> String {
         let type = b.scratch.string(r.type.range)
@@ -187,7 +166,7 @@ final class Validator: DocumentSink {
     }
 
     private func reset() {
-        keys = ByteInterner()
+        keys = ResourceKeys()
         keyRow.removeAll(keepingCapacity: true)
         rows.removeAll(keepingCapacity: true)
         edges.removeAll(keepingCapacity: true)

@@ -1,0 +1,32 @@
+/// Resource identities, `(type, id)` and `(type, lid)`, as dense numbers: the type is
+/// interned as a symbol, then the id or lid is interned tagged with it (``idTag(_:)``,
+/// ``lidTag(_:)``), so an id and a lid with the same text, or the same id under two types,
+/// are different keys. The graph's storage (whose symbols also hold member names), the
+/// validator and the streaming writers' duplicate tracker number resources this one way.
+struct ResourceKeys: ~Copyable {
+    /// Type names.
+    private(set) var types = ByteInterner()
+    /// Ids and lids, tagged with their type and kind.
+    private(set) var keys = ByteInterner()
+
+    @inline(__always)
+    static func idTag(_ type: UInt32) -> UInt32 { type << 1 }
+    @inline(__always)
+    static func lidTag(_ type: UInt32) -> UInt32 { type << 1 | 1 }
+
+    /// Keys so far.
+    var count: Int { keys.count }
+
+    /// The key of `(type, id)`, or of `(type, lid)` when `isLid`, adding it when new.
+    mutating func intern(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, isLid: Bool) -> UInt32 {
+        let t = types.intern(type)
+        return keys.intern(id, tag: isLid ? Self.lidTag(t) : Self.idTag(t))
+    }
+
+    /// The key for messages: `(type "articles", id "1")` or `(type "articles", lid "a")`.
+    func describe(_ key: UInt32) -> String {
+        let tag = keys.tag(of: key)
+        let type = types.string(of: tag >> 1)
+        return "(type \(quoted(type)), \(tag & 1 == 1 ? "lid" : "id") \(quoted(keys.string(of: key))))"
+    }
+}
