@@ -4,7 +4,7 @@
 final class DocumentReader {
     let options: DocumentOptions
     let builder: DocumentBuilder
-    @exclusivity(unchecked) private(set) var bytesRead = 0
+    private(set) var bytesRead = 0
 
     /// Where the reader is in its inputs.
     private enum State {
@@ -27,7 +27,7 @@ final class DocumentReader {
         case pipelined(PipelineEngine)
     }
 
-    @exclusivity(unchecked) private var state = State.idle
+    private var state = State.idle
     private var mode = Mode.undecided
 
     init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
@@ -140,6 +140,14 @@ final class DocumentReader {
             state = .spent(error)
             throw error
         }
+    }
+
+    /// The value store, handed over once every input has ended (to the graph that refers to
+    /// it); the builder keeps an empty one.
+    func takeValueStore() -> ByteArena {
+        var values = ByteArena(capacity: 16)
+        swap(&values, &builder.store)
+        return values
     }
 
     /// Reads `source` whole, as one input.

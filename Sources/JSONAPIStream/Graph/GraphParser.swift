@@ -69,13 +69,6 @@ public final class GraphParser {
     /// - Throws: ``JSONAPIError`` when the input ends inside a document.
     public func finish() throws(JSONAPIError) -> Graph {
         try stream.finish()
-        let s = sink.storage
-        swap(&s.values, &stream.reader.builder.store)
-        s.values.shrinkToFit()
-        if s.keyRow.count < s.keys.count {
-            s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
-        }
-        s.inputBytes = stream.bytesRead
-        return Graph(storage: s)
+        return sink.graph(values: stream.reader.takeValueStore(), inputBytes: stream.bytesRead, shrink: true)
     }
 }

@@ -230,6 +230,19 @@ final class GraphSink: DocumentSink {
         onDiagnostic?(d)
     }
 
+    /// The graph of everything received, over `values` (the value store the reader hands
+    /// over once the input has ended).
+    func graph(values: consuming ByteArena, inputBytes: Int, shrink: Bool) -> Graph {
+        let s = storage
+        s.values = values
+        if shrink { s.values.shrinkToFit() }
+        if s.keyRow.count < s.keys.count {
+            s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
+        }
+        s.inputBytes = inputBytes
+        return Graph(storage: s)
+    }
+
     // MARK: - Documents
 
     func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {

@@ -106,13 +106,8 @@ public final class Normalizer {
     public func finish() throws(JSONAPIError) {
         try stream.finish()
         if let graphSink {
-            let s = graphSink.storage
-            swap(&s.values, &stream.reader.builder.store)
-            if s.keyRow.count < s.keys.count {
-                s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
-            }
-            s.inputBytes = stream.bytesRead
-            try FlatJSONWriter(graph: Graph(storage: s), out: out, options: output).write()
+            let graph = graphSink.graph(values: stream.reader.takeValueStore(), inputBytes: stream.bytesRead, shrink: false)
+            try FlatJSONWriter(graph: graph, out: out, options: output).write()
         }
         try out.flush()
     }

@@ -22,19 +22,19 @@ final class JSONStreamParser {
     /// How the pointer of the last failure is to be completed, when the outlet could not
     /// say (the building side completes it).
     private(set) var pointerRequest = PointerRequest.given
-    @exclusivity(unchecked) private var prescan = StructuralScanner()
+    private var prescan = StructuralScanner()
     let yajl: YajlParser
     /// Line feeds and the token yajl is reporting, for the outlet and for diagnostics.
     let positions: StreamPositions
 
     /// Bytes received and not yet handed to yajl: an incomplete trailing token, or a run of
     /// small reads being gathered. Its first byte is at absolute offset `pendingBase`.
-    @exclusivity(unchecked) var pending = ByteArena(capacity: 64 * 1024)
-    @exclusivity(unchecked) var pendingBase = 0
+    var pending = ByteArena(capacity: 64 * 1024)
+    var pendingBase = 0
     /// How many bytes of `pending` have been pre-scanned.
-    @exclusivity(unchecked) var pendingScanned = 0
+    var pendingScanned = 0
     /// Total bytes received (absolute offset of the next byte to arrive).
-    @exclusivity(unchecked) private(set) var received = 0
+    private(set) var received = 0
 
     /// The first bytes, held until the byte order mark question is settled.
     private var byteOrderMark = ByteOrderMarkCheck()
