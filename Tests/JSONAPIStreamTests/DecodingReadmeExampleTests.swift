@@ -24,19 +24,11 @@ struct DecodingReadmeExampleTests {
         let comments: [Comment]
     }
 
-    static let json = """
-        {"data": [{"type": "articles", "id": "1",
-                   "attributes": {"title": "JSON:API paints my bikeshed!", "views": 1024,
-                                  "published-at": "2026-03-01T12:30:00Z"},
-                   "relationships": {"author": {"data": {"type": "people", "id": "9"}},
-                                     "comments": {"data": [{"type": "comments", "id": "5"}]}}}],
-         "included": [{"type": "people", "id": "9", "attributes": {"first-name": "Dan", "last-name": "Gebhardt"}},
-                      {"type": "comments", "id": "5", "attributes": {"body": "First!"},
-                       "relationships": {"author": {"data": {"type": "people", "id": "2"}}}}]}
-        """
+    /// The document the README's example reads: `docs/examples/articles.json`.
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/examples/articles.json").standardized.path
 
     @Test func readmeExample() throws {
-        let graph = try Graph(json: Self.json)
+        let graph = try Graph(contentsOf: Self.path)
         var options = DecodingOptions()
         options.keys = .camelCase  // `first-name` fills `firstName`
         let articles = try graph.decode([Article].self, options: options)

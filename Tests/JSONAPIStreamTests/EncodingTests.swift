@@ -99,8 +99,9 @@ extension EncodingTests {
         // Nested: intermediate resources are included too, each once.
         #expect(try included(["comments.author"]) == ["comments/5", "comments/12", "people/2", "people/9"])
         #expect(try included(["author", "comments.author"]) == ["people/9", "comments/5", "comments/12", "people/2"])
-        // Missing names add nothing.
-        #expect(try included(["nope", "comments.nope"]) == ["comments/5", "comments/12"])
+        // A name none of the reached resources has is an error (see
+        // includePathNamingNoRelationshipIsAnError).
+        #expect(throws: JSONAPIError.self) { try included(["nope"]) }
         // Cyclic: back to primary data, which is never repeated in included.
         #expect(try included(["author.favorite.author"]) == ["people/9"])
         // A dangling target (not in the graph) is not included.
@@ -125,10 +126,11 @@ extension EncodingTests {
     @Test func explicitPrimaryData() throws {
         let g = try Graph(json: Self.blog)
         var o = DocumentEncodingOptions()
-        o.include = ["comments"]
+        o.include = ["favorite"]
         let doc = try g.document(primary: [g[type: "people", id: "9"]!], options: o)
         #expect(try Self.ids(doc, "data") == ["people/9"])
-        #expect(try Self.ids(doc, "included") == [])
+        // Paths start from the given primary data: people/9's favorite is the article.
+        #expect(try Self.ids(doc, "included") == ["articles/1"])
     }
 
     // MARK: - Request documents
@@ -240,6 +242,59 @@ extension EncodingTests {
 }
 
 extension EncodingTests {
+    /// Include paths and sparse fieldsets apply to added resources as to the others: an
+    /// added resource no path reaches stays out of `included`, one a path reaches is in, and
+    /// its fields are filtered (issue 21: unrelated added resources ended up in `included`).
+    @Test func graphEditorDocumentFiltersAddedResourcesLikeOthers() throws {
+        let g = try Graph(json: Self.blog)
+        var editor = GraphEditor(g)
+        var tag = EditableResource(type: "tags", id: "t9")
+        tag["label"] = "swift"
+        editor.add(tag)
+        var comment = EditableResource(type: "comments", id: "77")
+        comment["body"] = "New"
+        comment["draft"] = true
+        editor.add(comment)
+        var article = EditableResource(editing: g[type: "articles", id: "1"]!)
+        article.setRelationship(
+            "comments", .toMany([ResourceIdentifier(type: "comments", id: "5"), ResourceIdentifier(type: "comments", id: "77")]))
+        try editor.update(article)
+
+        var options = DocumentEncodingOptions()
+        options.include = ["comments"]
+        options.fields = ["comments": ["body"]]
+        let doc = try editor.document(options: options)
+        #expect(try Self.ids(doc, "included") == ["comments/5", "comments/77"])
+        let v = try JSONValue(parsing: doc)
+        let added = try #require(v["included"]?[1])
+        #expect(added["attributes"] == ["body": "New"])
+        #expect(try Self.ids(doc, "data") == ["articles/1"])
+
+        // Without options every resource is written, added ones included (as before).
+        #expect(try Set(Self.ids(editor.document(), "included")).isSuperset(of: ["tags/t9", "comments/77"]))
+    }
+
+    /// An include path that names a relationship none of the resources it reaches has is an
+    /// error, not an empty `included`; a path whose resources are not in the graph (or have
+    /// no linkage) includes nothing, without error.
+    @Test func includePathNamingNoRelationshipIsAnError() throws {
+        let g = try Graph(json: Self.blog)
+        for path in ["auhtor", "comments.writer", "author.nope"] {
+            var o = DocumentEncodingOptions()
+            o.include = [path]
+            do {
+                _ = try g.document(options: o)
+                Issue.record("\(path) accepted")
+            } catch {
+                #expect("\(error)".contains("include path \"\(path)\""), "\(error)")
+            }
+        }
+        // `tags` is empty: nothing to follow `tags.x` into.
+        var o = DocumentEncodingOptions()
+        o.include = ["tags.owner"]
+        #expect(try Self.ids(g.document(options: o), "included") == [])
+    }
+
     /// A create payload's resource with neither id nor lid has no identity in the graph
     /// (not an empty lid), is found by an identifier without either, and is written back
     /// without either.

@@ -79,6 +79,11 @@ struct DenormalizeCommandTests {
         let usage = try run(["denormalize", "--fields", "title"], stdin: flat)
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("TYPE=FIELD"))
+        // An include path that names no relationship is a usage error, not an empty `included`.
+        let typo = try run(["denormalize", "--include", "autor"], stdin: flat)
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("include path \"autor\""), "\(typo.stderr)")
+        #expect(typo.stdout.isEmpty)
         // Input that is not normalize output says so, with its position.
         let notNormalized = try run(["denormalize"], stdin: Data("{\"a\":1}\n".utf8))
         #expect(notNormalized.status == 1)

@@ -100,6 +100,8 @@ struct DocumentEncoder {
         let newPrimary = overlay?.newResources.filter(\.primary).map(\.text) ?? []
         let newIncluded = overlay?.newResources.filter { !$0.primary }.map(\.text) ?? []
         if !newPrimary.isEmpty { shape = .many }
+        // Before anything is written: a bad include path fails with no output.
+        let included = try includedRows(primary: primaryRows, seen: seen)
 
         out.write(byte: UInt8(ascii: "{"))
         var first = true
@@ -133,7 +135,6 @@ struct DocumentEncoder {
             }
         }
 
-        let included = includedRows(primary: primaryRows, seen: seen)
         if !included.isEmpty || !newIncluded.isEmpty {
             comma()
             out.write(#""included":["#)
@@ -161,7 +162,9 @@ struct DocumentEncoder {
 
     /// Rows for `included`: by include paths, or every non-primary row.
     /// - Parameter seen: one flag per row, set for the rows already written.
-    private func includedRows(primary: [Int], seen: [Bool]) -> [Int] {
+    /// - Throws: ``JSONAPIError/misuse(_:)`` when a path names a relationship that none of
+    ///   the resources it reaches has (a typo would otherwise include nothing, silently).
+    private func includedRows(primary: [Int], seen: [Bool]) throws(JSONAPIError) -> [Int] {
         let s = storage
         var taken = seen
         var rows: [Int] = []
@@ -175,9 +178,11 @@ struct DocumentEncoder {
         for path in paths where !path.isEmpty {
             var level = primary
             for name in path.split(separator: ".") {
-                guard let symbol = s.symbols.find(String(name)) else {
-                    level = []
-                    break
+                // Nothing reached (no linkage, or linkage to resources not in the graph).
+                if level.isEmpty { break }
+                guard let symbol = s.symbols.find(String(name)), level.contains(where: { hasRelationship($0, symbol) }) else {
+                    throw JSONAPIError.misuse(
+                        "include path \(quoted(path)): none of the resources it reaches has a relationship named \(quoted(String(name)))")
                 }
                 var next: [Int] = []
                 for row in level {
@@ -193,6 +198,13 @@ struct DocumentEncoder {
             }
         }
         return rows
+    }
+
+    /// Whether the resource of `row` has a relationship named `name` (whatever its linkage).
+    private func hasRelationship(_ row: Int, _ name: UInt32) -> Bool {
+        let s = storage
+        let r = s.resources[row]
+        return (Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount)).contains { s.relationships[$0].name == name }
     }
 
     /// The rows a relationship of `row` resolves to (linkage to resources in the graph).
@@ -328,24 +340,10 @@ struct DocumentEncoder {
         if !errorSpans.isEmpty {
             comma()
             out.write(#""errors":["#)
-            var firstError = true
-            for span in errorSpans {
-                let items = all[span.start] == UInt8(ascii: "[") ? StoredJSON.elements(all, span.range) : [span.range]
-                for item in items {
-                    if !firstError { out.write(byte: UInt8(ascii: ",")) }
-                    firstError = false
-                    out.write(UnsafeRawBufferPointer(rebasing: all[item]))
-                }
-            }
+            FlatJSONWriter.writeErrorObjects(errorSpans, all, to: out)
             out.write(byte: UInt8(ascii: "]"))
         }
-        let extras = s.documents.map { doc in
-            doc.extras.map { span -> (name: Range<Int>, value: Range<Int>) in
-                let end = StoredJSON.skipString(all, at: span.start)
-                return (span.start..<end, (end + 1)..<span.start + span.count)
-            }
-        }
-        for m in FlatJSONWriter.merge(extras, all) {
+        for m in FlatJSONWriter.mergedDocumentExtras(s, all) {
             comma()
             out.write(UnsafeRawBufferPointer(rebasing: all[m.name]))
             out.write(byte: UInt8(ascii: ":"))

@@ -250,8 +250,26 @@ public struct GraphEditor: Sendable {
         return out
     }
 
-    /// The graph with the changes applied, as a compound document.
+    /// The graph with the changes applied, as a compound document. Include paths and sparse
+    /// fieldsets apply to every resource alike, added ones included: the changes are applied
+    /// first (``graph(options:)``), then that graph is written with `options`.
+    ///
+    /// - Throws: ``JSONAPIError/misuse(_:)`` for an include path that names no relationship
+    ///   of the resources it reaches.
     public func document(options: DocumentEncodingOptions = .init()) throws(JSONAPIError) -> [UInt8] {
+        let plain = try appliedDocument()
+        if options == DocumentEncodingOptions() { return plain }
+        var parse = DocumentOptions.default
+        parse.validation = .off
+        let applied = try Graph(bytes: plain, options: parse)
+        let out = ByteWriter()
+        try applied.writeDocument(to: out, options: options)
+        return out.bytes
+    }
+
+    /// The base written with the edits and added resources laid over it, every resource
+    /// included.
+    private func appliedDocument() throws(JSONAPIError) -> [UInt8] {
         var overlay = EditOverlay()
         for (row, e) in edits {
             var edit = EditOverlay.Edit()
@@ -266,7 +284,7 @@ public struct GraphEditor: Sendable {
             overlay.newResources.append((a.primary, a.resource.resourceObject(attributes: a.resource.changedAttributes)))
         }
         let out = ByteWriter()
-        try DocumentEncoder(graph: base, out: out, options: options, overlay: overlay).write(primary: nil)
+        try DocumentEncoder(graph: base, out: out, options: .init(), overlay: overlay).write(primary: nil)
         return out.bytes
     }
 
@@ -274,6 +292,6 @@ public struct GraphEditor: Sendable {
     public func graph(options: DocumentOptions = .default) throws(JSONAPIError) -> Graph {
         var o = options
         o.validation = .off
-        return try Graph(bytes: document(), options: o)
+        return try Graph(bytes: appliedDocument(), options: o)
     }
 }

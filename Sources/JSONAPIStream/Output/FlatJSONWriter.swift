@@ -172,25 +172,11 @@ struct FlatJSONWriter {
         let errorSpans = s.documents.map(\.errors).filter { !$0.isNone }
         if !errorSpans.isEmpty {
             out.write(#","errors":["#)
-            var first = true
-            for span in errorSpans {
-                let items = all[span.start] == UInt8(ascii: "[") ? StoredJSON.elements(all, span.range) : [span.range]
-                for item in items {
-                    if !first { out.write(byte: UInt8(ascii: ",")) }
-                    first = false
-                    out.write(UnsafeRawBufferPointer(rebasing: all[item]))
-                }
-            }
+            Self.writeErrorObjects(errorSpans, all, to: out)
             out.write(byte: UInt8(ascii: "]"))
         }
         // Unknown top-level members, merged by name.
-        let extras = s.documents.map { doc in
-            doc.extras.map { span -> (name: Range<Int>, value: Range<Int>) in
-                let end = StoredJSON.skipString(all, at: span.start)
-                return (span.start..<end, (end + 1)..<span.start + span.count)
-            }
-        }
-        for m in Self.merge(extras, all) {
+        for m in Self.mergedDocumentExtras(s, all) {
             let name = StoredJSON.decodeString(all, m.name)
             if ["data", "resources"].contains(name) {
                 throw JSONAPIError.document(
@@ -203,6 +189,31 @@ struct FlatJSONWriter {
             out.write(byte: UInt8(ascii: ":"))
             out.write(UnsafeRawBufferPointer(rebasing: all[m.value]))
         }
+    }
+
+    /// The error objects of every document (`errors` spans: arrays, or a single value kept
+    /// as it was), comma-separated, without the brackets.
+    static func writeErrorObjects(_ errorSpans: [ValueSpan], _ all: UnsafeRawBufferPointer, to out: ByteWriter) {
+        var first = true
+        for span in errorSpans {
+            let items = all[span.start] == UInt8(ascii: "[") ? StoredJSON.elements(all, span.range) : [span.range]
+            for item in items {
+                if !first { out.write(byte: UInt8(ascii: ",")) }
+                first = false
+                out.write(UnsafeRawBufferPointer(rebasing: all[item]))
+            }
+        }
+    }
+
+    /// Unknown top-level members of every document, merged by name (``merge(_:_:)``).
+    static func mergedDocumentExtras(_ s: GraphStorage, _ all: UnsafeRawBufferPointer) -> [(name: Range<Int>, value: Range<Int>)] {
+        let extras = s.documents.map { doc in
+            doc.extras.map { span -> (name: Range<Int>, value: Range<Int>) in
+                let end = StoredJSON.skipString(all, at: span.start)
+                return (span.start..<end, (end + 1)..<span.start + span.count)
+            }
+        }
+        return merge(extras, all)
     }
 
     /// Members of several objects merged by name: a name keeps its first position and takes

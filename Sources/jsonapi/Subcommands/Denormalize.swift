@@ -57,6 +57,9 @@ struct Denormalize: ParsableCommand {
             try file.commit()
         } catch {
             file.abandon()
+            // An include path that names no relationship is the caller's to fix, like a
+            // malformed fieldset.
+            if case .misuse(let message) = error, message.hasPrefix("include path") { throw ValidationError(message) }
             throw report(error.withSourceIfMissing(input.sources.first?.name ?? "-"))
         }
     }
