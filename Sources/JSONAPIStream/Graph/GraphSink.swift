@@ -45,7 +45,14 @@ final class GraphSink: DocumentSink {
         let s = storage
         let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
         let type = internSymbol(b.scratch.bytes(in: r.type.range))
-        let (key, lidKey) = keys(type: type, id: r.id, lid: r.lid, b)
+        var key: UInt32
+        var lidKey = GraphStorage.noKey
+        if !r.id.isNone {
+            key = s.keys.intern(b.scratch.bytes(in: r.id.range), tag: s.idTag(type))
+            if !r.lid.isNone { lidKey = s.keys.intern(b.scratch.bytes(in: r.lid.range), tag: s.lidTag(type)) }
+        } else {
+            key = s.keys.intern(b.scratch.bytes(in: r.lid.range), tag: s.lidTag(type))
+        }
         // Relationships, then their linkage.
         let relStart = UInt32(s.relationships.count)
         for i in r.relationships {
@@ -105,17 +112,6 @@ final class GraphSink: DocumentSink {
         return t
     }
 
-    /// The keys of a resource or identifier: by id when it has one (and then also by lid,
-    /// when it has both), else by lid.
-    @inline(__always)
-    private func keys(type: UInt32, id: ScratchSpan, lid: ScratchSpan, _ b: DocumentBuilder) -> (key: UInt32, lidKey: UInt32) {
-        let s = storage
-        guard !id.isNone else { return (s.keys.intern(b.scratch.bytes(in: lid.range), tag: s.lidTag(type)), GraphStorage.noKey) }
-        let key = s.keys.intern(b.scratch.bytes(in: id.range), tag: s.idTag(type))
-        let lidKey = lid.isNone ? GraphStorage.noKey : s.keys.intern(b.scratch.bytes(in: lid.range), tag: s.lidTag(type))
-        return (key, lidKey)
-    }
-
     private func appendRelationship(_ d: RelationshipDraft, from b: DocumentBuilder) {
         let s = storage
         let name = internSymbol(b.scratch.bytes(in: d.name.range))
@@ -123,7 +119,14 @@ final class GraphSink: DocumentSink {
         for i in d.targets {
             let t = b.identifierDrafts[Int(i)]
             let type = internSymbol(b.scratch.bytes(in: t.type.range))
-            let (key, lidKey) = keys(type: type, id: t.id, lid: t.lid, b)
+            var key: UInt32
+            var lidKey = GraphStorage.noKey
+            if !t.id.isNone {
+                key = s.keys.intern(b.scratch.bytes(in: t.id.range), tag: s.idTag(type))
+                if !t.lid.isNone { lidKey = s.keys.intern(b.scratch.bytes(in: t.lid.range), tag: s.lidTag(type)) }
+            } else {
+                key = s.keys.intern(b.scratch.bytes(in: t.lid.range), tag: s.lidTag(type))
+            }
             let extraStart = UInt32(s.members.count)
             for k in t.extras { s.members.append(b.memberSpans[Int(k)]) }
             s.linkage.append(
