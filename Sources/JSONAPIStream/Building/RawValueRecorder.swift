@@ -8,6 +8,7 @@ enum RawTarget: UInt8 {
     case identifierMeta, identifierExtra
 
     /// An unknown member, kept as `"name":value`.
+    @inline(__always)
     var isExtra: Bool { self == .documentExtra || self == .resourceExtra || self == .relationshipExtra || self == .identifierExtra }
 
     /// A value stored as it is, whose repeated member names may stay
