@@ -284,7 +284,22 @@ struct DecodingValueTests {
         #expect(p.maybe == nil)
         let bad = try resource(#"{"price":5,"prices":[],"when":1}"#)
         let e = try #require(decodingError { try bad.decode(Priced.self, options: options) })
-        #expect(message(e) == "expected a price string")
+        // The closure's error, placed: the resource and pointer in the message, the member
+        // in the coding path (issue 21: it came back with an empty path and no place).
+        #expect(message(e) == "t/1 /attributes/price: expected a price string")
+        #expect(path(e) == ["price"])
+        if case .typeMismatch(let type, _)? = e as? DecodingError { #expect(ObjectIdentifier(type) == ObjectIdentifier(Money.self)) } else { Issue.record("\(e)") }
+        // An accessor's error inside a transform, and a `.custom` date strategy's, alike.
+        let late = try resource(#"{"price":"1","prices":[],"when":"soon"}"#)
+        let e2 = try #require(decodingError { try late.decode(Priced.self, options: options) })
+        #expect(message(e2).hasPrefix("t/1 /attributes/when: "), "\(message(e2))")
+        #expect(path(e2) == ["when"])
+        var custom = DecodingOptions()
+        custom.dates = .custom { _ in throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a date I know")) }
+        struct Dated: Decodable { var when: Date }
+        let e3 = try #require(decodingError { try late.decode(Dated.self, options: custom) })
+        #expect(message(e3) == "t/1 /attributes/when: not a date I know")
+        #expect(path(e3) == ["when"])
         options.transforms.remove(Money.self)
         #expect(throws: DecodingError.self) { try r.decode(Priced.self, options: options) }
     }

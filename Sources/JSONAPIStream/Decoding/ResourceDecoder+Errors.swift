@@ -69,6 +69,25 @@ extension ResourceDecoder {
         DecodingError.Context(codingPath: location.codingPath, debugDescription: place(location) + ": " + message, underlyingError: underlying)
     }
 
+    /// A `DecodingError` a closure of the caller's threw (a transform, a `.custom` date
+    /// strategy), which knows nothing of where it ran (its coding path is usually empty):
+    /// the same error at `location`, its path and message prefixed with the resource and
+    /// the pointer, the original as the underlying error.
+    func relocated(_ e: DecodingError, _ location: Location) -> DecodingError {
+        func moved(_ c: DecodingError.Context) -> DecodingError.Context {
+            DecodingError.Context(
+                codingPath: location.codingPath + c.codingPath, debugDescription: place(location) + ": " + c.debugDescription,
+                underlyingError: c.underlyingError ?? e)
+        }
+        switch e {
+        case .typeMismatch(let type, let c): return .typeMismatch(type, moved(c))
+        case .valueNotFound(let type, let c): return .valueNotFound(type, moved(c))
+        case .keyNotFound(let key, let c): return .keyNotFound(key, moved(c))
+        case .dataCorrupted(let c): return .dataCorrupted(moved(c))
+        @unknown default: return e
+        }
+    }
+
     /// What is at `node`, for "found ..." in messages.
     func describe(_ node: DecodingNode) -> String {
         switch node {

@@ -141,7 +141,7 @@ extension ResourceDecoder {
         case .message(let text):
             return .dataCorrupted(context(location, text))
         case .transform(let error):
-            if let e = error as? DecodingError { return e }
+            if let e = error as? DecodingError { return relocated(e, location) }
             return .dataCorrupted(context(location, "the transform for \(failure.type) failed: \(error)", underlying: error))
         }
     }
