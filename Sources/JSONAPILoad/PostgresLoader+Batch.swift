@@ -255,14 +255,7 @@ extension PostgresLoader {
         // `_resources`
         for i in fresh {
             let r = batch.resources[i]
-            out.appendDigits(r.key)
-            out.tab()
-            out.copyText(batch.view(r.type))
-            out.tab()
-            out.copyText(r.id.map(batch.view))
-            out.tab()
-            out.copyText(r.lid.map(batch.view))
-            out.tab()
+            appendIdentity(r, into: &out)
             out.appendDigits(documentKey!)
             out.tab()
             out.append(r.primary ? UInt8(ascii: "t") : UInt8(ascii: "f"))
@@ -461,6 +454,14 @@ extension PostgresLoader {
     /// The fields `_relationships` and `_edges` start with: `resource`, `from_type`,
     /// `from_id`, `from_lid`, `name`, each followed by a tab.
     private func appendFrom(_ r: PostgresBatch.Resource, _ rel: PostgresBatch.Relationship, into out: inout ByteArena) {
+        appendIdentity(r, into: &out)
+        out.copyText(batch.view(rel.name))
+        out.tab()
+    }
+
+    /// A resource's `key`, `type`, `id`, `lid`, each followed by a tab: how `_resources`
+    /// lines and the `_relationships` and `_edges` lines (``appendFrom(_:_:into:)``) start.
+    private func appendIdentity(_ r: PostgresBatch.Resource, into out: inout ByteArena) {
         out.appendDigits(r.key)
         out.tab()
         out.copyText(batch.view(r.type))
@@ -468,8 +469,6 @@ extension PostgresLoader {
         out.copyText(r.id.map(batch.view))
         out.tab()
         out.copyText(r.lid.map(batch.view))
-        out.tab()
-        out.copyText(batch.view(rel.name))
         out.tab()
     }
 

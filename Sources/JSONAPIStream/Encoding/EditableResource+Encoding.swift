@@ -64,15 +64,7 @@ struct ModelParts {
 
     init<Model: Encodable>(_ model: Model, options: ResourceEncodingOptions) throws(JSONAPIError) {
         let encoder = ValueEncoder(options: options, path: [], resourceLevel: true)
-        do {
-            try encoder.encodeValue(model)
-        } catch let error as EncodingError {
-            throw JSONAPIError.misuse(Self.describe(error, model: Model.self))
-        } catch let error as JSONAPIError {
-            throw error
-        } catch {
-            throw JSONAPIError.misuse("cannot encode \(Model.self): \(error)")
-        }
+        try encoder.encode(model, describing: Model.self, as: "\(Model.self)")
         guard let root = encoder.root, case .object(let members) = root.kind else {
             throw JSONAPIError.misuse("\(Model.self) does not encode as an object (a resource needs keyed members)")
         }
@@ -105,6 +97,23 @@ struct ModelParts {
             return "cannot encode \(model) at /\(path): \(context.debugDescription) (value \(value))"
         @unknown default:
             return "cannot encode \(model): \(error)"
+        }
+    }
+}
+
+extension ValueEncoder {
+    /// ``encodeValue(_:)`` with its errors as this library throws them: an `EncodingError`
+    /// described with its path (``ModelParts/describe(_:model:)``), a ``JSONAPIError`` as it
+    /// is, anything else naming `name`.
+    func encode(_ value: some Encodable, describing model: Any.Type, as name: String) throws(JSONAPIError) {
+        do {
+            try encodeValue(value)
+        } catch let error as EncodingError {
+            throw JSONAPIError.misuse(ModelParts.describe(error, model: model))
+        } catch let error as JSONAPIError {
+            throw error
+        } catch {
+            throw JSONAPIError.misuse("cannot encode \(name): \(error)")
         }
     }
 }

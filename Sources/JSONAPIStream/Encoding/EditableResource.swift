@@ -110,15 +110,7 @@ public struct EditableResource: Sendable {
         _ name: String, encoding value: T, options: ResourceEncodingOptions = .init()
     ) throws(JSONAPIError) {
         let encoder = ValueEncoder(options: options, path: [NameKey(name)])
-        do {
-            try encoder.encodeValue(value)
-        } catch let error as EncodingError {
-            throw JSONAPIError.misuse(ModelParts.describe(error, model: T.self))
-        } catch let error as JSONAPIError {
-            throw error
-        } catch {
-            throw JSONAPIError.misuse("cannot encode \(name): \(error)")
-        }
+        try encoder.encode(value, describing: T.self, as: name)
         setAttribute(name, encoder.root?.resolve() ?? .null)
     }
 
