@@ -113,6 +113,27 @@ struct NormalizeCommandTests {
         #expect(ha == expected)
     }
 
+    /// Members are ordered by the bytes of their names, a name before the longer names it
+    /// begins (`a` before `a b`, though `"a b"` sorts before `"a"` with its quotes, which the
+    /// canonical form once compared), in small objects and in large ones (sorted another way),
+    /// with names that share their first eight bytes or more.
+    @Test func hashOrdersNamesByTheirBytes() throws {
+        let small = ["a b", "a", "ab c", "ab", "z", "é", "a-b"]
+        let large = (0..<40).map { "shared-prefix-\(($0 * 7) % 40)" } + ["shared-prefix-", "shared-prefix-1 x", "shared", "shared-prefix-1 y"]
+        for names in [small, large] {
+            let members = names.enumerated().map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",")
+            let doc = #"{"data":{"type":"a","id":"1","attributes":{"# + members + "}}}"
+            let r = try run(["normalize", "--format", "ndjson", "--resources-only", "--hash"], stdin: Data(doc.utf8))
+            #expect(r.status == 0, "\(r.stderr)")
+            let sorted = names.enumerated().sorted { Array($0.element.utf8).lexicographicallyPrecedes(Array($1.element.utf8)) }
+            let canonical =
+                #"{"attributes":{"# + sorted.map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",")
+                + #"},"id":"1","relationships":{},"type":"a"}"#
+            let expected = try Process.sha256(canonical)
+            #expect(r.out.hasSuffix(#""hash":"\#(expected)"}"# + "\n"), "\(names.count) names: \(r.out)")
+        }
+    }
+
     @Test func resourcesOnlyAndEdges() throws {
         let r = try run(["normalize", "--format", "ndjson", "--resources-only", "Corpus/documents/spec-compound.json"])
         #expect(r.status == 0)

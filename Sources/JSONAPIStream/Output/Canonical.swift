@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// The canonical form hashed by `--hash`: minified JSON with the members of every object
-/// sorted by the bytes of their (minimally escaped) names, arrays in order, numbers and
-/// strings exactly as stored.
+/// sorted by the bytes of their (minimally escaped) names, a name before the longer names it
+/// begins, arrays in order, numbers and strings exactly as stored.
 ///
 /// Writes canonical forms; keeps its working stacks from one value to the next, so a run of
 /// many lines allocates nothing per line once they have grown.
@@ -19,8 +19,12 @@ struct Canonical: ~Copyable {
     /// A value: its text, its member name (quoted; objects' members only), and for a
     /// container that must be rebuilt, its children in `kept`.
     struct Item: BitwiseCopyable {
+        /// The member name with its quotes, `name..<nameEnd`.
         var name: Int
         var nameEnd: Int
+        /// The name's first eight bytes (without the quote), big-endian, zero-padded: most
+        /// comparisons are decided by it (minimally escaped names hold no zero byte).
+        var key: UInt64
         var start: Int
         var end: Int
         var first = 0
@@ -62,13 +66,14 @@ struct Canonical: ~Copyable {
         writing.removeAll()
         var name = 0
         var nameEnd = 0
+        var key: UInt64 = 0
         var i = span.lowerBound
         let end = span.upperBound
         while i < end {
             let c = b[i]
             switch c {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                pending.push(Item(name: name, nameEnd: nameEnd, start: i, end: i, kind: c == UInt8(ascii: "{") ? 1 : 2))
+                pending.push(Item(name: name, nameEnd: nameEnd, key: key, start: i, end: i, kind: c == UInt8(ascii: "{") ? 1 : 2))
                 open.push(Open(item: pending.count &- 1, firstChild: pending.count))
                 i &+= 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
@@ -82,9 +87,10 @@ struct Canonical: ~Copyable {
                 if e < end && b[e] == UInt8(ascii: ":") {
                     name = i
                     nameEnd = e
+                    key = Self.key(b, i &+ 1, e &- i &- 2)
                     i = e &+ 1
                 } else {
-                    pending.push(Item(name: name, nameEnd: nameEnd, start: i, end: e, kind: 0))
+                    pending.push(Item(name: name, nameEnd: nameEnd, key: key, start: i, end: e, kind: 0))
                     i = e
                 }
             default:
@@ -94,7 +100,7 @@ struct Canonical: ~Copyable {
                     if d == UInt8(ascii: ",") || d == UInt8(ascii: "}") || d == UInt8(ascii: "]") { break }
                     e &+= 1
                 }
-                pending.push(Item(name: name, nameEnd: nameEnd, start: i, end: e, kind: 0))
+                pending.push(Item(name: name, nameEnd: nameEnd, key: key, start: i, end: e, kind: 0))
                 i = e
             }
         }
@@ -138,7 +144,7 @@ struct Canonical: ~Copyable {
             item.kind = 0
         } else {
             var children = UnsafeMutableBufferPointer(start: pending.base + o.firstChild, count: pending.count &- o.firstChild)
-            if isObject { children.sort { Self.precedes(b, $0, $1) } }
+            if isObject { Self.sort(&children, b) }
             item.first = kept.count
             item.count = children.count
             for child in children { kept.push(child) }
@@ -160,12 +166,58 @@ struct Canonical: ~Copyable {
         }
     }
 
-    /// Whether `x`'s quoted name sorts before `y`'s (bytewise, a prefix first).
+    /// Sorts an object's members by name, stably (members with the same name keep their
+    /// order): by insertion for the few members of most objects, by the standard library's
+    /// sort for more, so that a large object stays O(n log n).
+    private static func sort(_ children: inout UnsafeMutableBufferPointer<Item>, _ b: UnsafeRawBufferPointer) {
+        guard children.count > 16 else {
+            var k = 1
+            while k < children.count {
+                let x = children[k]
+                var j = k
+                while j > 0 && precedes(b, x, children[j &- 1]) {
+                    children[j] = children[j &- 1]
+                    j &-= 1
+                }
+                children[j] = x
+                k &+= 1
+            }
+            return
+        }
+        children.sort { precedes(b, $0, $1) }
+    }
+
+    /// The first eight bytes of the `length` bytes at `start`, as ``Item/key`` says.
+    @inline(__always)
+    private static func key(_ b: UnsafeRawBufferPointer, _ start: Int, _ length: Int) -> UInt64 {
+        guard let p = b.baseAddress else { return 0 }
+        var w: UInt64 = 0
+        if start &+ 8 <= b.count {
+            // In bounds: eight bytes from `start` lie inside `b`; those past the name are masked.
+            w = UInt64(littleEndian: (p + start).loadUnaligned(as: UInt64.self))
+            if length < 8 { w &= (1 &<< (UInt64(truncatingIfNeeded: length) &* 8)) &- 1 }
+        } else {
+            var k = 0
+            while k < Swift.min(length, 8) {
+                w |= UInt64(p.load(fromByteOffset: start &+ k, as: UInt8.self)) &<< (UInt64(truncatingIfNeeded: k) &* 8)
+                k &+= 1
+            }
+        }
+        return w.byteSwapped
+    }
+
+    /// Whether `x`'s name sorts before `y`'s: bytewise, without the quotes, a name before the
+    /// longer names it begins.
     @inline(__always)
     private static func precedes(_ b: UnsafeRawBufferPointer, _ x: Item, _ y: Item) -> Bool {
-        let xn = x.nameEnd &- x.name
-        let yn = y.nameEnd &- y.name
-        let r = memcmp(b.baseAddress! + x.name, b.baseAddress! + y.name, Swift.min(xn, yn))
-        return r < 0 || (r == 0 && xn < yn)
+        if x.key != y.key { return x.key < y.key }
+        let xn = x.nameEnd &- x.name &- 2
+        let yn = y.nameEnd &- y.name &- 2
+        let shorter = Swift.min(xn, yn)
+        if shorter > 8 {
+            let r = memcmp(b.baseAddress! + (x.name &+ 9), b.baseAddress! + (y.name &+ 9), shorter &- 8)
+            if r != 0 { return r < 0 }
+        }
+        return xn < yn
     }
 }

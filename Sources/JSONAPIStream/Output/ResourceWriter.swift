@@ -54,15 +54,20 @@ final class ResourceWriter {
     let options: OutputOptions
     @exclusivity(unchecked) private var name: [UInt8] = []
     @exclusivity(unchecked) private var seenNames: [[UInt8]] = []
-    @exclusivity(unchecked) private var canonical = ByteArena(capacity: 1024)
-    /// The line being hashed (without `primary`), and the canonical form's working arrays.
-    private var hashed = ByteArena(capacity: 1024)
-    private var canonicalizer = Canonical()
-    private lazy var hasher = SHA256Hasher()
+    // `--hash` (ResourceWriter+Hash.swift): the canonical form, the line it is read from when
+    // it cannot be written from the parts, the canonical form's working stacks, the
+    // relationship names being ordered, and the digest.
+    @exclusivity(unchecked) var canonical = ByteArena(capacity: 1024)
+    @exclusivity(unchecked) var hashed = ByteArena(capacity: 1024)
+    @exclusivity(unchecked) var canonicalizer = Canonical()
+    @exclusivity(unchecked) var relationshipNames = ByteArena(capacity: 256)
+    @exclusivity(unchecked) var relationshipOrder = UnsafeStack<CanonicalName>(capacity: 16)
+    let hasher: SHA256Hasher?
 
     init(out: ByteWriter, options: OutputOptions) {
         self.out = out
         self.options = options
+        hasher = options.hash ? SHA256Hasher() : nil
         name.reserveCapacity(64)
     }
 
@@ -79,10 +84,7 @@ final class ResourceWriter {
         let contentStart = out.mark
         try writeBody(p, reserved: Self.lineMembers)
         if options.hash {
-            let digest = hash(line: lineStart, identityEnd: identityEnd, content: contentStart)
-            out.write(#","hash":""#)
-            out.write(digest)
-            out.write(byte: UInt8(ascii: "\""))
+            writeHash(p, line: lineStart, identityEnd: identityEnd, content: contentStart)
         }
         out.write("}\n")
     }
@@ -286,21 +288,6 @@ final class ResourceWriter {
 
     private func collision(_ message: String, _ p: ResourceParts, _ pointer: String) -> JSONAPIError {
         .document(Diagnostic(severity: .error, rule: .N04, message: message, location: p.position, pointer: p.pointer + pointer))
-    }
-
-    /// SHA-256 of the canonical form of the line written since `line`, without `primary`:
-    /// `{"type":…,"id":…,…body…}` with every object's members sorted.
-    private func hash(line: Int, identityEnd: Int, content: Int) -> String {
-        // Rebuild the line without "primary" and hash its canonical form.
-        canonical.removeAll()
-        hashed.removeAll()
-        out.buffer.withBytes { all in
-            hashed.append(UnsafeRawBufferPointer(rebasing: all[line..<identityEnd]))
-            hashed.append(UnsafeRawBufferPointer(rebasing: all[content..<all.count]))
-        }
-        hashed.append(UInt8(ascii: "}"))
-        hashed.withBytes { t in canonicalizer.form(t, 0..<t.count, into: &canonical) }
-        return canonical.withBytes { hasher.hex($0) }
     }
 }
 
