@@ -356,7 +356,8 @@ public enum FuzzChecks {
             value(d.meta, "document meta")
             value(d.links, "document links")
             value(d.jsonapi, "document jsonapi")
-            value(d.errors, "document errors")
+            for e in d.errorValues.prefix(16) { value(e, "document error") }
+            _ = d.errors.count
             for m in d.otherMembers { value(m.value, "document member \(m.name)") }
         }
         _ = graph.primary.count
@@ -365,7 +366,8 @@ public enum FuzzChecks {
         value(graph.meta, "graph meta")
         value(graph.links, "graph links")
         value(graph.jsonapi, "graph jsonapi")
-        for e in graph.errors.prefix(16) { value(e, "graph error") }
+        for e in graph.errorValues.prefix(16) { value(e, "graph error") }
+        _ = graph.errors.count
         _ = graph.statistics
         _ = graph.memoryFootprint
         return problems

@@ -35,7 +35,11 @@ extension Graph {
     /// when `data` may be `null`.
     ///
     /// - Complexity: O(size of what the model reads); nothing else is decoded.
+    ///
+    /// - Throws: ``ErrorDocument`` with the server's error objects when no document read had
+    ///   primary data and some had errors; `DecodingError` when the data does not fit `T`.
     public func decode<T: Decodable>(_ type: T.Type = T.self, options: DecodingOptions = .default) throws -> T {
+        try checkPrimaryData()
         let d = ResourceDecoder(graph: self, options: options, node: .primary, path: nil, row: -1)
         if let array = T.self as? PrimaryArrayDecoding.Type {
             // `[Article]`: one loop, without an unkeyed container and a dispatch per element.
@@ -70,6 +74,7 @@ extension Graph {
     /// let articles = try graph.decodeConcurrently([Article].self)
     /// ```
     public func decodeConcurrently<T: Decodable & Sendable>(_ type: [T].Type = [T].self, options: DecodingOptions = .default) throws -> [T] {
+        try checkPrimaryData()
         let rows = storage.primaryRows
         guard ParallelDecoding.isWorthwhile(rows.count) else {
             return try [T].decodePrimary(ResourceDecoder(graph: self, options: options, node: .primary, path: nil, row: -1))
@@ -77,6 +82,15 @@ extension Graph {
         return try ParallelDecoding.decode(count: rows.count, graph: self, options: options) { d, i in
             try d.decodePrimary(T.self, rows, i)
         }
+    }
+
+    /// Throws ``ErrorDocument`` when no document read had primary data (`data`) and some had
+    /// errors: decoding would otherwise give an empty array, or a missing resource, with no
+    /// word of what the server said.
+    func checkPrimaryData() throws {
+        let documents = storage.documents
+        guard documents.contains(where: { !$0.errors.isNone }), documents.allSatisfy({ $0.shape == .absent }) else { return }
+        throw ErrorDocument(errors: errors)
     }
 
     /// Decodes every resource of `resourceType` (primary and included), in first-seen order,
@@ -123,6 +137,7 @@ extension LazyValue {
     public func decode<T: Decodable>(_ type: T.Type = T.self, options: DecodingOptions = .default) throws -> T {
         let (storage, span) = storedSpan
         let d = ResourceDecoder(graph: Graph(storage: storage), options: options, node: .primary, path: nil, row: -1)
+        d.valuePointer = pointer ?? ""
         var escaped = false
         let end = StoredJSON.skipValue(d.bytes, at: span.start, escaped: &escaped)
         let node = DecodingNode.value(span.start, end, escaped: escaped)

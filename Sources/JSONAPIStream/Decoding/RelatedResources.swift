@@ -31,6 +31,14 @@ public struct ToOne<Model: Decodable>: Decodable, Sendable, Hashable, CustomStri
     /// The identifier of the related resource; `nil` when `data` is `null` or absent.
     public var identifier: ResourceIdentifier? { relationship.kind == .toOne ? relationship.identifiers.first : nil }
 
+    /// The resource linkage entry: the identifier with its own `meta`
+    /// (`{"type":"people","id":"9","meta":{"role":"editor"}}`), whether or not the document
+    /// included the resource; `nil` when `data` is `null` or absent.
+    public var linkage: Linkage? { relationship.kind == .toOne ? relationship.linkage.first : nil }
+
+    /// The identifier's `meta` (not the relationship's, which is `relationship.meta`).
+    public var identifierMeta: LazyValue? { linkage?.meta }
+
     /// The related resource, when the document included it.
     public var resource: Resource? { relationship.resource }
 
@@ -78,6 +86,10 @@ public struct ToMany<Model: Decodable>: Decodable, Sendable, Hashable, CustomStr
 
     /// The identifiers of the resource linkage, in order.
     public var identifiers: [ResourceIdentifier] { relationship.identifiers }
+
+    /// The resource linkage entries in order: each identifier with its own `meta`, whether or
+    /// not the document included the resource.
+    public var linkage: [Linkage] { relationship.linkage }
 
     /// The related resources in linkage order; `nil` where one was not included.
     public var resources: [Resource?] { relationship.resources }

@@ -48,7 +48,8 @@ extension ResourceDecoder {
             let text = Resource(graph: graph, row: location.row).description
             return pointer.isEmpty ? text : text + " " + pointer
         }
-        return pointer.isEmpty ? "the value" : pointer
+        let whole = valuePointer + pointer
+        return whole.isEmpty ? "the value" : whole
     }
 
     func segmentText(_ segment: PointerSegment) -> String? {

@@ -181,6 +181,9 @@ final class ResourceDecoder: Decoder {
     @exclusivity(unchecked) var escapedNames = AliasCache()
     @exclusivity(unchecked) var relationshipAliases = AliasCache()
     @exclusivity(unchecked) var allocations: [UnsafeMutableRawPointer] = []
+    /// Where a value decoded by itself (``LazyValue/decode(_:options:)``) is in its document
+    /// (`/errors/0`), when known: its places are named from there.
+    var valuePointer = ""
 
     init(graph: Graph, options: DecodingOptions, node: DecodingNode, path: PathNode?, row: Int) {
         self.graph = graph

@@ -1,15 +1,16 @@
 import Foundation
 
 protocol LinkageConvertible {
-    var linkage: RelationshipLinkage { get }
+    /// The resource linkage to encode.
+    var encodedLinkage: RelationshipLinkage { get }
 }
 
 extension ToOne: LinkageConvertible {
-    var linkage: RelationshipLinkage { .toOne(identifier) }
+    var encodedLinkage: RelationshipLinkage { .toOne(identifier) }
 }
 
 extension ToMany: LinkageConvertible {
-    var linkage: RelationshipLinkage { .toMany(identifiers) }
+    var encodedLinkage: RelationshipLinkage { .toMany(identifiers) }
 }
 
 extension ToOne: Encodable {

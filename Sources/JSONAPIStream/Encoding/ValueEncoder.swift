@@ -135,7 +135,7 @@ final class ValueEncoder: Encoder {
             n.linkage = .toMany(v)
             return n
         case let v as any LinkageConvertible where !topLevel:
-            let linkage = v.linkage
+            let linkage = v.encodedLinkage
             let n = EncodedNode(linkage.jsonValue)
             n.linkage = linkage
             return n

@@ -102,24 +102,27 @@ public struct Graph: Sendable {
     }
 
     /// Top-level `meta` of all documents, merged member by member (later documents win).
-    public var meta: LazyValue? { mergedTopLevel(\.meta) }
+    public var meta: LazyValue? { mergedTopLevel(\.meta, "/meta") }
     /// Top-level `links` of all documents, merged member by member (later documents win).
-    public var links: LazyValue? { mergedTopLevel(\.links) }
+    public var links: LazyValue? { mergedTopLevel(\.links, "/links") }
     /// Top-level `jsonapi` of all documents, merged member by member.
-    public var jsonapi: LazyValue? { mergedTopLevel(\.jsonapi) }
-    /// The error objects of all documents, concatenated.
-    public var errors: [LazyValue] {
-        storage.documents.flatMap { doc -> [LazyValue] in
-            guard !doc.errors.isNone else { return [] }
-            let v = LazyValue(storage: storage, span: doc.errors)
-            return v.kind == .array ? v.elements : [v]
-        }
+    public var jsonapi: LazyValue? { mergedTopLevel(\.jsonapi, "/jsonapi") }
+    /// The error objects of all documents, concatenated, typed.
+    public var errors: [ErrorObject] { errorValues.map { ErrorObject($0.jsonValue) } }
+
+    /// The error objects of all documents, concatenated, as stored: for members of their own
+    /// (`try graph.errorValues[0]["meta"]?.decode(Details.self)`). Each knows where it is in
+    /// its document (`/errors/0`), and decoding errors name places from there.
+    public var errorValues: [LazyValue] {
+        storage.documents.indices.flatMap { DocumentInfo(graph: self, index: $0).errorValues }
     }
 
-    private func mergedTopLevel(_ path: KeyPath<GraphStorage.DocumentRecord, ValueSpan>) -> LazyValue? {
+    /// A top-level member of all documents; one document's as it is (and where it is in its
+    /// document, `pointer`), several merged.
+    private func mergedTopLevel(_ path: KeyPath<GraphStorage.DocumentRecord, ValueSpan>, _ pointer: String) -> LazyValue? {
         let spans = storage.documents.map { $0[keyPath: path] }.filter { !$0.isNone }
         if spans.isEmpty { return nil }
-        if spans.count == 1 { return LazyValue(storage: storage, span: spans[0]) }
+        if spans.count == 1 { return LazyValue(storage: storage, span: spans[0], pointer: pointer) }
         var merged = JSONObject()
         for span in spans {
             guard case .object(let o) = LazyValue(storage: storage, span: span).jsonValue else { continue }
@@ -159,13 +162,18 @@ public struct DocumentInfo: Sendable {
         return graph.storage.primaryRows[r.primaryStart..<r.primaryStart + r.primaryCount].map { Resource(graph: graph, row: Int($0)) }
     }
     /// The document's top-level `meta` (nil when absent).
-    public var meta: LazyValue? { value(record.meta) }
+    public var meta: LazyValue? { value(record.meta, "/meta") }
     /// Its top-level `links`.
-    public var links: LazyValue? { value(record.links) }
+    public var links: LazyValue? { value(record.links, "/links") }
     /// Its `jsonapi` object.
-    public var jsonapi: LazyValue? { value(record.jsonapi) }
-    /// Its `errors` array.
-    public var errors: LazyValue? { value(record.errors) }
+    public var jsonapi: LazyValue? { value(record.jsonapi, "/jsonapi") }
+    /// Its error objects, typed.
+    public var errors: [ErrorObject] { errorValues.map { ErrorObject($0.jsonValue) } }
+    /// Its error objects as stored, each knowing where it is (`/errors/0`).
+    public var errorValues: [LazyValue] {
+        guard let v = value(record.errors, "/errors") else { return [] }
+        return v.kind == .array ? v.elements : [v]
+    }
     /// Unknown and `@`-members of its top level, in order.
     public var otherMembers: [(name: String, value: LazyValue)] {
         record.extras.map { LazyValue.member(storage: graph.storage, span: $0) }
@@ -173,8 +181,8 @@ public struct DocumentInfo: Sendable {
     /// Where the document starts in its input.
     public var position: SourcePosition { record.position }
 
-    private func value(_ span: ValueSpan) -> LazyValue? {
-        span.isNone ? nil : LazyValue(storage: graph.storage, span: span)
+    private func value(_ span: ValueSpan, _ pointer: String) -> LazyValue? {
+        span.isNone ? nil : LazyValue(storage: graph.storage, span: span, pointer: pointer)
     }
 }
 

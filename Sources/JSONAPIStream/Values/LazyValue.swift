@@ -10,9 +10,26 @@ public struct LazyValue: Sendable, CustomStringConvertible {
     }
 
     let backing: Backing
+    /// Where the value is in its document (`/errors/0`), when that is known: decoding errors
+    /// name places from there, and members and elements extend it.
+    let pointer: String?
 
-    init(storage: GraphStorage, span: ValueSpan) { backing = .stored(storage, span) }
-    init(detached value: JSONValue) { backing = .detached(value) }
+    init(storage: GraphStorage, span: ValueSpan, pointer: String? = nil) {
+        backing = .stored(storage, span)
+        self.pointer = pointer
+    }
+
+    init(detached value: JSONValue, pointer: String? = nil) {
+        backing = .detached(value)
+        self.pointer = pointer
+    }
+
+    /// The pointer of member `name` or element `index`, when this value's is known.
+    private func pointer(to name: String) -> String? {
+        pointer.map { $0 + "/" + escapePointerToken(name) }
+    }
+
+    private func pointer(to index: Int) -> String? { pointer.map { $0 + "/" + String(index) } }
 
     /// `"name":value` spans of unknown members.
     static func member(storage: GraphStorage, span: ValueSpan) -> (name: String, value: LazyValue) {
@@ -97,8 +114,9 @@ public struct LazyValue: Sendable, CustomStringConvertible {
     /// The member named `key` of an object (names compare byte for byte).
     public subscript(key: String) -> LazyValue? {
         switch backing {
-        case .detached(let v): return v[key].map { LazyValue(detached: $0) }
+        case .detached(let v): return v[key].map { LazyValue(detached: $0, pointer: pointer(to: key)) }
         case .stored(let s, let span):
+            let childPointer = pointer(to: key)
             var key = key
             return key.withUTF8 { raw -> LazyValue? in
                 let all = s.values.bytes(in: 0..<s.values.count)
@@ -109,7 +127,7 @@ public struct LazyValue: Sendable, CustomStringConvertible {
                     found = value
                     return untilLast  // the last one wins when names repeat
                 }
-                return found.map { LazyValue(storage: s, span: ValueSpan(start: $0.lowerBound, count: $0.count)) }
+                return found.map { LazyValue(storage: s, span: ValueSpan(start: $0.lowerBound, count: $0.count), pointer: childPointer) }
             }
         }
     }
@@ -123,21 +141,25 @@ public struct LazyValue: Sendable, CustomStringConvertible {
     /// The elements of an array (empty for other kinds).
     public var elements: [LazyValue] {
         switch backing {
-        case .detached(let v): return (v.arrayValue ?? []).map { LazyValue(detached: $0) }
+        case .detached(let v):
+            return (v.arrayValue ?? []).enumerated().map { LazyValue(detached: $0.element, pointer: pointer(to: $0.offset)) }
         case .stored(let s, let span):
             let all = s.values.bytes(in: 0..<s.values.count)
-            return StoredJSON.elements(all, span.range).map { LazyValue(storage: s, span: ValueSpan(start: $0.lowerBound, count: $0.count)) }
+            return StoredJSON.elements(all, span.range).enumerated().map {
+                LazyValue(storage: s, span: ValueSpan(start: $0.element.lowerBound, count: $0.element.count), pointer: pointer(to: $0.offset))
+            }
         }
     }
 
     /// The members of an object, in order (empty for other kinds).
     public var members: [(name: String, value: LazyValue)] {
         switch backing {
-        case .detached(let v): return (v.objectValue?.members ?? []).map { ($0.key, LazyValue(detached: $0.value)) }
+        case .detached(let v): return (v.objectValue?.members ?? []).map { ($0.key, LazyValue(detached: $0.value, pointer: pointer(to: $0.key))) }
         case .stored(let s, let span):
             let all = s.values.bytes(in: 0..<s.values.count)
             return StoredJSON.members(all, span.range).map {
-                (StoredJSON.decodeString(all, $0.name), LazyValue(storage: s, span: ValueSpan(start: $0.value.lowerBound, count: $0.value.count)))
+                let name = StoredJSON.decodeString(all, $0.name)
+                return (name, LazyValue(storage: s, span: ValueSpan(start: $0.value.lowerBound, count: $0.value.count), pointer: pointer(to: name)))
             }
         }
     }
