@@ -97,7 +97,7 @@ def make_handler(name, log, hang_seconds):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--lifetime", type=float, default=300)
+    p.add_argument("--lifetime", type=float, default=1800)
     p.add_argument("--hang", type=float, default=30)
     args = p.parse_args()
     parent = os.getppid()

@@ -19,7 +19,7 @@ import Testing
 
     @Test func everyPageReachesTheOutputAsItEnds() async throws {
         // Page 4 hangs: pages 1-3 must be in the output file while the crawl still runs.
-        let s = try OriginServers(hangSeconds: 240)
+        let s = try OriginServers(hangSeconds: 1500)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-flush-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

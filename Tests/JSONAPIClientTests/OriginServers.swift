@@ -7,7 +7,8 @@ import Testing
 /// Two scripted HTTP servers on 127.0.0.1, two origins (TestServer/origins.py, Python's
 /// standard library only): each records the requests it gets, so a test can show which
 /// headers reached which origin. Started per test, stopped (by pid) when the test ends; the
-/// script also exits by itself when this process is gone, or after five minutes.
+/// script also exits by itself when this process is gone, or after thirty minutes (a test
+/// whose task waits long for a thread, as on a busy 2-core machine, still finds it there).
 final class OriginServers: @unchecked Sendable {
     let a: String
     let b: String
