@@ -513,6 +513,8 @@ public enum FuzzChecks {
     /// Problems with a decoding error: not a `DecodingError`, or one without a message.
     static func errorProblem(_ error: any Error, _ what: String) -> String? {
         if let p = error as? FuzzDecodeProblem { return "\(what): \(p.text)" }
+        // Primary data asked of an error document: the server's errors, never none.
+        if let d = error as? ErrorDocument { return d.errors.isEmpty ? "\(what): an ErrorDocument without errors" : nil }
         guard let e = error as? DecodingError else { return "\(what): threw \(type(of: error)), not a DecodingError: \(error)" }
         let context: DecodingError.Context
         switch e {

@@ -88,9 +88,9 @@ extension Graph {
     /// errors: decoding would otherwise give an empty array, or a missing resource, with no
     /// word of what the server said.
     func checkPrimaryData() throws {
-        let documents = storage.documents
-        guard documents.contains(where: { !$0.errors.isNone }), documents.allSatisfy({ $0.shape == .absent }) else { return }
-        throw ErrorDocument(errors: errors)
+        guard storage.documents.allSatisfy({ $0.shape == .absent }) else { return }
+        let errors = self.errors
+        if !errors.isEmpty { throw ErrorDocument(errors: errors) }
     }
 
     /// Decodes every resource of `resourceType` (primary and included), in first-seen order,

@@ -79,7 +79,11 @@ public enum DateEncodingStrategy: Sendable {
 
 /// What a `Double` or `Float` that is infinite or NaN becomes.
 public enum NonFiniteFloatEncodingStrategy: Sendable, Hashable {
-    /// Encoding fails with an `EncodingError` naming the value's path.
+    /// Encoding fails, as every encoding failure of this library does, with
+    /// ``JSONAPIError/misuse(_:)`` naming the model and the value's path
+    /// (`cannot encode Reading at /values/1: nan is not a JSON number (value nan)`). The
+    /// library's encoding entries throw ``JSONAPIError`` only (typed throws); an
+    /// `EncodingError` from the model's own `encode(to:)` is described the same way.
     case `throw`
     /// The value is written as `null`.
     case null

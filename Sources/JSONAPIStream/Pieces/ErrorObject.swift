@@ -37,6 +37,7 @@ public struct ErrorObject: Sendable, Hashable, Codable, CustomStringConvertible 
         /// The request header that caused the error.
         public var header: String?
 
+        /// A source with these members.
         public init(pointer: String? = nil, parameter: String? = nil, header: String? = nil) {
             self.pointer = pointer
             self.parameter = parameter
@@ -183,6 +184,7 @@ public struct ErrorDocument: Error, Sendable, CustomStringConvertible {
     /// The error objects, in document order.
     public var errors: [ErrorObject]
 
+    /// An error document's error objects.
     public init(errors: [ErrorObject]) { self.errors = errors }
 
     public var description: String {
