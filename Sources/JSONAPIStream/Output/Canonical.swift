@@ -144,7 +144,7 @@ struct Canonical: ~Copyable {
             item.kind = 0
         } else {
             var children = UnsafeMutableBufferPointer(start: pending.base + o.firstChild, count: pending.count &- o.firstChild)
-            if isObject { Self.sort(&children, b) }
+            if isObject { children.stableSort { Self.precedes(b, $0, $1) } }
             item.first = kept.count
             item.count = children.count
             for child in children { kept.push(child) }
@@ -164,27 +164,6 @@ struct Canonical: ~Copyable {
             out.append(UInt8(ascii: "["))
             writing.push(Writing(item: item, next: 0))
         }
-    }
-
-    /// Sorts an object's members by name, stably (members with the same name keep their
-    /// order): by insertion for the few members of most objects, by the standard library's
-    /// sort for more, so that a large object stays O(n log n).
-    private static func sort(_ children: inout UnsafeMutableBufferPointer<Item>, _ b: UnsafeRawBufferPointer) {
-        guard children.count > 16 else {
-            var k = 1
-            while k < children.count {
-                let x = children[k]
-                var j = k
-                while j > 0 && precedes(b, x, children[j &- 1]) {
-                    children[j] = children[j &- 1]
-                    j &-= 1
-                }
-                children[j] = x
-                k &+= 1
-            }
-            return
-        }
-        children.sort { precedes(b, $0, $1) }
     }
 
     /// The first eight bytes of the `length` bytes at `start`, as ``Item/key`` says.
@@ -219,5 +198,30 @@ struct Canonical: ~Copyable {
             if r != 0 { return r < 0 }
         }
         return xn < yn
+    }
+}
+
+extension UnsafeMutableBufferPointer {
+    /// Sorts stably (equal elements keep their order, as members with the same name must):
+    /// by insertion up to 16 elements (the few members of most objects, often in order
+    /// already), by the standard library's stable sort above, so that large inputs stay
+    /// O(n log n).
+    @inline(__always)
+    mutating func stableSort(by precedes: (Element, Element) -> Bool) {
+        guard count > 16 else {
+            var k = 1
+            while k < count {
+                let x = self[k]
+                var j = k
+                while j > 0 && precedes(x, self[j &- 1]) {
+                    self[j] = self[j &- 1]
+                    j &-= 1
+                }
+                self[j] = x
+                k &+= 1
+            }
+            return
+        }
+        sort(by: precedes)
     }
 }

@@ -106,22 +106,7 @@ extension ResourceWriter {
             for k in order.indices where order[k].escapedEnd > 0 {
                 order[k].name = UnsafeRawBufferPointer(rebasing: escaped[order[k].escapedStart..<order[k].escapedEnd])
             }
-            if order.count > 16 {
-                order.sort { Self.precedes($0.name, $1.name) }
-            } else {
-                // Insertion: a handful of names, usually in order already.
-                var k = 1
-                while k < order.count {
-                    let x = order[k]
-                    var j = k
-                    while j > 0 && Self.precedes(x.name, order[j &- 1].name) {
-                        order[j] = order[j &- 1]
-                        j &-= 1
-                    }
-                    order[j] = x
-                    k &+= 1
-                }
-            }
+            order.stableSort { Self.precedes($0.name, $1.name) }
             for k in order.indices {
                 canonical.append(k > 0 ? #",""# : #"""#)
                 canonical.append(order[k].name)
