@@ -7,6 +7,25 @@ import Foundation
 enum ISO8601Parsing {
     /// Seconds since 1970-01-01T00:00:00Z, or `nil` when `text` is not such a date-time.
     static func secondsSince1970(_ text: UnsafeRawBufferPointer) -> Double? {
+        guard let (whole, digits) = instant(text) else { return nil }
+        var fraction = 0.0
+        if !digits.isEmpty {
+            var numerator: Int64 = 0
+            var denominator: Int64 = 1
+            // Finer than a femtosecond is below Date's resolution.
+            for k in digits.prefix(15) {
+                numerator = numerator * 10 + Int64(text[k] &- 0x30)
+                denominator *= 10
+            }
+            fraction = Double(numerator) / Double(denominator)
+        }
+        return Double(whole) + fraction
+    }
+
+    /// The instant `text` names, exactly: whole seconds since 1970-01-01T00:00:00Z, and where
+    /// the digits of its fraction of a second are in `text` (empty without a fraction); `nil`
+    /// when `text` is not such a date-time.
+    static func instant(_ text: UnsafeRawBufferPointer) -> (seconds: Int, fraction: Range<Int>)? {
         let n = text.count
         guard n >= 20 else { return nil }
         @inline(__always) func digits(_ at: Int, _ count: Int) -> Int? {
@@ -30,21 +49,13 @@ enum ISO8601Parsing {
             hour < 24, minute < 60, second <= 60
         else { return nil }
         var i = 19
-        var fraction = 0.0
+        var fraction = i..<i
         if text[i] == UInt8(ascii: ".") {
             i += 1
             let start = i
-            var numerator: Int64 = 0
-            var denominator: Int64 = 1
-            while i < n, case let d = text[i] &- 0x30, d < 10 {
-                if i - start < 15 {  // finer than a femtosecond is below Date's resolution
-                    numerator = numerator * 10 + Int64(d)
-                    denominator *= 10
-                }
-                i += 1
-            }
+            while i < n, text[i] &- 0x30 < 10 { i += 1 }
             guard i > start else { return nil }
-            fraction = Double(numerator) / Double(denominator)
+            fraction = start..<i
         }
         guard i < n else { return nil }
         var offset = 0
@@ -65,8 +76,7 @@ enum ISO8601Parsing {
         }
         guard i == n else { return nil }
         let days = daysSince1970(year: year, month: month, day: day)
-        let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Double(whole) + fraction
+        return (days * 86_400 + hour * 3600 + minute * 60 + second - offset, fraction)
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

@@ -93,9 +93,11 @@ public struct EditableResource: Sendable {
         set { setAttribute(attribute, newValue ?? .null) }
     }
 
-    /// Sets an attribute. Setting it to the original's value records no change.
+    /// Sets an attribute. Setting it to the original's value records no change, compared by
+    /// value (``JSONValue/hasSameValue(as:)``): `19.990` for a stored `19.99`, the same
+    /// instant written another way, an object with its members in another order.
     public mutating func setAttribute(_ name: String, _ value: JSONValue) {
-        if let old = original?.attributes[name]?.jsonValue, old == value {
+        if let old = original?.attributes[name]?.jsonValue, old.hasSameValue(as: value) {
             changedAttributes[name] = nil
             return
         }
@@ -114,12 +116,27 @@ public struct EditableResource: Sendable {
         setAttribute(name, encoder.root?.resolve() ?? .null)
     }
 
-    /// Sets a relationship's linkage.
+    /// Sets a relationship's linkage. Setting it to the original's linkage (the same
+    /// identifiers in the same order) records no change.
     public mutating func setRelationship(_ name: String, _ linkage: RelationshipLinkage) {
+        if let old = original?.relationship(name), Self.linkage(of: old) == linkage {
+            changedRelationships.removeAll { $0.name == name }
+            return
+        }
         if let i = changedRelationships.firstIndex(where: { $0.name == name }) {
             changedRelationships[i].linkage = linkage
         } else {
             changedRelationships.append((name, linkage))
+        }
+    }
+
+    /// A stored relationship's linkage, `nil` when it has no `data`.
+    private static func linkage(of r: Relationship) -> RelationshipLinkage? {
+        switch r.kind {
+        case .absent: nil
+        case .null: .toOne(nil)
+        case .toOne: .toOne(r.identifiers.first)
+        case .toMany: .toMany(r.identifiers)
         }
     }
 
