@@ -50,6 +50,11 @@ public struct DecodingOptions: Sendable {
 /// converted, as `jsonapi normalize --keys` rewrites them; members nested inside attribute
 /// values, and `id`, `type`, `lid`, keep their names. Words are split as ``KeyFormat``
 /// splits them (`first-name`, `first_name` and `firstName` are the same words).
+///
+/// A coding key renamed in `CodingKeys` (`case when = "publishedAt"`) takes part as renamed:
+/// compared as it is with `.asIs`, with the converted stored names with `.format` and
+/// `.custom` (so write it in the converted form: `"publishedAt"` under `.camelCase`), and
+/// formatted with `.formatter` (`published-at` under ``KeyFormatter/kebabCase``).
 public enum KeyDecodingStrategy: Sendable {
     /// Names are compared byte for byte.
     case asIs
@@ -58,6 +63,10 @@ public enum KeyDecodingStrategy: Sendable {
     case format(KeyFormat)
     /// Each stored name is passed through the function, whose result is compared.
     case custom(@Sendable (String) -> String)
+    /// Each coding key is passed through the formatter (model name to wire name), whose
+    /// result is looked up among the stored names: the one formatter
+    /// (``ResourceEncodingOptions/keys`` takes it too) for both directions.
+    case formatter(KeyFormatter)
 
     /// Stored kebab-case or snake-case names match camelCase coding keys.
     public static let camelCase = KeyDecodingStrategy.format(.camel)
@@ -67,6 +76,15 @@ public enum KeyDecodingStrategy: Sendable {
     public static let convertFromSnakeCase = KeyDecodingStrategy.format(.camel)
 
     var isAsIs: Bool { if case .asIs = self { true } else { false } }
+
+    /// Whether stored names are converted before they are compared (not for `.asIs`, nor
+    /// for `.formatter`, which converts coding keys instead).
+    var convertsStoredNames: Bool {
+        switch self {
+        case .asIs, .formatter: false
+        case .format, .custom: true
+        }
+    }
 
     /// The name a stored name is matched under, or `nil` when it is unchanged.
     func convert(_ stored: UnsafeRawBufferPointer) -> [UInt8]? {
@@ -79,6 +97,8 @@ public enum KeyDecodingStrategy: Sendable {
         case .custom(let body):
             let converted = body(String(decoding: stored, as: UTF8.self))
             return converted.utf8.elementsEqual(stored) ? nil : Array(converted.utf8)
+        case .formatter:
+            return nil
         }
     }
 
@@ -87,6 +107,7 @@ public enum KeyDecodingStrategy: Sendable {
         case .asIs: "as is"
         case .format(let f): "converted to \(f.rawValue) case"
         case .custom: "converted by the custom key strategy"
+        case .formatter: "looked up under the formatter's names for the coding keys"
         }
     }
 }

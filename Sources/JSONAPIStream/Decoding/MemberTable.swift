@@ -64,6 +64,9 @@ final class MemberTable: ManagedBuffer<MemberTable.Header, MemberEntry> {
         let row: Int
         /// Whether this is a resource's own container (`id`, `type`, attributes, ...).
         let resourceLevel: Bool
+        /// Whether coding keys are looked up under the wire names of a
+        /// ``KeyDecodingStrategy/formatter(_:)`` (a resource's container only).
+        let formatsKeys: Bool
     }
 
     static func make(_ entries: UnsafeBufferPointer<MemberEntry>, decoder: ResourceDecoder, path: PathNode?, row: Int, resourceLevel: Bool) -> MemberTable {
@@ -78,7 +81,9 @@ final class MemberTable: ManagedBuffer<MemberTable.Header, MemberEntry> {
             seen |= bit
         }
         let buffer = Self.create(minimumCapacity: entries.count) { _ in
-            Header(count: entries.count, hint: 0, mayHaveDuplicates: duplicates, decoder: decoder, path: path, row: row, resourceLevel: resourceLevel)
+            Header(
+                count: entries.count, hint: 0, mayHaveDuplicates: duplicates, decoder: decoder, path: path, row: row,
+                resourceLevel: resourceLevel, formatsKeys: resourceLevel && decoder.keyFormatter != nil)
         }
         let table = unsafeDowncast(buffer, to: MemberTable.self)
         if let base = entries.baseAddress {
@@ -94,6 +99,7 @@ final class MemberTable: ManagedBuffer<MemberTable.Header, MemberEntry> {
     var path: PathNode? { withUnsafeMutablePointerToHeader { $0.pointee.path } }
     var row: Int { withUnsafeMutablePointerToHeader { $0.pointee.row } }
     var resourceLevel: Bool { withUnsafeMutablePointerToHeader { $0.pointee.resourceLevel } }
+    var formatsKeys: Bool { withUnsafeMutablePointerToHeader { $0.pointee.formatsKeys } }
 
     @inline(__always)
     func entry(_ i: Int) -> MemberEntry { withUnsafeMutablePointerToElements { $0[i] } }

@@ -56,7 +56,11 @@ extension MemberTable {
     func lookup(_ raw: UnsafeRawBufferPointer) -> MemberLookup? {
         let resourceLevel = self.resourceLevel
         if resourceLevel, raw.count <= 4, let v = virtual(raw, beforeMembers: true) { return v }
-        if let i = find(raw) { return member(i) }
+        if formatsKeys {
+            if let i = find(decoder.wireName(raw)) { return member(i) }
+        } else if let i = find(raw) {
+            return member(i)
+        }
         if resourceLevel, raw.count <= 5, let v = virtual(raw, beforeMembers: false) { return v }
         return nil
     }

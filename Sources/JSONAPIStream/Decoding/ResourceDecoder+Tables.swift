@@ -89,7 +89,7 @@ extension ResourceDecoder {
             let span = record.attributes.range
             appendMembers(span.lowerBound, span.upperBound, attributes: true)
         }
-        let convert = !options.keys.isAsIs
+        let convert = options.keys.convertsStoredNames
         let start = Int(record.relationshipStart)
         for i in start..<(start + Int(record.relationshipCount)) {
             let symbol = storage.relationships[i].name
@@ -105,7 +105,7 @@ extension ResourceDecoder {
 
     func appendMembers(_ s: Int, _ e: Int, attributes: Bool) {
         guard e - s >= 2, bytes[s] == UInt8(ascii: "{") else { return }
-        let convert = attributes && !options.keys.isAsIs
+        let convert = attributes && options.keys.convertsStoredNames
         var i = s + 1
         let end = e - 1
         while i < end {
@@ -132,6 +132,15 @@ extension ResourceDecoder {
     }
 
     /// Copies `bytes` into memory the decoder owns (freed with it).
+    /// The wire name of coding key `key` under the ``keyFormatter`` (kept, by key).
+    func wireName(_ key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let name = String(decoding: key, as: UTF8.self)
+        if let known = wireNames[name] { return known }
+        let wire = keep(Array((keyFormatter?.wireName(for: name) ?? name).utf8))
+        wireNames[name] = wire
+        return wire
+    }
+
     func keep(_ source: [UInt8]) -> UnsafeRawBufferPointer {
         let p = UnsafeMutableRawPointer.allocate(byteCount: max(source.count, 1), alignment: 1)
         source.withUnsafeBytes { if let b = $0.baseAddress { p.copyMemory(from: b, byteCount: $0.count) } }

@@ -181,6 +181,10 @@ final class ResourceDecoder: Decoder {
     @exclusivity(unchecked) var escapedNames = AliasCache()
     @exclusivity(unchecked) var relationshipAliases = AliasCache()
     @exclusivity(unchecked) var allocations: [UnsafeMutableRawPointer] = []
+    /// The formatter of ``KeyDecodingStrategy/formatter(_:)``, and the wire names it gave,
+    /// by coding key.
+    let keyFormatter: KeyFormatter?
+    @exclusivity(unchecked) var wireNames: [String: UnsafeRawBufferPointer] = [:]
     /// Where a value decoded by itself (``LazyValue/decode(_:options:)``) is in its document
     /// (`/errors/0`), when known: its places are named from there.
     var valuePointer = ""
@@ -195,6 +199,7 @@ final class ResourceDecoder: Decoder {
         self.row = row
         let automatic = 4 &* (graph.storage.resources.count &+ graph.storage.linkage.count) &+ 10_000
         self.resolutionLimit = max(0, options.maxResolvedResources ?? automatic)
+        if case .formatter(let f) = options.keys { keyFormatter = f } else { keyFormatter = nil }
     }
 
     deinit { for p in allocations { p.deallocate() } }

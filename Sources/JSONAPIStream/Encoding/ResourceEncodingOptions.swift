@@ -46,6 +46,9 @@ public enum KeyEncodingStrategy: Sendable {
     case format(KeyFormat)
     /// Coding keys are passed through the function.
     case custom(@Sendable (String) -> String)
+    /// Coding keys are passed through the formatter (model name to wire name), the one
+    /// ``KeyDecodingStrategy/formatter(_:)`` takes for decoding.
+    case formatter(KeyFormatter)
 
     /// `firstName` -> `first-name`, JSON:API's recommended naming.
     public static let kebabCase = KeyEncodingStrategy.format(.kebab)
@@ -57,6 +60,7 @@ public enum KeyEncodingStrategy: Sendable {
         case .asIs: key
         case .format(let f): f.apply(key)
         case .custom(let body): body(key)
+        case .formatter(let f): f.wireName(for: key)
         }
     }
 }

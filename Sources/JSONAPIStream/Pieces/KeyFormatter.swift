@@ -1,0 +1,34 @@
+/// How a model's names become names on the wire: one function from a model's coding key to
+/// the attribute or relationship name the document uses, for decoding and encoding alike
+/// (Spine's `KeyFormatter`).
+///
+/// ```swift
+/// let upper = KeyFormatter { $0.uppercased() }      // title -> TITLE
+/// var decoding = DecodingOptions()
+/// decoding.keys = .formatter(upper)                  // the TITLE attribute fills `title`
+/// var encoding = ResourceEncodingOptions()
+/// encoding.keys = .formatter(upper)                  // `title` is written as TITLE
+/// ```
+///
+/// Only attribute and relationship names are formatted; `id`, `type`, `lid`, `meta`,
+/// `links` and members nested inside attribute values keep their names. A coding key
+/// renamed in `CodingKeys` (`case publishedAt = "published"`) is formatted too: the
+/// formatter sees `published`.
+public struct KeyFormatter: Sendable {
+    private let body: @Sendable (String) -> String
+
+    /// A formatter from model names to wire names.
+    public init(_ wireName: @escaping @Sendable (String) -> String) { body = wireName }
+
+    /// The name on the wire of the model's `name`.
+    public func wireName(for name: String) -> String { body(name) }
+
+    /// Names as they are.
+    public static let asIs = KeyFormatter { $0 }
+    /// `firstName` -> `first-name` (JSON:API's recommended naming).
+    public static let kebabCase = KeyFormatter { KeyFormat.kebab.apply($0) }
+    /// `firstName` -> `first_name`.
+    public static let snakeCase = KeyFormatter { KeyFormat.snake.apply($0) }
+    /// `first_name` -> `firstName`.
+    public static let camelCase = KeyFormatter { KeyFormat.camel.apply($0) }
+}
