@@ -53,50 +53,8 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
     public func read(
         chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
     ) throws(JSONAPIError) {
-        let size = max(1, chunkSize)
-        // Decided on the first bytes (held until there are enough to tell): plain bytes go
-        // straight to `body`.
-        var decoder: Decompressor? = nil
-        var decided = false
-        var held: [UInt8] = []
-        let name = self.name
-        func start(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
-            decided = true
-            let first = held + Array(chunk.prefix(4))
-            switch Compression.detect(first) {
-            case .gzip: decoder = .gzip(try GzipStream(name: name, outputSize: size))
-            case .zstd: decoder = .zstd(try ZstdStream(name: name, outputSize: size))
-            case .none, .undecided: break
-            }
-            if !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try pass(h) } }
-            held = []
-            try pass(chunk)
-        }
-        func pass(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
-            switch decoder {
-            case .gzip(let g)?: try g.feed(chunk, body)
-            case .zstd(let z)?: try z.feed(chunk, body)
-            case nil: try body(chunk)
-            }
-        }
-        try readRaw(chunkSize: size) { (chunk) throws(JSONAPIError) in
-            if decided { return try pass(chunk) }
-            let first = held + Array(chunk.prefix(4))
-            if Compression.detect(first) == .undecided {
-                held = first  // fewer than 4 bytes so far, all a magic's prefix
-                return
-            }
-            try start(chunk)
-        }
-        if !decided && !held.isEmpty {
-            decided = true
-            try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try body(h) }
-        }
-        switch decoder {
-        case .gzip(let g)?: try g.finish()
-        case .zstd(let z)?: try z.finish()
-        case nil: break
-        }
+        let puller = InputPuller(self, chunkSize: chunkSize)
+        while try puller.step(body) {}
     }
 
     /// How the source is compressed (files and bytes; standard input is not looked at in
@@ -114,54 +72,10 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
             return Compression.detect(Array(magic.prefix(max(n, 0)))).known
         }
     }
-
-    /// The bytes as stored, in chunks of at most `size`.
-    private func readRaw(
-        chunkSize size: Int, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
-    ) throws(JSONAPIError) {
-        switch self {
-        case .bytes(let b, _):
-            try withContiguousBytes(of: b) { (all) throws(JSONAPIError) in
-                var i = 0
-                while i < all.count {
-                    let end = min(i + size, all.count)
-                    try body(UnsafeRawBufferPointer(rebasing: all[i..<end]))
-                    i = end
-                }
-            }
-        case .standardInput:
-            try Self.read(fd: 0, name: "standard input", chunkSize: size, body)
-        case .file(let path):
-            let fd = open(path, O_RDONLY)
-            guard fd >= 0 else { throw JSONAPIError.input("cannot open \(path): \(String(cString: strerror(errno)))") }
-            defer { close(fd) }
-            var st = stat()
-            if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-                throw JSONAPIError.input("\(path) is a directory")
-            }
-            try Self.read(fd: fd, name: path, chunkSize: size, body)
-        }
-    }
-
-    private static func read(
-        fd: Int32, name: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
-    ) throws(JSONAPIError) {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = systemRead(fd, buffer, chunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw JSONAPIError.input("cannot read \(name): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return }
-            try body(UnsafeRawBufferPointer(start: buffer, count: n))
-        }
-    }
 }
 
 @inline(__always)
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
     return Glibc.read(fd, buffer, count)
     #elseif canImport(Musl)
@@ -194,7 +108,7 @@ public enum Compression: Sendable, Hashable {
     var known: Compression { self == .undecided ? .none : self }
 }
 
-private enum Decompressor {
+enum Decompressor {
     case gzip(GzipStream)
     case zstd(ZstdStream)
 }

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads an ``InputSource`` one chunk at a time, when asked: ``InputSource/read(chunkSize:_:)``
+/// calls ``step(_:)`` in a loop, and a reader that pulls (``ResourceStream``) calls it as it
+/// needs bytes.
+///
+/// A source that starts with gzip's magic bytes (`1f 8b`) or zstd's (`28 b5 2f fd`) is
+/// decompressed as it is read; the decision waits for the first four bytes.
+final class InputPuller {
+    private let source: InputSource
+    private let size: Int
+    /// The open file or standard input; -1 before the first read and after the last.
+    private var fd: Int32 = -1
+    private var ownsFD = false
+    /// Where the next chunk of `.bytes` starts.
+    private var offset = 0
+    private var buffer: UnsafeMutableRawPointer?
+    private var decoder: Decompressor? = nil
+    private var decided = false
+    /// The first bytes, while fewer than a magic's length, all a magic's prefix.
+    private var held: [UInt8] = []
+    private(set) var isFinished = false
+
+    init(_ source: InputSource, chunkSize: Int) {
+        self.source = source
+        size = max(1, chunkSize)
+    }
+
+    deinit {
+        closeFile()
+        buffer?.deallocate()
+    }
+
+    /// Reads one chunk of the source and gives `body` what it holds (decompressed when the
+    /// source is compressed: none, one or several pieces). At the end, gives what was held
+    /// back, ends decompression, and returns `false`.
+    ///
+    /// - Throws: ``JSONAPIError/input(_:)`` when the source cannot be opened or read, or its
+    ///   compressed data is invalid or truncated; any error `body` throws.
+    func step(_ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void) throws(JSONAPIError) -> Bool {
+        guard !isFinished else { return false }
+        if case .bytes(let all, _) = source {
+            if offset < all.count {
+                let end = min(offset + size, all.count)
+                let start = offset
+                offset = end
+                try withContiguousBytes(of: all[start..<end]) { (chunk) throws(JSONAPIError) in try take(chunk, body) }
+                return true
+            }
+        } else if let chunk = try readChunk() {
+            try take(chunk, body)
+            return true
+        }
+        isFinished = true
+        closeFile()
+        if !decided && !held.isEmpty {
+            decided = true
+            try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try body(h) }
+        }
+        switch decoder {
+        case .gzip(let g)?: try g.finish()
+        case .zstd(let z)?: try z.finish()
+        case nil: break
+        }
+        return false
+    }
+
+    /// A chunk as stored: decided on (compressed or not) once there are enough bytes to tell.
+    private func take(_ chunk: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
+        if decided { return try pass(chunk, body) }
+        let first = held + Array(chunk.prefix(4))
+        switch Compression.detect(first) {
+        case .undecided:
+            held = first  // fewer than 4 bytes so far, all a magic's prefix
+            return
+        case .gzip: decoder = .gzip(try GzipStream(name: source.name, outputSize: size))
+        case .zstd: decoder = .zstd(try ZstdStream(name: source.name, outputSize: size))
+        case .none: break
+        }
+        decided = true
+        if !held.isEmpty { try withContiguousBytes(of: held) { (h) throws(JSONAPIError) in try pass(h, body) } }
+        held = []
+        try pass(chunk, body)
+    }
+
+    private func pass(_ chunk: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
+        switch decoder {
+        case .gzip(let g)?: try g.feed(chunk, body)
+        case .zstd(let z)?: try z.feed(chunk, body)
+        case nil: try body(chunk)
+        }
+    }
+
+    /// The next chunk of the file or standard input (valid until the next call), or `nil` at
+    /// its end.
+    private func readChunk() throws(JSONAPIError) -> UnsafeRawBufferPointer? {
+        if fd < 0 {
+            switch source {
+            case .standardInput: fd = 0
+            case .file(let path):
+                let opened = open(path, O_RDONLY)
+                guard opened >= 0 else { throw JSONAPIError.input("cannot open \(path): \(String(cString: strerror(errno)))") }
+                fd = opened
+                ownsFD = true
+                var st = stat()
+                if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                    throw JSONAPIError.input("\(path) is a directory")
+                }
+            case .bytes: return nil
+            }
+        }
+        let buffer = self.buffer ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        self.buffer = buffer
+        while true {
+            let n = systemRead(fd, buffer, size)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw JSONAPIError.input("cannot read \(source.name): \(String(cString: strerror(errno)))")
+            }
+            return n == 0 ? nil : UnsafeRawBufferPointer(start: buffer, count: n)
+        }
+    }
+
+    private func closeFile() {
+        if ownsFD && fd >= 0 { close(fd) }
+        fd = -1
+        ownsFD = false
+    }
+}
