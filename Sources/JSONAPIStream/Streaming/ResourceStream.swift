@@ -23,6 +23,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
         case document(StreamedDocument)
     }
 
+    /// A resource or a document's top level.
     public typealias Element = Event
 
     private enum Input: Sendable {
@@ -64,6 +65,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator that reads the input from its start.
     public func makeAsyncIterator() -> Iterator {
         switch input {
         case .source(let s):
