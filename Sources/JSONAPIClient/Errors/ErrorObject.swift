@@ -4,7 +4,7 @@ import JSONAPIStream
 extension ErrorObject {
     /// The error objects of an error document, or `nil` when `body` is not one.
     static func parseDocument(_ body: [UInt8]) -> [ErrorObject]? {
-        guard let doc = try? JSONValue(parsing: body), case .array(let errors)? = doc["errors"] else { return nil }
-        return errors.map(ErrorObject.init)
+        guard let doc = try? JSONValue(parsing: body), let errors = doc["errors"], case .array = errors else { return nil }
+        return ErrorObject.list(errors)
     }
 }

@@ -90,6 +90,13 @@ public struct ErrorObject: Sendable, Hashable, Codable, CustomStringConvertible 
         meta = value["meta"]
     }
 
+    /// The error objects of an `errors` value: each element of an array, or the value itself
+    /// when it is not one (which the rules report, R08).
+    public static func list(_ errors: JSONValue) -> [ErrorObject] {
+        if case .array(let items) = errors { return items.map(ErrorObject.init) }
+        return [ErrorObject(errors)]
+    }
+
     private enum Key: String, CodingKey {
         case id, links, status, code, title, detail, source, meta
     }

@@ -119,6 +119,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
         private var begun = false
         private var done = false
         private var chunk: [UInt8] = []
+        private let chunkSize: Int
 
         init(reading: Reading, options: DocumentOptions, chunkSize: Int) {
             self.reading = reading
@@ -128,6 +129,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
             let collector = Collector()
             self.collector = collector
             stream = DocumentStream(options: o, sinks: [collector])
+            self.chunkSize = chunkSize
             chunk.reserveCapacity(chunkSize)
         }
 
@@ -177,7 +179,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
                     try stream.beginInput(named: reader.name)
                 }
                 chunk.removeAll(keepingCapacity: true)
-                let more = try await reader.fill(&chunk, upTo: chunk.capacity)
+                let more = try await reader.fill(&chunk, upTo: chunkSize)
                 if !chunk.isEmpty { try stream.feed(chunk) }
                 if !more { try end() }
             }
@@ -295,11 +297,7 @@ public struct StreamedDocument: Sendable, Hashable {
         meta = d.meta
         links = d.links
         jsonapi = d.jsonapi
-        switch d.errors {
-        case .array(let list)?: errors = list.map(ErrorObject.init)
-        case let other?: errors = [ErrorObject(other)]
-        case nil: errors = []
-        }
+        errors = d.errors.map(ErrorObject.list) ?? []
         var others = JSONObject()
         for m in d.otherMembers { others[m.name] = m.value }
         otherMembers = others
