@@ -60,6 +60,14 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // The system's libcurl, for JSONAPIClient's CurlTransport (the default on Linux):
+        // a transfer that pauses when its consumer is slow, public-key pinning, deadlines.
+        // FoundationNetworking wraps the same library on Linux.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
         // The library's C: the memory budget around yajl, the pipeline's tape recorder (yajl
         // callbacks), the pre-scan's byte loops, signals, URI checks and platform calls the
         // Swift overlay lacks (mremap). It includes yajl's own header, through CYajl.
@@ -82,10 +90,11 @@ let package = Package(
             name: "JSONAPILoad",
             dependencies: ["JSONAPIStream", "CSQLite", "CPostgres"]
         ),
-        // HTTP ingestion over URLSession: JSONAPIStream and Foundation(Networking) only.
+        // HTTP ingestion over libcurl (CurlTransport) or URLSession: JSONAPIStream, CCurl and
+        // Foundation(Networking) only.
         .target(
             name: "JSONAPIClient",
-            dependencies: ["JSONAPIStream"]
+            dependencies: ["JSONAPIStream", "CCurl"]
         ),
         // What the command-line programs share: option groups, output files, diagnostics.
         .target(

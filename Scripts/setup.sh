@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine with Swift:
 # yajl (libyajl-dev), libcrypto (libssl-dev), zlib (zlib1g-dev), libsqlite3 (libsqlite3-dev, for
-# `jsonapi load`), libpq (libpq-dev, for `jsonapi load postgresql://…`), PostgreSQL (postgresql:
+# `jsonapi load`), libpq (libpq-dev, for `jsonapi load postgresql://…`), libcurl
+# (libcurl4-openssl-dev, the client's default transport on Linux), PostgreSQL (postgresql:
 # the throwaway server of Scripts/postgres-server.sh),
 # libzstd (libzstd-dev; the zstd
 # and gzip programs for the tests) and pkg-config from apt, python3-venv (the loadability check,
@@ -19,6 +20,7 @@ pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
 pkg-config --exists libzstd 2>/dev/null || missing+=(libzstd-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v zstd >/dev/null || missing+=(zstd)
 command -v gzip >/dev/null || missing+=(gzip)

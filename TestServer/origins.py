@@ -1,7 +1,8 @@
 """Two scripted HTTP servers on 127.0.0.1 (two origins) for the client's hardening tests.
 
 Standard library only. Prints one line, "URL_A URL_B", once both listen, then serves until
-killed, until its parent process is gone, or for --lifetime seconds at most.
+killed, until its parent process is gone, or for --lifetime seconds at most. With
+--tls CERT KEY both serve HTTPS with that certificate (the pinning tests).
 
 Each server records every request it gets (path and headers) except /seen, which returns
 them as JSON. Paths:
@@ -20,6 +21,7 @@ them as JSON. Paths:
 import argparse
 import json
 import os
+import ssl
 import sys
 import threading
 import time
@@ -99,15 +101,26 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--lifetime", type=float, default=1800)
     p.add_argument("--hang", type=float, default=30)
+    p.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     args = p.parse_args()
+    context = None
+    if args.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls[0], args.tls[1])
     parent = os.getppid()
     servers = []
     for name in ("a", "b"):
         server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(name, [], args.hang))
         server.daemon_threads = True
+        # A client that drops the connection (a refused certificate) is no error here.
+        server.handle_error = lambda request, address: None
+        if context:
+            # The handshake happens on the handler's thread (a failed one ends only that request).
+            server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
-    print(" ".join("http://127.0.0.1:%d" % s.server_address[1] for s in servers), flush=True)
+    scheme = "https" if context else "http"
+    print(" ".join("%s://127.0.0.1:%d" % (scheme, s.server_address[1]) for s in servers), flush=True)
     deadline = time.monotonic() + args.lifetime
     while time.monotonic() < deadline and os.getppid() == parent:
         time.sleep(0.2)

@@ -7,12 +7,21 @@ import JSONAPIStream
 extension JSONAPIClient {
     /// How a client sends requests and reads responses.
     public struct Configuration: Sendable {
-        /// Seconds without a byte before a request fails with
-        /// ``JSONAPIClientError/timedOut(url:seconds:attempts:)`` (then retried as
-        /// ``retry`` says).
+        /// Seconds without a byte (connecting, or waiting for the next piece of a response)
+        /// before a request fails with ``JSONAPIClientError/timedOut(url:seconds:attempts:)``
+        /// (then retried as ``retry`` says).
         public var timeout: Double = 60
-        /// Seconds a whole response may take, however steadily it arrives.
+        /// Seconds one response may take, from sending its request to its body's last byte,
+        /// however steadily it arrives (time a slow consumer keeps the transfer paused
+        /// counts too): ``JSONAPIClientError/deadlineExceeded(url:seconds:attempts:)`` after.
+        /// Each attempt has its own.
         public var resourceTimeout: Double = 7 * 24 * 3600
+        /// What sends the requests; `nil`: ``JSONAPIClient/defaultTransport(_:)``
+        /// (``CurlTransport`` on Linux, ``URLSessionTransport`` on Apple platforms), built
+        /// from ``maxConnectionsPerHost`` and ``tls``.
+        public var transport: (any HTTPTransport)?
+        /// Trust anchors and pinned public keys for the default transport.
+        public var tls = TLSOptions()
         /// When and how often a failed request is tried again.
         public var retry = RetryPolicy()
         /// Headers sent with every request (before ``prepareRequest`` runs). They are
@@ -44,7 +53,8 @@ extension JSONAPIClient {
         public var documentOptions = DocumentOptions.default
         /// The most bytes of an error response kept for its error document.
         public var maxErrorBodyBytes = 1 << 20
-        /// Connections to one host at most (and so requests in flight).
+        /// Connections to one host at most (and so requests in flight) of the default
+        /// transport.
         public var maxConnectionsPerHost = 8
 
         /// The defaults.
@@ -53,6 +63,37 @@ extension JSONAPIClient {
         var acceptHeader: String {
             acceptsPlainJSON ? "application/vnd.api+json, application/json;q=0.5" : "application/vnd.api+json"
         }
+    }
+}
+
+extension JSONAPIClient {
+    /// How the default transport verifies servers, on top of normal certificate verification.
+    public struct TLSOptions: Sendable, Equatable {
+        /// A PEM file of certificates to trust instead of the system's (curl's `--cacert`).
+        public var certificateAuthorities: String?
+        /// Public keys to pin, by host name (`*`: every host), as curl's `--pinnedpubkey`
+        /// writes them: `sha256//BASE64` hashes of the SubjectPublicKeyInfo, separated by
+        /// `;`. Needs ``CurlTransport``.
+        public var pinnedPublicKeys: [String: String] = [:]
+
+        /// No other trust anchors, no pins.
+        public init() {}
+    }
+
+    /// The transport a client uses when its configuration names none: a ``CurlTransport``
+    /// on Linux (bounded memory however slowly a body is consumed, pinning, deadlines) and a
+    /// ``URLSessionTransport`` on Apple platforms, with the configuration's connection limit
+    /// and ``Configuration/tls``.
+    public static func defaultTransport(_ configuration: Configuration) -> any HTTPTransport {
+        #if canImport(Darwin)
+        return URLSessionTransport(maxConnectionsPerHost: configuration.maxConnectionsPerHost, tls: configuration.tls)
+        #else
+        var options = CurlTransport.Options()
+        options.maxConnectionsPerHost = configuration.maxConnectionsPerHost
+        options.certificateAuthorities = configuration.tls.certificateAuthorities
+        options.pinnedPublicKeys = configuration.tls.pinnedPublicKeys
+        return CurlTransport(options: options)
+        #endif
     }
 }
 

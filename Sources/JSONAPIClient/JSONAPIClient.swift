@@ -16,21 +16,22 @@ import JSONAPIStream
 /// for article in graph.primary { print(article.attributes["title"]?.string ?? "") }
 /// ```
 ///
-/// Bodies are never held whole: each chunk URLSession hands over is fed to the parser as
-/// it arrives (pages fetched ahead of their turn wait in a bounded buffer). Requests are
+/// Bodies are never held whole: each chunk the ``HTTPTransport`` hands over is fed to the
+/// parser before the next is asked for, so a slow consumer slows the transfer down (pages
+/// fetched ahead of their turn wait in a bounded buffer). Requests are
 /// retried as ``RetryPolicy`` says; cancelling the calling task cancels the request.
 public final class JSONAPIClient: Sendable {
     /// The URL that resource paths (`articles`, `articles/1`) are resolved against.
     public let baseURL: URL
     /// Headers, timeouts, retries, caching and the origin policy of every request.
     public let configuration: Configuration
-    let transport: Transport
+    let transport: RequestSender
 
     /// A client of the API at `baseURL`, whose origin the configured headers are sent to.
     public init(baseURL: URL, configuration: Configuration = Configuration()) {
         self.baseURL = baseURL
         self.configuration = configuration
-        transport = Transport(configuration: configuration)
+        transport = RequestSender(configuration: configuration)
     }
 
     // MARK: URLs

@@ -72,8 +72,21 @@ struct Fetch: ParsableCommand {
     @Flag(name: .customLong("location-trusted"), help: "Follow a redirect or links.next to another origin and send the -H headers there too, as curl --location-trusted does.")
     var locationTrusted = false
 
-    @Option(help: "Seconds without a byte before a request fails.")
+    @Option(help: "Seconds without a byte (connecting, or waiting for the next piece of a response) before a request fails.")
     var timeout: Double = 60
+
+    @Option(help: "Seconds one response may take in all, however steadily it arrives (each attempt has its own).")
+    var deadline: Double?
+
+    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the certificates in this PEM file instead of the system's, as curl --cacert does.", valueName: "file"))
+    var caCertificates: String?
+
+    @Option(
+        name: .customLong("pinnedpubkey"),
+        help: ArgumentHelp(
+            "The server's public key must be one of these, as curl --pinnedpubkey writes them: sha256//BASE64[;sha256//BASE64] (the SHA-256 of the SubjectPublicKeyInfo), checked on top of certificate verification.",
+            valueName: "hashes"))
+    var pinnedPublicKeys: String?
 
     @Option(help: "Requests per page at most, retries included.")
     var attempts = 4
@@ -106,6 +119,17 @@ struct Fetch: ParsableCommand {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let deadline, !(deadline > 0) { throw ValidationError("--deadline must be positive") }
+        if let caCertificates, !FileManager.default.isReadableFile(atPath: caCertificates) {
+            throw ValidationError("--cacert: cannot read '\(caCertificates)'")
+        }
+        if let pins = pinnedPublicKeys {
+            let hashes = pins.split(separator: ";", omittingEmptySubsequences: false)
+            for hash in hashes where !hash.hasPrefix("sha256//") || Data(base64Encoded: String(hash.dropFirst(8)))?.count != 32 {
+                throw ValidationError("--pinnedpubkey takes sha256//BASE64 hashes of 32 bytes separated by ';', not '\(hash)'")
+            }
+            if URL(string: url)?.scheme?.lowercased() != "https" { throw ValidationError("--pinnedpubkey applies to https URLs") }
+        }
         try out.check(splitting: false)
         if into != nil {
             if out.output != nil || out.format != nil || out.hash || out.resourcesOnly || !out.types.isEmpty || !out.keepFields.isEmpty || out.numbers != nil {
@@ -210,6 +234,9 @@ struct Fetch: ParsableCommand {
         var configuration = JSONAPIClient.Configuration()
         configuration.headers = try headerFields()
         configuration.timeout = timeout
+        if let deadline { configuration.resourceTimeout = deadline }
+        configuration.tls.certificateAuthorities = caCertificates
+        if let pinnedPublicKeys { configuration.tls.pinnedPublicKeys = ["*": pinnedPublicKeys] }
         configuration.retry.maxAttempts = attempts
         configuration.acceptsPlainJSON = acceptJSON
         configuration.cache = nil

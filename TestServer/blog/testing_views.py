@@ -5,7 +5,7 @@ import threading
 import time
 from email.utils import formatdate
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
 JSON_API = "application/vnd.api+json"
 
@@ -69,6 +69,46 @@ def plain_json(request):
 def truncated(request):
     """A JSON:API content type with a body cut off in the middle of a document."""
     return HttpResponse('{"data":[{"type":"articles","id":"1","attributes":{"title":"cut', content_type=JSON_API)
+
+
+def big(request):
+    """A streamed document of about `mb` MiB (at most 4096): `articles` resources with ids
+    from 1, written a MiB at a time as the client reads them (no Content-Length)."""
+    mb = max(1, min(int(request.GET.get("mb", "64")), 4096))
+    padding = "x" * 120
+
+    def chunks():
+        yield '{"data":['
+        n = 0
+        for block in range(mb):
+            parts = []
+            size = 0
+            while size < 1 << 20:
+                n += 1
+                text = '%s{"type":"articles","id":"%d","attributes":{"title":"article %d","body":"%s"}}' % (
+                    "," if n > 1 else "", n, n, padding)
+                parts.append(text)
+                size += len(text)
+            yield "".join(parts)
+        yield '],"meta":{"count":%d}}' % n
+
+    return StreamingHttpResponse(chunks(), content_type=JSON_API)
+
+
+def trickle(request):
+    """A valid document sent one byte every `every` seconds (at most 5), `count` bytes of
+    padding in all (at most 600), so it never goes quiet for long but takes long in all."""
+    every = min(float(request.GET.get("every", "0.5")), 5.0)
+    count = max(1, min(int(request.GET.get("count", "10")), 600))
+
+    def chunks():
+        yield '{"data":[]'
+        for _ in range(count):
+            time.sleep(every)
+            yield " "
+        yield '}'
+
+    return StreamingHttpResponse(chunks(), content_type=JSON_API)
 
 
 def health(request):

@@ -24,4 +24,6 @@ urlpatterns = [
     path("test/plain-json", testing_views.plain_json),
     path("test/truncated", testing_views.truncated),
     path("test/health", testing_views.health),
+    path("test/big", testing_views.big),
+    path("test/trickle", testing_views.trickle),
 ]

@@ -141,7 +141,7 @@ import Testing
             var rule = RedirectRule(home: home, policy: policy, credentialHeaders: [], withCredentials: true)
             #expect(throws: JSONAPIClientError.self) {
                 try rule.follow(
-                    URLRequest(url: URL(string: "http://api.example.com/x")!),
+                    URLRequest(url: URL(string: "https://api.example.com/y")!), to: "http://api.example.com/x",
                     from: URL(string: "https://api.example.com/y")!, status: 301)
             }
         }

@@ -14,13 +14,15 @@ final class OriginServers: @unchecked Sendable {
     let b: String
     private let process: Process
 
-    init(hangSeconds: Double = 30) throws {
+    /// Servers of `http` URLs, or of `https` ones with the certificate and key of `tls`.
+    init(hangSeconds: Double = 30, tls: (certificate: String, key: String)? = nil) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "python3", TestServer.repositoryRoot.appendingPathComponent("TestServer/origins.py").path,
-            "--hang", String(hangSeconds),
-        ]
+        p.arguments =
+            [
+                "python3", TestServer.repositoryRoot.appendingPathComponent("TestServer/origins.py").path,
+                "--hang", String(hangSeconds),
+            ] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
         let out = Pipe()
         p.standardOutput = out
         p.standardInput = FileHandle.nullDevice

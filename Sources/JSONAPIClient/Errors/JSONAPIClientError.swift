@@ -19,6 +19,9 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     case consumer(url: URL, error: JSONAPIError)
     /// No byte arrived for `seconds` (``JSONAPIClient/Configuration/timeout``).
     case timedOut(url: URL, seconds: Double, attempts: Int)
+    /// A response took longer than `seconds` in all, however steadily it arrived
+    /// (``JSONAPIClient/Configuration/resourceTimeout``, `jsonapi fetch --deadline`).
+    case deadlineExceeded(url: URL, seconds: Double, attempts: Int)
     /// The request could not be sent or the connection broke (refused, reset, DNS…).
     case transport(url: URL, message: String, attempts: Int)
     /// A request document was refused before it was sent (rules C01–C03), or a URL could
@@ -59,6 +62,8 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         case .consumer(let url, let error): return "while reading \(url.absoluteString): \(error.description)"
         case .timedOut(let url, let seconds, let attempts):
             return "no response from \(url.absoluteString) for \(Self.format(seconds)) s (timed out\(attempts > 1 ? " after \(attempts) attempts" : ""))"
+        case .deadlineExceeded(let url, let seconds, let attempts):
+            return "\(url.absoluteString) took longer than the deadline of \(Self.format(seconds)) s\(attempts > 1 ? " (after \(attempts) attempts)" : "")"
         case .transport(let url, let message, let attempts):
             return "cannot reach \(url.absoluteString): \(message)\(attempts > 1 ? " (after \(attempts) attempts)" : "")"
         case .invalidRequest(let m): return "invalid request: \(m)"

@@ -3,7 +3,7 @@ import JSONAPIStream
 
 /// The body of a page fetched ahead of its turn: in memory up to ``memoryLimit`` bytes, the
 /// rest in an unlinked temporary file, so that pages fetched ahead cost bounded memory
-/// whatever their size. Used on the session's delegate queue only.
+/// whatever their size. Used on the sender's queue only.
 final class PageBuffer {
     let memoryLimit: Int
     private var memory: [UInt8] = []

@@ -14,14 +14,14 @@ import JSONAPIStream
 /// page's `links.next` is checked against the prediction; a mismatch cancels the pages
 /// fetched ahead and the crawl goes on one page at a time.
 final class PageCrawler: Sendable {
-    private let transport: Transport
+    private let transport: RequestSender
     private let following: PageFollowing
     private let consumer: ConsumerBox
     private let makeRequest: @Sendable (URL) -> URLRequest
     private let counter = RequestCounter()
     private let ahead = AheadPages()
 
-    init(transport: Transport, following: PageFollowing, consumer: ConsumerBox, makeRequest: @escaping @Sendable (URL) -> URLRequest) {
+    init(transport: RequestSender, following: PageFollowing, consumer: ConsumerBox, makeRequest: @escaping @Sendable (URL) -> URLRequest) {
         self.transport = transport
         self.following = following
         self.consumer = consumer
@@ -72,7 +72,7 @@ final class PageCrawler: Sendable {
                 ahead.cancelAll()
             }
             let slot: PageSlot
-            let response: Transport.Response
+            let response: RequestSender.Response
             let early = stored == nil ? ahead.take(index) : nil
             if let page = early, sameRequest(page.url, current) {
                 slot = page.slot
@@ -154,7 +154,7 @@ final class PageCrawler: Sendable {
 struct AheadPage: Sendable {
     var url: URL
     var slot: PageSlot
-    var task: Task<Transport.Response, Error>
+    var task: Task<RequestSender.Response, Error>
 }
 
 /// The pages requested ahead, by page index; safe to cancel from any thread.

@@ -1,8 +1,8 @@
 import Foundation
 import JSONAPIStream
 
-/// The consumer of a fetch, with the counters progress reports need. Used on the session's
-/// delegate queue only.
+/// The consumer of a fetch, with the counters progress reports need. Used on the request
+/// sender's queue only.
 final class ConsumerBox: @unchecked Sendable {
     let consumer: any DocumentConsumer
     let progress: (@Sendable (FetchProgress) -> Void)?
@@ -41,8 +41,8 @@ final class ConsumerBox: @unchecked Sendable {
 }
 
 /// Where one page's body goes: into a ``PageBuffer`` while the page waits for its turn
-/// (fetched ahead), straight into the consumer once it is attached. Used on the session's
-/// delegate queue only.
+/// (fetched ahead), straight into the consumer once it is attached. Used on the request
+/// sender's queue only.
 final class PageSlot: @unchecked Sendable {
     let name: String
     private var consumer: ConsumerBox?

@@ -4,16 +4,18 @@ import FoundationNetworking
 #endif
 import JSONAPIStream
 
-/// One request and its response, driven by the session's delegate callbacks. All state is
-/// touched on the session's delegate queue only.
+/// One attempt at a request: its redirects (each judged by the cross-origin rules), its
+/// response and its body, over an ``HTTPTransport``.
 ///
 /// The body goes where the response head says: a success with a JSON:API media type
-/// streams into the ``PageSlot`` chunk by chunk (and into the cache when it has an `ETag`
-/// and is small); an error status collects the body (bounded) for the error document; any
-/// other content type keeps an excerpt and cancels the transfer.
-final class Exchange: @unchecked Sendable {
+/// streams into the ``PageSlot`` chunk by chunk, on the sender's queue (and into the cache
+/// when it has an `ETag` and is small); an error status collects the body (bounded) for the
+/// error document; any other content type keeps an excerpt and stops the transfer. A chunk
+/// is asked of the transport only once the one before has been consumed: that is the
+/// backpressure.
+struct Exchange {
     enum Outcome {
-        /// A success; `emptyBody` when no byte reached the slot.
+        /// A success; `notModified` when answered by a `304`.
         case success(notModified: Bool)
         /// An HTTP error status and its (bounded) body.
         case httpError(body: [UInt8])
@@ -25,7 +27,7 @@ final class Exchange: @unchecked Sendable {
         case staleCache
         /// A redirect the cross-origin rules do not follow.
         case refused(JSONAPIClientError)
-        case transport(URLError)
+        case transport(TransportError)
         case cancelled
     }
 
@@ -34,132 +36,85 @@ final class Exchange: @unchecked Sendable {
         var status: Int?
         var headers: [String: String] = [:]
         var contentType: String?
+        /// The URL of the last response (after redirects).
+        var url: URL?
     }
 
-    private enum Mode { case pending, document, collectError, excerpt, notModified, discard }
+    private enum Mode { case document, collectError, excerpt, notModified, discard }
+
+    /// The most redirects one request follows.
+    static let maxRedirects = 20
 
     let request: URLRequest
-    let method: String
     let attempt: Int
     let slot: PageSlot?
     let cache: ResponseCache?
     let cacheKey: String?
-    private var redirects: RedirectRule
+    var redirects: RedirectRule
     let acceptsPlainJSON: Bool
     let maxErrorBytes: Int
     let observe: (@Sendable (ResponseEvent) -> Void)?
 
-    var task: URLSessionDataTask?
-    private var continuation: CheckedContinuation<Result, Never>?
-    private var mode = Mode.pending
-    private var status: Int?
-    private var headers: [String: String] = [:]
-    private var contentType: String?
-    private var collected: [UInt8] = []
-    private var tee: [UInt8]?
-    private var etag: String?
-    private var failure: Outcome?
-    private var cancelled = false
-    private var finished = false
-    private let started = DispatchTime.now().uptimeNanoseconds
-
-    init(
-        request: URLRequest, attempt: Int, slot: PageSlot?, cache: ResponseCache?, cacheKey: String?, redirects: RedirectRule,
-        acceptsPlainJSON: Bool, maxErrorBytes: Int, observe: (@Sendable (ResponseEvent) -> Void)?
-    ) {
-        self.redirects = redirects
-        self.request = request
-        self.method = request.httpMethod ?? "GET"
-        self.attempt = attempt
-        self.slot = slot
-        self.cache = cache
-        self.cacheKey = cacheKey
-        self.acceptsPlainJSON = acceptsPlainJSON
-        self.maxErrorBytes = maxErrorBytes
-        self.observe = observe
-    }
-
-    // MARK: Life cycle (delegate queue)
-
-    func start(in session: URLSession, registry: SessionDelegate, continuation: CheckedContinuation<Result, Never>) {
-        self.continuation = continuation
-        if cancelled {
-            finish(.cancelled)
-            return
-        }
-        slot?.restart()
-        let task = session.dataTask(with: request)
-        self.task = task
-        registry.register(task, self)
-        task.resume()
-    }
-
-    func cancel() {
-        cancelled = true
-        task?.cancel()
-    }
-
-    private func finish(_ outcome: Outcome) {
-        guard !finished else { return }
-        finished = true
-        continuation?.resume(returning: Result(outcome: outcome, status: status, headers: headers, contentType: contentType))
-        continuation = nil
-    }
-
-    // MARK: Delegate events (delegate queue)
-
-    /// A redirect: the request to send instead (credentials stripped when it leaves the
-    /// trusted origin and the policy says so), or `nil` to stop with a ``Outcome/refused(_:)``.
-    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest) -> URLRequest? {
-        guard failure == nil, !cancelled else { return nil }
-        let previous = response.url ?? request.url ?? URL(fileURLWithPath: "/")
-        // FoundationNetworking resolves a `Location` without a host (`file:///etc/passwd`)
-        // as a path on the same server: judge the header as the server wrote it.
-        var asWritten = proposed
-        if let location = response.allHeaderFields.first(where: { ($0.key as? String)?.lowercased() == "location" })?.value as? String,
-            let written = URL(string: location, relativeTo: previous)?.absoluteURL, written.scheme != nil
-        {
-            asWritten.url = written
-        }
-        do {
-            if asWritten.url != proposed.url { _ = try redirects.judge(asWritten, from: previous, status: response.statusCode) }
-            return try redirects.follow(proposed, from: previous, status: response.statusCode)
-        } catch {
-            failure = .refused(error)
-            return nil
+    /// Sends the request through `transport`, following redirects, and reads the body;
+    /// `sender` runs the slot's work on its queue.
+    mutating func run(_ transport: any HTTPTransport, limits: TransportLimits, sender: RequestSender) async -> Result {
+        var request = request
+        var hops = 0
+        if let slot { await sender.onQueue { slot.restart() } }
+        while true {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let url = request.url ?? URL(fileURLWithPath: "/")
+            let method = request.httpMethod ?? "GET"
+            let response: TransportResponse
+            do {
+                response = try await transport.send(request, limits: limits)
+            } catch {
+                return Result(outcome: error.kind == .cancelled ? .cancelled : .transport(error), url: url)
+            }
+            var result = Result(outcome: .cancelled, status: response.status, headers: response.headers, contentType: response.headers["content-type"], url: url)
+            observe?(
+                ResponseEvent(
+                    method: method, url: url, status: response.status, headers: response.headers, attempt: attempt,
+                    seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+            if [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] {
+                response.body.cancel()
+                hops += 1
+                guard hops <= Self.maxRedirects else {
+                    result.outcome = .transport(TransportError(.other, "more than \(Self.maxRedirects) redirects"))
+                    return result
+                }
+                do {
+                    request = try redirects.follow(request, to: location, from: url, status: response.status)
+                } catch {
+                    result.outcome = .refused(error)
+                    return result
+                }
+                continue
+            }
+            result.outcome = await read(response, method: method, sender: sender, contentType: result.contentType)
+            return result
         }
     }
 
-    /// The response head: decides where the body goes.
-    func receive(_ response: URLResponse) -> Bool {
-        guard let http = response as? HTTPURLResponse else {
-            failure = .transport(URLError(.badServerResponse))
-            return false
-        }
-        status = http.statusCode
-        for (k, v) in http.allHeaderFields {
-            if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v }
-        }
-        contentType = headers["content-type"]
-        observe?(
-            ResponseEvent(
-                method: method, url: request.url ?? response.url ?? URL(fileURLWithPath: "/"), status: http.statusCode, headers: headers,
-                attempt: attempt, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
-        switch http.statusCode {
+    /// Reads the body of the final response where its head says it goes.
+    private func read(_ response: TransportResponse, method: String, sender: RequestSender, contentType: String?) async -> Outcome {
+        let body = response.body
+        let mode: Mode
+        var etag: String?
+        switch response.status {
         case 304 where cacheKey != nil || request.value(forHTTPHeaderField: "If-None-Match") != nil:
             // From the cache (replayed at the end), or to the caller's own validator (no body).
             mode = .notModified
         case 200..<300:
             if slot == nil {
                 mode = .discard
-            } else if http.statusCode == 204 || isJSONAPI(contentType) {
+            } else if response.status == 204 || isJSONAPI(contentType) {
                 mode = .document
-                slot?.headers = headers
-                if let cache, cacheKey != nil, method == "GET", let tag = headers["etag"] {
-                    etag = tag
-                    tee = []
-                    tee?.reserveCapacity(min(cache.maxEntryBytes, 64 * 1024))
+                if let slot {
+                    let headers = response.headers
+                    await sender.onQueue { slot.headers = headers }
                 }
+                if cache != nil, cacheKey != nil, method == "GET" { etag = response.headers["etag"] }
             } else {
                 mode = .excerpt
             }
@@ -168,77 +123,64 @@ final class Exchange: @unchecked Sendable {
         default:
             mode = .collectError
         }
-        return true
-    }
-
-    /// A piece of the body.
-    func receive(_ data: Data) {
-        guard failure == nil else { return }
-        switch mode {
-        case .document:
-            guard let slot else { return }
+        var collected: [UInt8] = []
+        var tee: [UInt8]? = etag == nil ? nil : []
+        while true {
+            let chunk: [UInt8]?
             do {
-                try withBytes(data) { (b) throws(JSONAPIError) in try slot.receive(b) }
+                chunk = try await body.next()
             } catch {
-                failure = .invalidDocument(error)
-                task?.cancel()
-                return
+                return error.kind == .cancelled ? .cancelled : .transport(error)
             }
-            if tee != nil, let cache {
-                if tee!.count + data.count <= cache.maxEntryBytes { tee!.append(contentsOf: data) } else { tee = nil }
+            guard let chunk else { break }
+            switch mode {
+            case .document:
+                guard let slot else { break }
+                do {
+                    try await sender.onQueue { () throws(JSONAPIError) in try withBytes(chunk) { (b) throws(JSONAPIError) in try slot.receive(b) } }
+                } catch {
+                    body.cancel()
+                    return .invalidDocument(error)
+                }
+                if tee != nil, let cache {
+                    if tee!.count + chunk.count <= cache.maxEntryBytes { tee!.append(contentsOf: chunk) } else { tee = nil }
+                }
+            case .collectError:
+                collected.append(contentsOf: chunk.prefix(maxErrorBytes - collected.count))
+                if collected.count >= maxErrorBytes {
+                    body.cancel()
+                    return .httpError(body: collected)
+                }
+            case .excerpt:
+                collected.append(contentsOf: chunk.prefix(max(0, 512 - collected.count)))
+                body.cancel()
+                return .notJSONAPI(excerpt: collected)
+            case .notModified, .discard:
+                break
             }
-        case .collectError:
-            if collected.count < maxErrorBytes { collected.append(contentsOf: data.prefix(maxErrorBytes - collected.count)) }
-        case .excerpt:
-            collected.append(contentsOf: data.prefix(max(0, 512 - collected.count)))
-            failure = .notJSONAPI(excerpt: collected)
-            task?.cancel()
-        case .pending, .notModified, .discard:
-            break
-        }
-    }
-
-    /// The end of the transfer.
-    func complete(_ error: Error?) {
-        if let failure {
-            finish(failure)
-            return
-        }
-        if cancelled {
-            finish(.cancelled)
-            return
-        }
-        if let error {
-            let urlError = (error as? URLError) ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
-            finish(urlError.code == .cancelled ? .cancelled : .transport(urlError))
-            return
         }
         switch mode {
         case .document, .discard:
             if let tee, let etag, let cache, let cacheKey { cache.store(cacheKey, etag: etag, body: tee, contentType: contentType) }
-            finish(.success(notModified: false))
+            return .success(notModified: false)
         case .notModified where cacheKey == nil:
             // The caller's own `If-None-Match`: the caller knows the page; no body.
-            finish(.success(notModified: true))
+            return .success(notModified: true)
         case .notModified:
-            guard let cacheKey, let entry = cache?.entry(for: cacheKey), let slot else {
-                finish(.staleCache)
-                return
-            }
+            guard let cacheKey, let entry = cache?.entry(for: cacheKey), let slot else { return .staleCache }
             do {
-                try withBytes(entry.body) { (b) throws(JSONAPIError) in try slot.receive(b) }
+                try await sender.onQueue { () throws(JSONAPIError) in
+                    slot.headers["content-type"] = entry.contentType
+                    try withBytes(entry.body) { (b) throws(JSONAPIError) in try slot.receive(b) }
+                }
             } catch {
-                finish(.invalidDocument(error))
-                return
+                return .invalidDocument(error)
             }
-            contentType = entry.contentType
-            finish(.success(notModified: true))
+            return .success(notModified: true)
         case .collectError:
-            finish(.httpError(body: collected))
+            return .httpError(body: collected)
         case .excerpt:
-            finish(.notJSONAPI(excerpt: collected))
-        case .pending:
-            finish(.transport(URLError(.badServerResponse)))
+            return .notJSONAPI(excerpt: collected)
         }
     }
 
@@ -266,10 +208,25 @@ struct RedirectRule: Sendable {
             target: target, previous: previous, home: home, policy: policy, what: "a redirect (HTTP \(status))")
     }
 
-    mutating func follow(_ proposed: URLRequest, from previous: URL, status: Int) throws(JSONAPIClientError) -> URLRequest {
+    /// The request to send for a redirect (`status`, `Location: location`) of `request`
+    /// from `previous`: judged against the rules, credentials stripped once the chain has
+    /// left the trusted origin, and turned into a `GET` without a body where HTTP says so
+    /// (`303`; `301` and `302` after a `POST`).
+    mutating func follow(_ request: URLRequest, to location: String, from previous: URL, status: Int) throws(JSONAPIClientError) -> URLRequest {
+        guard let target = URL(string: location, relativeTo: previous)?.absoluteURL, target.scheme != nil else {
+            throw JSONAPIClientError.refusedLocation(from: previous, to: location, what: "a redirect (HTTP \(status))", reason: .scheme(nil))
+        }
+        var proposed = request
+        proposed.url = target
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            proposed.httpMethod = "GET"
+            proposed.httpBody = nil
+            proposed.setValue(nil, forHTTPHeaderField: "Content-Type")
+            proposed.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
         if try judge(proposed, from: previous, status: status) == .withoutCredentials { withCredentials = false }
-        var request = proposed
-        if !withCredentials { CredentialScope.strip(&request, configured: credentialHeaders) }
-        return request
+        if !withCredentials { CredentialScope.strip(&proposed, configured: credentialHeaders) }
+        return proposed
     }
 }

@@ -4,41 +4,34 @@ import FoundationNetworking
 #endif
 import JSONAPIStream
 
-/// Sends requests through one `URLSession` and streams their bodies: retries with backoff,
-/// `Retry-After`, conditional requests, cancellation, and the mapping of failures to
-/// ``JSONAPIClientError``.
-final class Transport: Sendable {
+/// Sends a client's requests over its ``HTTPTransport`` and streams their bodies: retries
+/// with backoff, `Retry-After`, redirects under the cross-origin rules, conditional
+/// requests, cancellation, and the mapping of failures to ``JSONAPIClientError``.
+final class RequestSender: Sendable {
     let configuration: JSONAPIClient.Configuration
-    private let session: URLSession
-    private let delegate: SessionDelegate
-    /// The delegate queue: serial; every exchange and consumer is used on it.
+    let transport: any HTTPTransport
+    /// A serial queue: every slot and consumer is used on it, one chunk at a time.
     let queue: OperationQueue
 
     init(configuration: JSONAPIClient.Configuration) {
         self.configuration = configuration
+        transport = configuration.transport ?? JSONAPIClient.defaultTransport(configuration)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        queue.name = "JSONAPIClient.session"
+        queue.name = "JSONAPIClient.consumers"
         self.queue = queue
-        let delegate = SessionDelegate()
-        self.delegate = delegate
-        let c = URLSessionConfiguration.ephemeral
-        c.urlCache = nil
-        c.requestCachePolicy = .reloadIgnoringLocalCacheData
-        c.httpMaximumConnectionsPerHost = max(configuration.maxConnectionsPerHost, 1)
-        c.timeoutIntervalForRequest = configuration.timeout
-        c.timeoutIntervalForResource = configuration.resourceTimeout
-        session = URLSession(configuration: c, delegate: delegate, delegateQueue: queue)
     }
 
-    deinit { session.invalidateAndCancel() }
+    var limits: TransportLimits {
+        TransportLimits(idleTimeout: configuration.timeout, deadline: configuration.resourceTimeout)
+    }
 
-    /// Runs `body` (a consumer's work on the body of `url`) on the delegate queue.
+    /// Runs `body` (a consumer's work on the body of `url`) on the queue.
     func consume<T: Sendable>(_ url: URL, _ body: @escaping @Sendable () throws(JSONAPIError) -> T) async throws(JSONAPIClientError) -> T {
         do { return try await onQueue(body) } catch { throw JSONAPIClientError.consuming(error, url: url) }
     }
 
-    /// Runs `body` on the delegate queue and returns its result.
+    /// Runs `body` on the queue and returns its result.
     func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(JSONAPIError) -> T) async throws(JSONAPIError) -> T {
         let result: Result<T, JSONAPIError> = await withCheckedContinuation { c in
             queue.addOperation {
@@ -46,6 +39,16 @@ final class Transport: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Runs `body` on the queue.
+    func onQueue(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            queue.addOperation {
+                body()
+                c.resume()
+            }
+        }
     }
 
     /// What a request came back with.
@@ -96,16 +99,18 @@ final class Transport: Sendable {
             if let prepare = configuration.prepareRequest { try await prepare(&r) }
             if scope == .withoutCredentials { CredentialScope.strip(&r, configured: configuration.headers.keys) }
             counter?.increment()
-            let exchange = Exchange(
+            var exchange = Exchange(
                 request: r, attempt: attempt, slot: slot, cache: configuration.cache, cacheKey: useCache ? cacheKey : nil,
                 redirects: RedirectRule(
                     home: home, policy: configuration.crossOrigin, credentialHeaders: Array(configuration.headers.keys),
                     withCredentials: scope == .withCredentials),
                 acceptsPlainJSON: configuration.acceptsPlainJSON, maxErrorBytes: configuration.maxErrorBodyBytes,
                 observe: configuration.observeResponse)
-            let result = await run(exchange)
+            let result = await exchange.run(transport, limits: limits, sender: self)
+            try Task.checkCancellation()
             let fed = slot == nil ? false : await fedConsumer(slot)
             let status = result.status ?? 0
+            let at = result.url ?? url
             let failure: JSONAPIClientError
             var wait: Double?
             switch result.outcome {
@@ -123,20 +128,21 @@ final class Transport: Sendable {
             case .notJSONAPI(let excerpt):
                 throw JSONAPIClientError.notJSONAPI(
                     HTTPFailure(
-                        status: status, method: method, url: url, contentType: result.contentType,
+                        status: status, method: method, url: at, contentType: result.contentType,
                         excerpt: String(decoding: excerpt, as: UTF8.self), attempts: attempt))
             case .httpError(let body):
-                failure = Self.httpFailure(status: status, method: method, url: url, body: body, contentType: result.contentType, attempts: attempt)
+                failure = Self.httpFailure(status: status, method: method, url: at, body: body, contentType: result.contentType, attempts: attempt)
                 guard policy.retries(status: status, method: method) else { throw failure }
                 if let value = result.headers["retry-after"], let seconds = RetryAfter.seconds(value) {
                     guard seconds <= policy.maxRetryAfter else { throw failure }
                     wait = seconds
                 }
             case .transport(let error):
-                failure =
-                    error.code == .timedOut
-                    ? .timedOut(url: url, seconds: configuration.timeout, attempts: attempt)
-                    : .transport(url: url, message: Self.describe(error), attempts: attempt)
+                switch error.kind {
+                case .timedOut: failure = .timedOut(url: at, seconds: configuration.timeout, attempts: attempt)
+                case .deadlineExceeded: failure = .deadlineExceeded(url: at, seconds: configuration.resourceTimeout, attempts: attempt)
+                default: failure = .transport(url: at, message: error.message, attempts: attempt)
+                }
                 guard policy.retriesTransport(method: method) else { throw failure }
             }
             guard attempt < policy.maxAttempts, !fed else { throw failure }
@@ -150,20 +156,6 @@ final class Transport: Sendable {
         return (try? await onQueue { slot.fedConsumer }) ?? true
     }
 
-    /// Runs one exchange; cancelling the calling task cancels the URLSession task.
-    private func run(_ exchange: Exchange) async -> Exchange.Result {
-        let session = session
-        let delegate = delegate
-        let queue = queue
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Exchange.Result, Never>) in
-                queue.addOperation { exchange.start(in: session, registry: delegate, continuation: c) }
-            }
-        } onCancel: {
-            queue.addOperation { exchange.cancel() }
-        }
-    }
-
     static func httpFailure(status: Int, method: String, url: URL, body: [UInt8], contentType: String?, attempts: Int) -> JSONAPIClientError {
         let media = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         if media == "application/vnd.api+json" || media == "application/json", let errors = ErrorObject.parseDocument(body) {
@@ -173,17 +165,6 @@ final class Transport: Sendable {
             HTTPFailure(
                 status: status, method: method, url: url, contentType: contentType,
                 excerpt: String(decoding: body.prefix(512), as: UTF8.self), attempts: attempts))
-    }
-
-    static func describe(_ error: URLError) -> String {
-        switch error.code {
-        case .cannotConnectToHost: "connection refused"
-        case .networkConnectionLost: "the connection was lost"
-        case .cannotFindHost, .dnsLookupFailed: "unknown host"
-        case .notConnectedToInternet: "no network"
-        case .badServerResponse: "not an HTTP response"
-        default: error.localizedDescription
-        }
     }
 }
 
