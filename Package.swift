@@ -18,6 +18,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The client's logging API (requests, responses, retries, cache decisions, pages).
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Tests only: property-based tests (random graphs round-trip).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
@@ -90,11 +92,11 @@ let package = Package(
             name: "JSONAPILoad",
             dependencies: ["JSONAPIStream", "CSQLite", "CPostgres"]
         ),
-        // HTTP ingestion over libcurl (CurlTransport) or URLSession: JSONAPIStream, CCurl and
-        // Foundation(Networking) only.
+        // HTTP ingestion over libcurl (CurlTransport) or URLSession: JSONAPIStream, CCurl,
+        // swift-log and Foundation(Networking) only.
         .target(
             name: "JSONAPIClient",
-            dependencies: ["JSONAPIStream", "CCurl"]
+            dependencies: ["JSONAPIStream", "CCurl", .product(name: "Logging", package: "swift-log")]
         ),
         // What the command-line programs share: option groups, output files, diagnostics.
         .target(
@@ -122,6 +124,7 @@ let package = Package(
             dependencies: [
                 "JSONAPIStream",
                 "JSONAPIClient",
+                .product(name: "Logging", package: "swift-log"),
                 "JSONAPICommandSupport",
                 "JSONAPILoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -143,7 +146,10 @@ let package = Package(
         // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
         .testTarget(
             name: "JSONAPIClientTests",
-            dependencies: ["JSONAPIClient", "JSONAPIStream", "JSONAPILoad", "jsonapi", "jsonapi-fetch"]
+            dependencies: [
+                "JSONAPIClient", "JSONAPIStream", "JSONAPILoad", "jsonapi", "jsonapi-fetch",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

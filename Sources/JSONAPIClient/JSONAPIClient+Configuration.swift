@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JSONAPIStream
+import Logging
 
 extension JSONAPIClient {
     /// How a client sends requests and reads responses.
@@ -35,9 +36,17 @@ extension JSONAPIClient {
         /// Called before each request is sent (every attempt): add authentication, sign it,
         /// log it. A thrown error fails the call.
         public var prepareRequest: (@Sendable (inout URLRequest) async throws -> Void)?
+        /// Where the client says what it does, through swift-log: each request (`debug`; its
+        /// headers at `trace`, credentials redacted), response and redirect (`debug`), cache
+        /// decision (`debug`), retry (`notice`), page of a crawl (`info`) and what looks
+        /// wrong but is not an error (`warning`: a server that ignored a client-generated
+        /// id). By default a logger that drops everything.
+        public var logger = Logger(label: "JSONAPIClient", factory: { _ in SwiftLogNoOpLogHandler() })
         /// Called with each response's head (every attempt), on an internal queue: keep it
         /// short.
         public var observeResponse: (@Sendable (ResponseEvent) -> Void)?
+        /// Resources ``JSONAPIClient/load(type:id:query:)`` keeps at most; `0`: none.
+        public var identityCacheLimit = 1000
         /// Bodies kept for conditional requests (`If-None-Match`); `nil`: none.
         public var cache: ResponseCache? = ResponseCache()
         /// Whether a success served as `application/json` is read as a JSON:API document

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JSONAPIStream
+import Logging
 
 extension JSONAPIClient {
     /// Creates a resource: `POST /TYPE` with ``JSONAPIStream/EditableResource/createDocument()``
@@ -15,7 +16,17 @@ extension JSONAPIClient {
     ///   objects, e.g. status 422 or 400 with `source.pointer`), or `CancellationError`.
     public func create(_ resource: EditableResource, query: JSONAPIQuery = JSONAPIQuery()) async throws -> Resource? {
         let body = try requestBody { () throws(JSONAPIError) in try resource.createDocument() }
-        return try await send("POST", url(type: resource.type, query: query), body: body)?.primary.first
+        let created = try await send("POST", url(type: resource.type, query: query), body: body)?.primary.first
+        checkClientID(resource.type, sent: resource.id, returned: created)
+        return created
+    }
+
+    /// Logs a warning when a server answered a create with a client-generated id with
+    /// another id (it ignored the one sent and assigned its own).
+    private func checkClientID(_ type: String, sent: String?, returned: Resource?) {
+        guard let sent, let returned, let assigned = returned.id, assigned != sent || returned.type != type else { return }
+        configuration.logger.warning(
+            "the server ignored the client-generated id \(sent) of a new \(type) resource and assigned its own, \(returned.type) \(assigned)")
     }
 
     /// Updates a resource: `PATCH /TYPE/ID` with only what changed
@@ -25,11 +36,13 @@ extension JSONAPIClient {
     public func update(_ resource: EditableResource, query: JSONAPIQuery = JSONAPIQuery()) async throws -> Resource? {
         guard let id = resource.id else { throw JSONAPIClientError.invalidRequest("an update needs the resource's id") }
         let body = try requestBody { () throws(JSONAPIError) in try resource.updateDocument() }
+        identities.forget(type: resource.type, id: id)
         return try await send("PATCH", url(type: resource.type, id: id, query: query), body: body)?.primary.first
     }
 
     /// Deletes a resource: `DELETE /TYPE/ID`.
     public func delete(type: String, id: String) async throws {
+        identities.forget(type: type, id: id)
         _ = try await send("DELETE", url(type: type, id: id), body: nil)
     }
 
@@ -60,7 +73,9 @@ extension JSONAPIClient {
                 r.method == "POST"
                 ? try url(type: r.resource.type)
                 : try url(type: r.resource.type, id: r.resource.id ?? "")
-            out.append(try await send(r.method, url, body: r.body)?.primary.first)
+            let returned = try await send(r.method, url, body: r.body)?.primary.first
+            if r.method == "POST" { checkClientID(r.resource.type, sent: r.resource.id, returned: returned) }
+            out.append(returned)
         }
         return out
     }

@@ -26,12 +26,15 @@ public final class JSONAPIClient: Sendable {
     /// Headers, timeouts, retries, caching and the origin policy of every request.
     public let configuration: Configuration
     let transport: RequestSender
+    /// What ``load(type:id:query:)`` has loaded.
+    let identities: IdentityCache
 
     /// A client of the API at `baseURL`, whose origin the configured headers are sent to.
     public init(baseURL: URL, configuration: Configuration = Configuration()) {
         self.baseURL = baseURL
         self.configuration = configuration
         transport = RequestSender(configuration: configuration)
+        identities = IdentityCache(limit: configuration.identityCacheLimit)
     }
 
     // MARK: URLs

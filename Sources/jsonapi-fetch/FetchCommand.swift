@@ -75,6 +75,11 @@ struct Fetch: ParsableCommand {
     @Option(help: "Seconds without a byte (connecting, or waiting for the next piece of a response) before a request fails.")
     var timeout: Double = 60
 
+    @Flag(
+        name: .shortAndLong,
+        help: "Log requests, responses, redirects, retries, cache decisions and pages to standard error (-vv: with the headers, credentials redacted).")
+    var verbose: Int
+
     @Option(help: "Seconds one response may take in all, however steadily it arrives (each attempt has its own).")
     var deadline: Double?
 
@@ -186,7 +191,7 @@ struct Fetch: ParsableCommand {
         let client = try makeClient()
         let first = try query().applied(to: URL(string: url)!)
         let following = pageFollowing
-        let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
+        let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet || verbose > 0)
         // Whole pages reach the output as they end: nothing read is held back until the crawl ends.
         let bound = Unchecked(PageFlushingConsumer(normalizer: normalizer, writer: file.writer, flushes: out.outputFormat != .json))
 
@@ -234,6 +239,7 @@ struct Fetch: ParsableCommand {
         var configuration = JSONAPIClient.Configuration()
         configuration.headers = try headerFields()
         configuration.timeout = timeout
+        if verbose > 0 { configuration.logger = StandardErrorLog.logger(verbosity: verbose) }
         if let deadline { configuration.resourceTimeout = deadline }
         configuration.tls.certificateAuthorities = caCertificates
         if let pinnedPublicKeys { configuration.tls.pinnedPublicKeys = ["*": pinnedPublicKeys] }
@@ -269,7 +275,7 @@ struct Fetch: ParsableCommand {
         }
         let consumer = Unchecked(LoadingConsumer(loader: loader, options: parsing.documentOptions(), revalidates: !restart))
         consumer.value.stream.onDiagnostic = { warnings.print($0) }
-        let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet)
+        let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet || verbose > 0)
         let following = pageFollowing
         let from = start
         let outcome = Self.wait {

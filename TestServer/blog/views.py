@@ -30,6 +30,7 @@ class ArticleViewSet(ModelViewSet):
     )
     serializer_class = ArticleSerializer
     filterset_fields = {
+        "id": ("exact", "in"),
         "title": ("exact", "icontains"),
         "rating": ("exact", "gte", "lte", "in"),
         "author": ("exact", "in"),

@@ -103,20 +103,6 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 
-    @Test func aBodyCutAfterItReachedTheConsumerIsNotRetried() async throws {
-        let body = Self.document(500)
-        let transport = InMemoryTransport { _ in
-            .init(status: 200, headers: Self.jsonAPI, chunks: [Array(body.prefix(4000))], failure: TransportError(.connectionLost, "transfer closed with 9000 bytes remaining to read"))
-        }
-        await #expect {
-            _ = try await Self.client(transport).graph("articles")
-        } throws: { error in
-            guard case JSONAPIClientError.transport(let url, let message, let attempts) = error else { return false }
-            return url.path == "/articles" && message.contains("9000 bytes remaining") && attempts == 1
-        }
-        #expect(transport.requests.count == 1, "bytes had reached the parser: a retry would feed them twice")
-    }
-
     @Test func transportFailuresKeepTheirKind() async throws {
         for (kind, check) in [
             (TransportError.Kind.timedOut, { (e: JSONAPIClientError) in if case .timedOut = e { true } else { false } }),

@@ -53,7 +53,7 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .server(let e): return e.description
-        case .http(let f): return "HTTP \(f.status) from \(f.method) \(f.url.absoluteString)\(f.attemptsText)\(f.excerptText)"
+        case .http(let f): return "HTTP \(f.status) from \(f.method) \(f.url.absoluteString)\(f.attemptsText)\(f.excerptText)\(retryAfterText(f.retryAfter))"
         case .notJSONAPI(let f):
             let type = f.contentType.map { "a \($0) response" } ?? "a response without a content type"
             return "\(f.method) \(f.url.absoluteString) gave \(type) (HTTP \(f.status)), not a JSON:API document (application/vnd.api+json)\(f.excerptText)"
@@ -83,6 +83,31 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// This failure, noting that the server asked to retry after `seconds`, more than
+    /// `limit` (``RetryPolicy/maxRetryAfter``) allows.
+    func refusingRetryAfter(_ seconds: Double, limit: Double) -> JSONAPIClientError {
+        switch self {
+        case .server(var e):
+            e.retryAfter = seconds
+            e.maxRetryAfter = limit
+            return .server(e)
+        case .http(var f):
+            f.retryAfter = seconds
+            f.maxRetryAfter = limit
+            return .http(f)
+        default: return self
+        }
+    }
+
+    private func retryAfterText(_ seconds: Double?) -> String {
+        guard let seconds, case .http(let f) = self else { return "" }
+        return Self.retryAfterNote(seconds, limit: f.maxRetryAfter)
+    }
+
+    static func retryAfterNote(_ seconds: Double, limit: Double) -> String {
+        "; not retried: the server asked to wait \(format(seconds)) s (Retry-After), more than the \(format(limit)) s allowed (RetryPolicy.maxRetryAfter)"
+    }
+
     static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
@@ -100,10 +125,15 @@ public struct ServerError: Sendable, CustomStringConvertible {
     public var errors: [ErrorObject]
     /// Requests made, retries included.
     public var attempts: Int
+    /// The wait the server asked for (`Retry-After`, in seconds) when it was longer than
+    /// ``RetryPolicy/maxRetryAfter`` allows, so that no retry was made.
+    public var retryAfter: Double?
+    var maxRetryAfter: Double = 0
 
     public var description: String {
         let list = errors.map(\.description).joined(separator: "; ")
-        return "HTTP \(status) from \(method) \(url.absoluteString)\(attempts > 1 ? " after \(attempts) attempts" : ""): \(list)"
+        let note = retryAfter.map { JSONAPIClientError.retryAfterNote($0, limit: maxRetryAfter) } ?? ""
+        return "HTTP \(status) from \(method) \(url.absoluteString)\(attempts > 1 ? " after \(attempts) attempts" : ""): \(list)\(note)"
     }
 }
 
@@ -121,6 +151,10 @@ public struct HTTPFailure: Sendable {
     public var excerpt: String
     /// Requests made, retries included.
     public var attempts: Int
+    /// The wait the server asked for (`Retry-After`, in seconds) when it was longer than
+    /// ``RetryPolicy/maxRetryAfter`` allows, so that no retry was made.
+    public var retryAfter: Double?
+    var maxRetryAfter: Double = 0
 
     var attemptsText: String { attempts > 1 ? " after \(attempts) attempts" : "" }
 

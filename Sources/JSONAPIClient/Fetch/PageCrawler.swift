@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JSONAPIStream
+import Logging
 
 /// Reads a paginated collection: each page's body streams into the consumer, in page order,
 /// and the page's `links.next` (read from the consumer once the page's document is
@@ -86,6 +87,7 @@ final class PageCrawler: Sendable {
                 early?.task.cancel()
                 if ahead.cancelAll() > 0 || early != nil {
                     // The server's links differ from the prediction: no more guessing.
+                    transport.configuration.logger.debug("links.next differs from the predicted page; reading one page at a time from here")
                     predicting = false
                     predictor = nil
                 }
@@ -112,11 +114,24 @@ final class PageCrawler: Sendable {
             }
             lastDocument = top
             index += 1
+            if transport.configuration.logger.logLevel <= .info {
+                let progress = try await transport.onQueue { consumer.snapshot }
+                transport.configuration.logger.info(
+                    "page \(index) read: \(current.absoluteString)",
+                    metadata: [
+                        "resources": "\(progress.resources)", "bytes": "\(progress.bytes)", "seconds": "\(RequestLog.seconds(progress.seconds))",
+                        "status": "\(response.status)",
+                    ])
+            }
             let next = top?.link("next").flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
             if predicting, let next {
                 if predictor == nil {
                     let last = top?.link("last").flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
                     predictor = PagePredictor(current: current, next: next, last: last).map { ($0, index) }
+                    if predictor != nil {
+                        transport.configuration.logger.debug(
+                            "page addresses are predictable (links.next and links.last): up to \(following.concurrency) pages requested at once")
+                    }
                 }
                 if let (p, base) = predictor, !Task.isCancelled { schedule(p, base: base, from: index, home: home) }
             }

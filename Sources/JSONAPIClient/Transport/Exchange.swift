@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JSONAPIStream
+import Logging
 
 /// One attempt at a request: its redirects (each judged by the cross-origin rules), its
 /// response and its body, over an ``HTTPTransport``.
@@ -54,6 +55,7 @@ struct Exchange {
     let acceptsPlainJSON: Bool
     let maxErrorBytes: Int
     let observe: (@Sendable (ResponseEvent) -> Void)?
+    let logger: Logger
 
     /// Sends the request through `transport`, following redirects, and reads the body;
     /// `sender` runs the slot's work on its queue.
@@ -66,16 +68,25 @@ struct Exchange {
             let url = request.url ?? URL(fileURLWithPath: "/")
             let method = request.httpMethod ?? "GET"
             let response: TransportResponse
+            logger.debug("\(method) \(url.absoluteString)", metadata: attempt > 1 ? ["attempt": "\(attempt)"] : nil)
+            if logger.logLevel <= .trace {
+                logger.trace(
+                    "request headers", metadata: ["headers": RequestLog.headers(request.allHTTPHeaderFields ?? [:], configured: redirects.credentialHeaders)])
+            }
             do {
                 response = try await transport.send(request, limits: limits)
             } catch {
                 return Result(outcome: error.kind == .cancelled ? .cancelled : .transport(error), url: url)
             }
             var result = Result(outcome: .cancelled, status: response.status, headers: response.headers, contentType: response.headers["content-type"], url: url)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            logger.debug("HTTP \(response.status) from \(method) \(url.absoluteString) in \(RequestLog.seconds(seconds)) s")
+            if logger.logLevel <= .trace {
+                logger.trace("response headers", metadata: ["headers": RequestLog.headers(response.headers, configured: redirects.credentialHeaders)])
+            }
             observe?(
                 ResponseEvent(
-                    method: method, url: url, status: response.status, headers: response.headers, attempt: attempt,
-                    seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+                    method: method, url: url, status: response.status, headers: response.headers, attempt: attempt, seconds: seconds))
             if [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] {
                 response.body.cancel()
                 hops += 1
@@ -89,6 +100,9 @@ struct Exchange {
                     result.outcome = .refused(error)
                     return result
                 }
+                logger.debug(
+                    "following the \(response.status) redirect to \(request.url?.absoluteString ?? location)",
+                    metadata: redirects.withCredentials ? nil : ["credentials": "stripped"])
                 continue
             }
             result.outcome = await read(response, method: method, sender: sender, contentType: result.contentType)
@@ -161,13 +175,24 @@ struct Exchange {
         }
         switch mode {
         case .document, .discard:
-            if let tee, let etag, let cache, let cacheKey { cache.store(cacheKey, etag: etag, body: tee, contentType: contentType) }
+            if let etag, let cache, let cacheKey {
+                if let tee {
+                    cache.store(cacheKey, etag: etag, body: tee, contentType: contentType)
+                    logger.debug("cache: stored \(tee.count) bytes of \(cacheKey) (ETag \(etag))")
+                } else {
+                    logger.debug("cache: not storing \(cacheKey), larger than \(cache.maxEntryBytes) bytes")
+                }
+            }
             return .success(notModified: false)
         case .notModified where cacheKey == nil:
             // The caller's own `If-None-Match`: the caller knows the page; no body.
             return .success(notModified: true)
         case .notModified:
-            guard let cacheKey, let entry = cache?.entry(for: cacheKey), let slot else { return .staleCache }
+            guard let cacheKey, let entry = cache?.entry(for: cacheKey), let slot else {
+                logger.debug("cache: 304 for a response no longer stored; asking again without If-None-Match")
+                return .staleCache
+            }
+            logger.debug("cache: 304 Not Modified, answered with the \(entry.body.count) stored bytes of \(cacheKey)")
             do {
                 try await sender.onQueue { () throws(JSONAPIError) in
                     slot.headers["content-type"] = entry.contentType

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JSONAPIStream
+import Logging
 
 /// Sends a client's requests over its ``HTTPTransport`` and streams their bodies: retries
 /// with backoff, `Retry-After`, redirects under the cross-origin rules, conditional
@@ -95,6 +96,7 @@ final class RequestSender: Sendable {
             }
             if useCache, let cacheKey, let etag = configuration.cache?.etag(for: cacheKey) {
                 r.setValue(etag, forHTTPHeaderField: "If-None-Match")
+                configuration.logger.debug("cache: revalidating \(cacheKey) with If-None-Match \(etag)")
             }
             if let prepare = configuration.prepareRequest { try await prepare(&r) }
             if scope == .withoutCredentials { CredentialScope.strip(&r, configured: configuration.headers.keys) }
@@ -105,7 +107,7 @@ final class RequestSender: Sendable {
                     home: home, policy: configuration.crossOrigin, credentialHeaders: Array(configuration.headers.keys),
                     withCredentials: scope == .withCredentials),
                 acceptsPlainJSON: configuration.acceptsPlainJSON, maxErrorBytes: configuration.maxErrorBodyBytes,
-                observe: configuration.observeResponse)
+                observe: configuration.observeResponse, logger: configuration.logger)
             let result = await exchange.run(transport, limits: limits, sender: self)
             try Task.checkCancellation()
             let fed = slot == nil ? false : await fedConsumer(slot)
@@ -134,10 +136,23 @@ final class RequestSender: Sendable {
                 failure = Self.httpFailure(status: status, method: method, url: at, body: body, contentType: result.contentType, attempts: attempt)
                 guard policy.retries(status: status, method: method) else { throw failure }
                 if let value = result.headers["retry-after"], let seconds = RetryAfter.seconds(value) {
-                    guard seconds <= policy.maxRetryAfter else { throw failure }
+                    guard seconds <= policy.maxRetryAfter else {
+                        throw failure.refusingRetryAfter(seconds, limit: policy.maxRetryAfter)
+                    }
                     wait = seconds
                 }
             case .transport(let error):
+                if fed, error.kind == .connectionLost, let slot {
+                    // Part of the body reached the parser before the connection broke: the
+                    // document is cut short, the same answer as a body that ends early on a
+                    // cleanly closed connection (where no transport error is seen).
+                    configuration.logger.debug("the connection broke after part of the body of \(at.absoluteString): \(error.message)")
+                    do {
+                        _ = try await onQueue { () throws(JSONAPIError) in try slot.finish() }
+                    } catch {
+                        throw JSONAPIClientError.consuming(error, url: at)
+                    }
+                }
                 switch error.kind {
                 case .timedOut: failure = .timedOut(url: at, seconds: configuration.timeout, attempts: attempt)
                 case .deadlineExceeded: failure = .deadlineExceeded(url: at, seconds: configuration.resourceTimeout, attempts: attempt)
@@ -147,6 +162,9 @@ final class RequestSender: Sendable {
             }
             guard attempt < policy.maxAttempts, !fed else { throw failure }
             let delay = wait ?? policy.backoff(afterAttempt: attempt)
+            configuration.logger.notice(
+                "retrying \(method) \(url.absoluteString) in \(RequestLog.seconds(delay)) s (attempt \(attempt + 1) of \(policy.maxAttempts))",
+                metadata: ["after": "\(failure)"])
             if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
         }
     }

@@ -2,11 +2,11 @@ import Foundation
 
 /// One HTTP response as the client saw it, handed to
 /// ``JSONAPIClient/Configuration/observeResponse`` before its body is read (every attempt,
-/// retries and `304 Not Modified` included).
+/// retries, each redirect and `304 Not Modified` included).
 public struct ResponseEvent: Sendable {
     /// The request's method.
     public var method: String
-    /// The URL the response came from.
+    /// The URL the response came from (after a redirect, the URL redirected to).
     public var url: URL
     /// The HTTP status.
     public var status: Int
