@@ -25,7 +25,8 @@ extension JSONAPIClient {
         public var tls = TLSOptions()
         /// When and how often a failed request is tried again.
         public var retry = RetryPolicy()
-        /// Headers sent with every request (before ``prepareRequest`` runs). They are
+        /// Headers sent with every request (before ``requestPreparers`` and ``prepareRequest``
+        /// run; an `Accept` here replaces the client's own). They are
         /// credentials as far as ``crossOrigin`` is concerned: by default they go only to
         /// the origin of the URL a call was given (a crawl's first page).
         public var headers: [String: String] = [:]
@@ -36,6 +37,17 @@ extension JSONAPIClient {
         /// Called before each request is sent (every attempt): add authentication, sign it,
         /// log it. A thrown error fails the call.
         public var prepareRequest: (@Sendable (inout URLRequest) async throws -> Void)?
+        /// Steps every request goes through, in order, before ``prepareRequest`` (every
+        /// attempt; a thrown error fails the call with that error).
+        public var requestPreparers: [RequestPreparer] = []
+        /// Steps every final response goes through, in order, before its body is read: each
+        /// can change it, have it asked for again, or refuse it with an error of yours.
+        public var responseProcessors: [ResponseProcessor] = []
+        /// Headers and query parameters every request to the call's origin gets when it does
+        /// not have them already (after ``headers``).
+        public var defaults = RequestDefaults()
+        /// Defaults by method (`GET`, `POST`, `PATCH`, `DELETE`), applied before ``defaults``.
+        public var methodDefaults: [String: RequestDefaults] = [:]
         /// Where the client says what it does, through swift-log: each request (`debug`; its
         /// headers at `trace`, credentials redacted), response and redirect (`debug`), cache
         /// decision (`debug`), retry (`notice`), page of a crawl (`info`) and what looks
@@ -62,9 +74,12 @@ extension JSONAPIClient {
         public var documentOptions = DocumentOptions.default
         /// The most bytes of an error response kept for its error document.
         public var maxErrorBodyBytes = 1 << 20
-        /// Connections to one host at most (and so requests in flight) of the default
-        /// transport.
+        /// Requests in flight to one origin at most (more wait in the client's queue), and the
+        /// default transport's connections to one host.
         public var maxConnectionsPerHost = 8
+        /// Requests in flight at most, to all origins (more wait in the client's queue,
+        /// started by the priority of the task that made them).
+        public var maxRequestsInFlight = 64
 
         /// The defaults.
         public init() {}

@@ -37,6 +37,22 @@ public final class JSONAPIClient: Sendable {
         identities = IdentityCache(limit: configuration.identityCacheLimit)
     }
 
+    // MARK: The request queue
+
+    /// Holds requests not yet started (retries included) until ``resume()``; requests in
+    /// flight go on. For an app that knows it is offline.
+    public func pause() { transport.requests.pause() }
+
+    /// Starts the requests held by ``pause()``, highest task priority first.
+    public func resume() { transport.requests.resume() }
+
+    /// Whether ``pause()`` holds new requests.
+    public var isPaused: Bool { transport.requests.isPaused }
+
+    /// Requests in flight, and waiting for a place (``Configuration/maxRequestsInFlight``,
+    /// ``Configuration/maxConnectionsPerHost``, ``pause()``).
+    public var queuedRequests: (inFlight: Int, waiting: Int) { transport.requests.counts }
+
     // MARK: URLs
 
     /// `path` (relative, like `articles` or `articles/1`, or absolute) resolved against the

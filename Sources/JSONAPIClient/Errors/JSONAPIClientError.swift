@@ -24,6 +24,9 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     case deadlineExceeded(url: URL, seconds: Double, attempts: Int)
     /// The request could not be sent or the connection broke (refused, reset, DNS…).
     case transport(url: URL, message: String, attempts: Int)
+    /// A ``ResponseProcessor`` (named `processor`) kept asking for the request again until no
+    /// attempt was left.
+    case rejected(url: URL, processor: String, reason: String)
     /// A request document was refused before it was sent (rules C01–C03), or a URL could
     /// not be built.
     case invalidRequest(String)
@@ -66,6 +69,7 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
             return "\(url.absoluteString) took longer than the deadline of \(Self.format(seconds)) s\(attempts > 1 ? " (after \(attempts) attempts)" : "")"
         case .transport(let url, let message, let attempts):
             return "cannot reach \(url.absoluteString): \(message)\(attempts > 1 ? " (after \(attempts) attempts)" : "")"
+        case .rejected(let url, let processor, let reason): return "\(url.absoluteString): the response processor \(processor) \(reason)"
         case .invalidRequest(let m): return "invalid request: \(m)"
         case .pagination(let m): return "pagination: \(m)"
         case .refusedLocation(let from, let to, let what, let reason):

@@ -28,6 +28,10 @@ struct Exchange {
         case staleCache
         /// A redirect the cross-origin rules do not follow.
         case refused(JSONAPIClientError)
+        /// A response processor refused the response with this error (the user's own).
+        case rejected(any Error)
+        /// A response processor asked for the request again.
+        case processorRetry(processor: String, after: Double?)
         case transport(TransportError)
         case cancelled
     }
@@ -55,6 +59,7 @@ struct Exchange {
     let acceptsPlainJSON: Bool
     let maxErrorBytes: Int
     let observe: (@Sendable (ResponseEvent) -> Void)?
+    let processors: [ResponseProcessor]
     let logger: Logger
 
     /// Sends the request through `transport`, following redirects, and reads the body;
@@ -105,7 +110,33 @@ struct Exchange {
                     metadata: redirects.withCredentials ? nil : ["credentials": "stripped"])
                 continue
             }
-            result.outcome = await read(response, method: method, sender: sender, contentType: result.contentType)
+            var processed = response
+            for processor in processors {
+                let action: ResponseAction
+                do {
+                    action = try await processor.process(processed, request)
+                } catch {
+                    action = .reject(error)
+                }
+                switch action {
+                case .proceed(let changed):
+                    processed = changed
+                    continue
+                case .retry(let after):
+                    logger.debug("response processor \(processor.name) asks for \(method) \(url.absoluteString) again")
+                    processed.body.cancel()
+                    result.outcome = .processorRetry(processor: processor.name, after: after)
+                case .reject(let error):
+                    logger.debug("response processor \(processor.name) refused \(method) \(url.absoluteString): \(error)")
+                    processed.body.cancel()
+                    result.outcome = .rejected(error)
+                }
+                return result
+            }
+            result.status = processed.status
+            result.headers = processed.headers
+            result.contentType = processed.headers["content-type"]
+            result.outcome = await read(processed, method: method, sender: sender, contentType: result.contentType)
             return result
         }
     }

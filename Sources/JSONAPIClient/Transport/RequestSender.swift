@@ -13,6 +13,8 @@ final class RequestSender: Sendable {
     let transport: any HTTPTransport
     /// A serial queue: every slot and consumer is used on it, one chunk at a time.
     let queue: OperationQueue
+    /// Which requests may start (limits, pause, priorities).
+    let requests: RequestQueue
 
     init(configuration: JSONAPIClient.Configuration) {
         self.configuration = configuration
@@ -21,6 +23,7 @@ final class RequestSender: Sendable {
         queue.maxConcurrentOperationCount = 1
         queue.name = "JSONAPIClient.consumers"
         self.queue = queue
+        requests = RequestQueue(maxInFlight: configuration.maxRequestsInFlight, maxPerOrigin: configuration.maxConnectionsPerHost)
     }
 
     var limits: TransportLimits {
@@ -90,16 +93,23 @@ final class RequestSender: Sendable {
             var r = request
             r.timeoutInterval = configuration.timeout
             if scope == .withCredentials {
-                for (name, value) in configuration.headers where r.value(forHTTPHeaderField: name) == nil {
+                // The configured headers; an `Accept` among them replaces the client's own.
+                for (name, value) in configuration.headers where r.value(forHTTPHeaderField: name) == nil || name.lowercased() == "accept" {
                     r.setValue(value, forHTTPHeaderField: name)
                 }
+                configuration.methodDefaults[method.uppercased()]?.apply(to: &r)
+                configuration.defaults.apply(to: &r)
             }
             if useCache, let cacheKey, let etag = configuration.cache?.etag(for: cacheKey) {
                 r.setValue(etag, forHTTPHeaderField: "If-None-Match")
                 configuration.logger.debug("cache: revalidating \(cacheKey) with If-None-Match \(etag)")
             }
+            for preparer in configuration.requestPreparers { try await preparer.prepare(&r) }
             if let prepare = configuration.prepareRequest { try await prepare(&r) }
-            if scope == .withoutCredentials { CredentialScope.strip(&r, configured: configuration.headers.keys) }
+            if scope == .withoutCredentials {
+                CredentialScope.strip(&r, configured: configuration.headers.keys)
+                if r.value(forHTTPHeaderField: "Accept") == nil { r.setValue(configuration.acceptHeader, forHTTPHeaderField: "Accept") }
+            }
             counter?.increment()
             var exchange = Exchange(
                 request: r, attempt: attempt, slot: slot, cache: configuration.cache, cacheKey: useCache ? cacheKey : nil,
@@ -107,8 +117,11 @@ final class RequestSender: Sendable {
                     home: home, policy: configuration.crossOrigin, credentialHeaders: Array(configuration.headers.keys),
                     withCredentials: scope == .withCredentials),
                 acceptsPlainJSON: configuration.acceptsPlainJSON, maxErrorBytes: configuration.maxErrorBodyBytes,
-                observe: configuration.observeResponse, logger: configuration.logger)
+                observe: configuration.observeResponse, processors: configuration.responseProcessors, logger: configuration.logger)
+            let origin = Origin(url)?.description ?? ""
+            try await requests.acquire(origin)
             let result = await exchange.run(transport, limits: limits, sender: self)
+            requests.release(origin)
             try Task.checkCancellation()
             let fed = slot == nil ? false : await fedConsumer(slot)
             let status = result.status ?? 0
@@ -127,6 +140,11 @@ final class RequestSender: Sendable {
                 throw JSONAPIClientError.consuming(error, url: url)
             case .refused(let error):
                 throw error
+            case .rejected(let error):
+                throw error
+            case .processorRetry(let name, let after):
+                failure = .rejected(url: at, processor: name, reason: "asked for a retry \(attempt) time\(attempt == 1 ? "" : "s"); no attempt left")
+                wait = after
             case .notJSONAPI(let excerpt):
                 throw JSONAPIClientError.notJSONAPI(
                     HTTPFailure(

@@ -1,0 +1,131 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import JSONAPIStream
+import Testing
+@testable import JSONAPIClient
+
+/// The client's request queue (issue 20, item 3): overall and per-origin limits, pause and
+/// resume, priorities, cancellation while waiting.
+@Suite struct Queue {
+    /// A transport whose replies wait until the test lets them go, counting how many
+    /// requests it holds at once.
+    final class Gate: @unchecked Sendable {
+        private let lock = NSLock()
+        private var held: [CheckedContinuation<Void, Never>] = []
+        private var open = false
+        private(set) var most = 0
+        private var order: [String] = []
+        var arrived: [String] { lock.withLock { order } }
+        var holding: Int { lock.withLock { held.count } }
+
+        func wait(_ name: String) async {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                order.append(name)
+                if open {
+                    lock.unlock()
+                    c.resume()
+                    return
+                }
+                held.append(c)
+                most = max(most, held.count)
+                lock.unlock()
+            }
+        }
+
+        /// Lets the held replies go; with `keepOpen`, later ones pass at once.
+        func release(keepOpen: Bool = true) {
+            let all = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                open = keepOpen
+                defer { held.removeAll() }
+                return held
+            }
+            for c in all { c.resume() }
+        }
+
+        /// Lets the first held reply go.
+        func releaseOne() {
+            let c = lock.withLock { held.isEmpty ? nil : held.removeFirst() }
+            c?.resume()
+        }
+
+        var transport: InMemoryTransport {
+            InMemoryTransport { request in
+                await self.wait(request.url?.absoluteString ?? "")
+                return Pipeline.ok
+            }
+        }
+    }
+
+    /// Waits until `condition` holds. Generous: on a busy 2-core machine the test's tasks
+    /// may wait long for a thread of the cooperative pool.
+    static func until(_ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(600)
+        while !condition() {
+            guard Date() < deadline else { throw CancellationError() }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+    }
+
+    @Test func requestsInFlightStayWithinTheLimits() async throws {
+        let gate = Gate()
+        let client = Transports.client(gate.transport) {
+            $0.maxRequestsInFlight = 3
+            $0.maxConnectionsPerHost = 2
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Whatever fails, the held requests go (or the group would wait for them forever).
+            defer { gate.release() }
+            for i in 0..<4 { group.addTask { _ = try await client.graph(at: URL(string: "https://a.example.com/\(i)")!) } }
+            for i in 0..<4 { group.addTask { _ = try await client.graph(at: URL(string: "https://b.example.com/\(i)")!) } }
+            try await Self.until { gate.holding == 3 }
+            try await Task.sleep(nanoseconds: 50_000_000)
+            #expect(gate.holding == 3, "more than 3 requests in flight")
+            let hosts = gate.arrived.map { URL(string: $0)!.host! }
+            #expect(hosts.filter { $0 == "a.example.com" }.count <= 2 && hosts.filter { $0 == "b.example.com" }.count <= 2, "\(hosts)")
+            #expect(client.queuedRequests.inFlight == 3 && client.queuedRequests.waiting == 5)
+            gate.release()
+            try await group.waitForAll()
+        }
+        #expect(gate.most == 3)
+        #expect(client.queuedRequests.inFlight == 0 && client.queuedRequests.waiting == 0)
+    }
+
+    @Test func pausedRequestsWaitAndResumeInPriorityOrder() async throws {
+        let gate = Gate()
+        gate.release()
+        let client = Transports.client(gate.transport) { $0.maxRequestsInFlight = 1 }
+        client.pause()
+        #expect(client.isPaused)
+        let low = Task(priority: .low) { _ = try await client.graph(at: URL(string: "https://a.example.com/low")!) }
+        try await Self.until { client.queuedRequests.waiting == 1 }
+        let high = Task(priority: .high) { _ = try await client.graph(at: URL(string: "https://a.example.com/high")!) }
+        try await Self.until { client.queuedRequests.waiting == 2 }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(gate.arrived.isEmpty, "a request started while the client was paused")
+        client.resume()
+        try await low.value
+        try await high.value
+        #expect(gate.arrived == ["https://a.example.com/high", "https://a.example.com/low"])
+    }
+
+    @Test func aWaitingRequestCanBeCancelled() async throws {
+        let gate = Gate()
+        let client = Transports.client(gate.transport) { $0.maxRequestsInFlight = 1 }
+        let first = Task { _ = try await client.graph(at: URL(string: "https://a.example.com/1")!) }
+        defer { gate.release() }
+        try await Self.until { gate.holding == 1 }
+        let second = Task { _ = try await client.graph(at: URL(string: "https://a.example.com/2")!) }
+        try await Self.until { client.queuedRequests.waiting == 1 }
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await second.value }
+        #expect(client.queuedRequests.waiting == 0)
+        gate.release()
+        try await first.value
+        // The place the cancelled request waited for is not lost.
+        _ = try await client.graph(at: URL(string: "https://a.example.com/3")!)
+        #expect(gate.arrived == ["https://a.example.com/1", "https://a.example.com/3"])
+    }
+}
