@@ -14,138 +14,19 @@ import JSONAPIStream
 @main
 struct Fetch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "jsonapi fetch",
-        abstract: "Fetch a JSON:API endpoint (every page with --all-pages) as flat JSON, NDJSON or edge lines, or into a database (--into: SQLite or PostgreSQL, resumable).",
-        discussion: """
-            Each response body streams into the normalizer as it arrives; with --all-pages, \
-            links.next is followed and the pages merge in order. Up to --concurrency pages \
-            are requested at once when their addresses can be predicted (page[number] or \
-            page[offset] and a links.last); cursor pages are read one by one. 429 and 5xx \
-            answers are retried (honouring Retry-After). Exit status: 0 success, 1 an \
-            invalid document, 2 usage, HTTP or network errors (a JSON:API error document is \
-            printed one error object per line).
-            """,
+        commandName: "jsonapi fetch", abstract: FetchOptions.abstract, discussion: FetchOptions.discussion,
         version: JSONAPIVersion.current)
 
-    @Argument(help: "The endpoint (a collection or one resource).")
-    var url: String
+    @OptionGroup var options: FetchOptions
 
-    @Option(name: .customLong("include"), help: "Relationship paths to include (comma-separated, repeatable).")
-    var include: [String] = []
+    func validate() throws { _ = try options.query() }
 
-    @Option(name: .customLong("fields"), help: "A sparse fieldset: TYPE=FIELD,FIELD (repeatable).")
-    var fields: [String] = []
+    static func main() { runAsTool() }
 
-    @Option(name: .customLong("filter"), help: "A filter: KEY=VALUE, written filter[KEY]=VALUE; KEY may be FIELD, FIELD.OP or FIELD[OP]; commas separate values (repeatable).")
-    var filters: [String] = []
+    func run() throws { try options.run() }
+}
 
-    @Option(name: .customLong("sort"), parsing: .unconditionalSingleValue, help: "Sort fields, -FIELD descending (comma-separated, repeatable).")
-    var sort: [String] = []
-
-    @Option(name: .customLong("page-size"), help: "Resources per page (page[size], or page[limit] with --pagination offset).")
-    var pageSize: Int?
-
-    @Option(help: "The server's page parameters: number (page[number], page[size]), offset (page[offset], page[limit]) or cursor (page[cursor], page[size]).")
-    var pagination: PageStrategy = .number
-
-    @Option(name: .customLong("param"), help: "Another query parameter: NAME=VALUE (repeatable).")
-    var parameters: [String] = []
-
-    @Flag(name: .customLong("all-pages"), help: "Follow links.next to the last page.")
-    var allPages = false
-
-    @Option(name: .customLong("max-pages"), help: "Stop after N pages, with a warning when links.next leads on (implies --all-pages).")
-    var maxPages: Int?
-
-    @Option(name: .customLong("page-limit"), help: "The most pages a crawl may read: reaching it while links.next leads on is an error (exit 2), after writing what was read.")
-    var pageLimit = 100_000
-
-    @Option(help: "Requests in flight at most.")
-    var concurrency = 4
-
-    @Option(name: .customShort("H"), help: "A request header: 'Name: value' (repeatable). Sent only to the URL's origin (scheme, host, port).")
-    var headers: [String] = []
-
-    @Flag(name: .customLong("follow-other-origins"), help: "Follow a redirect or links.next to another origin, without the -H headers and cookies (refused by default).")
-    var followOtherOrigins = false
-
-    @Flag(name: .customLong("location-trusted"), help: "Follow a redirect or links.next to another origin and send the -H headers there too, as curl --location-trusted does.")
-    var locationTrusted = false
-
-    @Option(help: "Seconds without a byte (connecting, or waiting for the next piece of a response) before a request fails.")
-    var timeout: Double = 60
-
-    @Flag(
-        name: .shortAndLong,
-        help: "Log requests, responses, redirects, retries, cache decisions and pages to standard error (-vv: with the headers, credentials redacted).")
-    var verbose: Int
-
-    @Option(help: "Seconds one response may take in all, however steadily it arrives (each attempt has its own).")
-    var deadline: Double?
-
-    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the certificates in this PEM file instead of the system's, as curl --cacert does.", valueName: "file"))
-    var caCertificates: String?
-
-    @Option(
-        name: .customLong("pinnedpubkey"),
-        help: ArgumentHelp(
-            "The server's public key must be one of these, as curl --pinnedpubkey writes them: sha256//BASE64[;sha256//BASE64] (the SHA-256 of the SubjectPublicKeyInfo), checked on top of certificate verification.",
-            valueName: "hashes"))
-    var pinnedPublicKeys: String?
-
-    @Option(help: "Requests per page at most, retries included.")
-    var attempts = 4
-
-    @Flag(name: .customLong("accept-json"), help: "Also read application/json responses as JSON:API documents.")
-    var acceptJSON = false
-
-    @Option(
-        name: .customLong("into"),
-        help: ArgumentHelp(
-            "Load every page into this database, an SQLite file or a postgres:// URL (as jsonapi load does), resumably: a crawl that stops continues from the first page not loaded when run again.",
-            valueName: "db"))
-    var into: String?
-
-    @Flag(help: "With --into: start the crawl over from the first page instead of continuing it.")
-    var restart = false
-
-    @OptionGroup var parsing: ParsingOptions
-    @OptionGroup var reporting: ReportingOptions
-
-    @OptionGroup var out: NormalizeOutputOptions
-
-    func validate() throws {
-        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https", u.host != nil else {
-            throw ValidationError("'\(url)' is not an http or https URL")
-        }
-        if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
-        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
-        if pageLimit < 1 { throw ValidationError("--page-limit must be at least 1") }
-        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-        guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        if let deadline, !(deadline > 0) { throw ValidationError("--deadline must be positive") }
-        if let caCertificates, !FileManager.default.isReadableFile(atPath: caCertificates) {
-            throw ValidationError("--cacert: cannot read '\(caCertificates)'")
-        }
-        if let pins = pinnedPublicKeys {
-            let hashes = pins.split(separator: ";", omittingEmptySubsequences: false)
-            for hash in hashes where !hash.hasPrefix("sha256//") || Data(base64Encoded: String(hash.dropFirst(8)))?.count != 32 {
-                throw ValidationError("--pinnedpubkey takes sha256//BASE64 hashes of 32 bytes separated by ';', not '\(hash)'")
-            }
-            if URL(string: url)?.scheme?.lowercased() != "https" { throw ValidationError("--pinnedpubkey applies to https URLs") }
-        }
-        try out.check(splitting: false)
-        if into != nil {
-            if out.output != nil || out.format != nil || out.hash || out.resourcesOnly || !out.types.isEmpty || !out.keepFields.isEmpty || out.numbers != nil {
-                throw ValidationError("--into loads a database: -o, --format, --hash, --resources-only, --type, --keep-fields and --numbers do not apply")
-            }
-        } else if restart {
-            throw ValidationError("--restart applies to --into")
-        }
-        _ = try query()
-        _ = try headerFields()
-    }
+extension FetchOptions {
 
     /// The query the options describe.
     func query() throws -> JSONAPIQuery {
@@ -159,7 +40,7 @@ struct Fetch: ParsableCommand {
             q = q.filter(Self.filter(key, values: Self.list(value)))
         }
         q.sort = sort.flatMap(Self.list)
-        if let pageSize { q.page = .first(pagination, size: pageSize) }
+        if let pageSize { q.page = .first(PageStrategy(rawValue: pagination.rawValue) ?? .number, size: pageSize) }
         for p in parameters {
             guard let (name, value) = Self.pair(p, "=") else { throw ValidationError("--param takes NAME=VALUE, not '\(p)'") }
             q = q.parameter(name, value)
@@ -177,8 +58,6 @@ struct Fetch: ParsableCommand {
         }
         return out
     }
-
-    static func main() { runAsTool() }
 
     func run() throws {
         if let into { return try crawl(into: into) }
@@ -371,5 +250,3 @@ final class Unchecked<T>: @unchecked Sendable {
     var value: T
     init(_ value: T) { self.value = value }
 }
-
-extension PageStrategy: ExpressibleByArgument {}

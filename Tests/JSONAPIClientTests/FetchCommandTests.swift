@@ -164,6 +164,23 @@ extension EndToEnd {
             #expect(refused.stderr.contains("cannot reach"))
         }
 
+        /// Shell completion and the checks of `jsonapi fetch` know every option of the fetch
+        /// program (they used to offer only `--version`).
+        @Test func completionOffersTheFetchOptions() throws {
+            for shell in ["bash", "zsh", "fish"] {
+                let script = try jsonapi(["--generate-completion-script", shell])
+                #expect(script.status == 0)
+                for option in ["all-pages", "pinnedpubkey", "deadline", "include", "verbose", "into"] {
+                    // fish names long options without their dashes (`-l 'all-pages'`).
+                    let written = shell == "fish" ? "-l '\(option)'" : "--\(option)"
+                    #expect(script.stdout.contains(written), "\(shell) completion lacks --\(option)")
+                }
+            }
+            let bad = try jsonapi(["fetch", "http://127.0.0.1:9/x", "--page-size", "0"])
+            #expect(bad.status == 2)
+            #expect(bad.stderr.contains("--page-size must be at least 1"), "\(bad.stderr)")
+        }
+
         /// `jsonapi fetch` runs `jsonapi-fetch` with its arguments, help included; `jsonapi`
         /// itself does not load the networking libraries.
         @Test func forwardsToTheFetchProgram() throws {
