@@ -48,17 +48,6 @@ extension FetchOptions {
         return q
     }
 
-    func headerFields() throws -> [String: String] {
-        var out: [String: String] = [:]
-        for h in headers {
-            guard let (name, value) = Self.pair(h, ":"), !name.contains(" ") else {
-                throw ValidationError("-H takes 'Name: value', not '\(h)'")
-            }
-            out[name] = value.trimmingCharacters(in: .whitespaces)
-        }
-        return out
-    }
-
     func run() throws {
         if let into { return try crawl(into: into) }
         let warnings = WarningPrinter(quiet: reporting.quiet)
@@ -224,15 +213,6 @@ extension FetchOptions {
     }
 
     // MARK: Option parsing
-
-    static func list(_ text: String) -> [String] {
-        text.split(separator: ",", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-
-    static func pair(_ text: String, _ separator: Character) -> (String, String)? {
-        guard let i = text.firstIndex(of: separator), i != text.startIndex else { return nil }
-        return (String(text[..<i]), String(text[text.index(after: i)...]))
-    }
 
     /// `FIELD[OP]` becomes field and operator; `FIELD` and `FIELD.OP` stay one name.
     static func filter(_ key: String, values: [String]) -> Filter {
