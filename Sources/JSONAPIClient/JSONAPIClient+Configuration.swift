@@ -38,7 +38,9 @@ extension JSONAPIClient {
         /// log it. A thrown error fails the call.
         public var prepareRequest: (@Sendable (inout URLRequest) async throws -> Void)?
         /// Steps every request goes through, in order, before ``prepareRequest`` (every
-        /// attempt; a thrown error fails the call with that error).
+        /// attempt; a thrown error fails the call with that error). The cache is asked after
+        /// them (the credentials and `Vary` headers they set choose the entry): they do not
+        /// see the validators it adds.
         public var requestPreparers: [RequestPreparer] = []
         /// Steps every final response goes through, in order, before its body is read: each
         /// can change it, have it asked for again, or refuse it with an error of yours.
@@ -59,8 +61,18 @@ extension JSONAPIClient {
         public var observeResponse: (@Sendable (ResponseEvent) -> Void)?
         /// Resources ``JSONAPIClient/load(type:id:query:)`` keeps at most; `0`: none.
         public var identityCacheLimit = 1000
-        /// Bodies kept for conditional requests (`If-None-Match`); `nil`: none.
+        /// Responses kept for reuse (fresh hits without a request, revalidation with
+        /// `If-None-Match`); `nil`: none. By default 32 MiB in memory; a
+        /// ``ResponseCache/init(directory:maxBytes:maxEntryBytes:maxEntries:defaultLifetime:)``
+        /// keeps them on disk.
         public var cache: ResponseCache? = ResponseCache()
+        /// How requests use ``cache`` (``JSONAPIClient/withCachePolicy(_:_:)`` overrides it
+        /// for the calls in a closure).
+        public var cachePolicy = CachePolicy.useCache
+        /// The key a `GET` is cached under; `nil` from it: not cached. By default its URL.
+        /// Leave out what does not change the response (a tracing parameter), or add what
+        /// does and is not in the URL.
+        public var cacheKey: (@Sendable (URLRequest) -> String?)?
         /// Whether a success served as `application/json` is read as a JSON:API document
         /// (by default only `application/vnd.api+json` is).
         public var acceptsPlainJSON = false

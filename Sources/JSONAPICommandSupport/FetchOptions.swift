@@ -91,6 +91,24 @@ package struct FetchOptions: ParsableArguments {
     @Option(help: "Requests per page at most, retries included.")
     package var attempts = 4
 
+    @Option(
+        name: .customLong("cache"),
+        help: ArgumentHelp(
+            "Keep responses in this directory and reuse them as HTTP caching allows: fresh ones (Cache-Control: max-age, Expires) without a request, stale ones revalidated with their ETag or Last-Modified. Kept apart by credentials (-H Authorization, cookies) and Vary.",
+            valueName: "dir"))
+    package var cacheDirectory: String?
+
+    @Option(name: .customLong("cache-policy"), help: "With --cache: use it (default), bypass it (ask the server; store the answer), or only-if-cached (no request; an error for a page not stored).")
+    package var cachePolicy: FetchCachePolicy = .use
+
+    @Option(
+        name: .customLong("cache-lifetime"),
+        help: ArgumentHelp("With --cache: a stored response this many seconds old or younger is fresh, whatever its headers say.", valueName: "seconds"))
+    package var cacheLifetime: Double?
+
+    @Option(name: .customLong("cache-size"), help: ArgumentHelp("With --cache: MiB the directory holds at most (the least recently used go first).", valueName: "MiB"))
+    package var cacheSize = 1024
+
     @Flag(name: .customLong("accept-json"), help: "Also read application/json responses as JSON:API documents.")
     package var acceptJSON = false
 
@@ -130,6 +148,14 @@ package struct FetchOptions: ParsableArguments {
             }
             if URL(string: url)?.scheme?.lowercased() != "https" { throw ValidationError("--pinnedpubkey applies to https URLs") }
         }
+        if cacheDirectory == nil && (cachePolicy != .use || cacheLifetime != nil) {
+            throw ValidationError("--cache-policy and --cache-lifetime apply to --cache DIR")
+        }
+        if let cacheLifetime {
+            guard cacheLifetime >= 0 else { throw ValidationError("--cache-lifetime must not be negative") }
+            guard cachePolicy == .use else { throw ValidationError("--cache-lifetime goes with --cache-policy use") }
+        }
+        guard cacheSize >= 1 else { throw ValidationError("--cache-size must be at least 1 (MiB)") }
         try out.check(splitting: false)
         if into != nil {
             if out.output != nil || out.format != nil || out.hash || out.resourcesOnly || !out.types.isEmpty || !out.keepFields.isEmpty || out.numbers != nil {
@@ -165,6 +191,12 @@ package struct FetchOptions: ParsableArguments {
     }
 
     /// `FIELD[OP]` becomes field and operator; `FIELD` and `FIELD.OP` stay one name.
+}
+
+/// How `--cache` is used (`--cache-policy`).
+package enum FetchCachePolicy: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case use, bypass
+    case onlyIfCached = "only-if-cached"
 }
 
 /// The server's page parameters (`--pagination`).

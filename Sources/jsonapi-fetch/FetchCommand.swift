@@ -114,6 +114,18 @@ extension FetchOptions {
         configuration.retry.maxAttempts = attempts
         configuration.acceptsPlainJSON = acceptJSON
         configuration.cache = nil
+        if let cacheDirectory {
+            do {
+                configuration.cache = try ResponseCache(directory: URL(fileURLWithPath: cacheDirectory), maxBytes: cacheSize << 20)
+            } catch {
+                throw ValidationError("--cache: cannot use '\(cacheDirectory)' as a cache directory: \(error.localizedDescription)")
+            }
+            switch cachePolicy {
+            case .use: configuration.cachePolicy = cacheLifetime.map { .lifetime($0) } ?? .useCache
+            case .bypass: configuration.cachePolicy = .bypassCache
+            case .onlyIfCached: configuration.cachePolicy = .onlyIfCached
+            }
+        }
         configuration.maxConnectionsPerHost = concurrency
         configuration.crossOrigin = locationTrusted ? .followWithCredentials : followOtherOrigins ? .followWithoutCredentials : .refuse
         guard let endpoint = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
@@ -157,8 +169,9 @@ extension FetchOptions {
             warnings.summary()
             if !reporting.quiet {
                 let unchanged = fetched.notModified > 0 ? " (\(fetched.notModified) unchanged since they were loaded: 304 to their ETags)" : ""
+                let cached = fetched.fromCache > 0 ? " (\(fetched.fromCache) answered by the cache)" : ""
                 Terminal.standardError(
-                    "jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s")\(unchanged) into \(redactedDatabaseName(database)): "
+                    "jsonapi: loaded \(fetched.pages) page\(fetched.pages == 1 ? "" : "s")\(unchanged)\(cached) into \(redactedDatabaseName(database)): "
                         + "\(summary.resources) resources (\(summary.written) written, \(summary.unchanged) unchanged), \(summary.edges) edge\(summary.edges == 1 ? "" : "s")"
                         + (fetched.truncated ? "; the crawl goes on from there when run again" : "; the crawl is complete"))
             }

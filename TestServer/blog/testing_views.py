@@ -113,3 +113,27 @@ def trickle(request):
 
 def health(request):
     return _document({"ok": True})
+
+
+def cached(request):
+    """A document for the client's cache tests: `Cache-Control: max-age=<max_age>` (60 by
+    default; `cache_control=...` sends that instead), an ETag with `etag=1` (a `304` to an
+    `If-None-Match` of it), and `meta.served`, how many times `key` reached the server (a
+    `304` included; `/test/attempts?key=cached:KEY` reads it without counting)."""
+    key = "cached:" + request.GET.get("key", "default")
+    with _lock:
+        _attempts[key] = _attempts.get(key, 0) + 1
+        served = _attempts[key]
+    etag = '"v1"' if request.GET.get("etag") == "1" else None
+    control = request.GET.get("cache_control", "max-age=" + request.GET.get("max_age", "60"))
+    if etag and request.headers.get("If-None-Match") == etag:
+        response = HttpResponse(status=304)
+    else:
+        body = {"data": [{"type": "articles", "id": str(i), "attributes": {"title": f"cached {i}"}} for i in (1, 2)],
+                "meta": {"served": served}}
+        response = HttpResponse(json.dumps(body), content_type=JSON_API)
+    response["Cache-Control"] = control
+    response["Date"] = formatdate(time.time(), usegmt=True)
+    if etag:
+        response["ETag"] = etag
+    return response

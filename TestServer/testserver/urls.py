@@ -26,4 +26,5 @@ urlpatterns = [
     path("test/health", testing_views.health),
     path("test/big", testing_views.big),
     path("test/trickle", testing_views.trickle),
+    path("test/cached", testing_views.cached),
 ]

@@ -191,7 +191,10 @@ extension EndToEnd {
             let second = try await client.resource(type: "articles", id: "11", query: JSONAPIQuery().including("author"))
             #expect(log.statuses == [200, 304])
             let etag = try #require(log.all.first?.header("ETag"))
-            #expect(prepared.all.map { $0.header("if-none-match") } == ["", etag])
+            // The cache adds its validator after the preparers (their credentials choose the
+            // entry): they never see it, and the server's 304 shows it was sent.
+            #expect(!etag.isEmpty)
+            #expect(prepared.all.map { $0.header("if-none-match") } == ["", ""])
             #expect(first.attributes.jsonText == second.attributes.jsonText)
             #expect(second.relationship("author")?.resource?.attributes["name"] != nil)
             #expect(client.configuration.cache?.count == 1)

@@ -149,6 +149,69 @@ extension EndToEnd {
             #expect(timeout.stderr.contains("timed out"))
         }
 
+        /// `--cache DIR` against the test server's `/test/cached`, which counts the requests
+        /// that reach it.
+        @Test func aCacheDirectoryAnswersFreshPagesWithoutARequest() throws {
+            let base = try TestServer.url.absoluteString
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            func served(_ key: String) throws -> Int {
+                let data = try Data(contentsOf: URL(string: "\(base)/test/attempts?key=cached:\(key)")!)
+                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                return (object?["meta"] as? [String: Any])?["attempts"] as? Int ?? -1
+            }
+            let fresh = uniqueName("fresh")
+            let url = "\(base)/test/cached?key=\(fresh)&etag=1"
+            let first = try jsonapi(["fetch", url, "--cache", dir.path, "--format", "ndjson"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains("cached 2"))
+            let second = try jsonapi(["fetch", url, "--cache", dir.path, "--format", "ndjson", "-v"])
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stdout == first.stdout)
+            #expect(second.stderr.contains("cache: fresh hit"), "\(second.stderr)")
+            #expect(try served(fresh) == 1)
+            let bypassed = try jsonapi(["fetch", url, "--cache", dir.path, "--cache-policy", "bypass", "--format", "ndjson"])
+            #expect(bypassed.status == 0)
+            #expect(try served(fresh) == 2)
+            #expect(bypassed.stdout != first.stdout, "meta.served is 2 in a response from the server")
+
+            // Stale at once: revalidated with the ETag; the 304 is answered from the directory.
+            let stale = uniqueName("stale")
+            let revalidated = "\(base)/test/cached?key=\(stale)&etag=1&max_age=0"
+            let one = try jsonapi(["fetch", revalidated, "--cache", dir.path, "--format", "ndjson"])
+            let two = try jsonapi(["fetch", revalidated, "--cache", dir.path, "--format", "ndjson", "-v"])
+            #expect(one.status == 0 && two.status == 0, "\(two.stderr)")
+            #expect(two.stdout == one.stdout)
+            #expect(two.stderr.contains("cache: 304 Not Modified"), "\(two.stderr)")
+            #expect(try served(stale) == 2)
+            // An explicit lifetime makes the same entry fresh: no request.
+            let kept = try jsonapi(["fetch", revalidated, "--cache", dir.path, "--cache-lifetime", "3600", "--format", "ndjson"])
+            #expect(kept.stdout == one.stdout)
+            #expect(try served(stale) == 2)
+
+            // no-store: never kept; only-if-cached then fails without a request.
+            let unstored = uniqueName("nostore")
+            let noStore = "\(base)/test/cached?key=\(unstored)&cache_control=no-store"
+            #expect(try jsonapi(["fetch", noStore, "--cache", dir.path]).status == 0)
+            let only = try jsonapi(["fetch", noStore, "--cache", dir.path, "--cache-policy", "only-if-cached"])
+            #expect(only.status == 2)
+            #expect(only.stderr.contains("not answered from the cache (only-if-cached): no response is stored for it"), "\(only.stderr)")
+            #expect(try served(unstored) == 1)
+            let cachedOnly = try jsonapi(["fetch", url, "--cache", dir.path, "--cache-policy", "only-if-cached", "--format", "ndjson"])
+            #expect(cachedOnly.status == 0)
+            #expect(try served(fresh) == 2)
+
+            for arguments in [
+                ["fetch", url, "--cache-policy", "bypass"], ["fetch", url, "--cache-lifetime", "5"],
+                ["fetch", url, "--cache", dir.path, "--cache-size", "0"],
+                ["fetch", url, "--cache", dir.path, "--cache-policy", "bypass", "--cache-lifetime", "5"],
+            ] {
+                let r = try jsonapi(arguments)
+                #expect(r.status == 2, "\(arguments)")
+                #expect(r.stderr.contains("--cache"), "\(arguments): \(r.stderr)")
+            }
+        }
+
         @Test func usageErrors() throws {
             for arguments in [
                 ["fetch", "not a url"], ["fetch", "ftp://h/x"], ["fetch", "http://127.0.0.1:1/x", "--fields", "title"],

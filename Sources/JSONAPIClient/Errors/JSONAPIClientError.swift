@@ -37,6 +37,10 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     /// or another origin under ``CrossOriginPolicy/refuse``
     /// (``JSONAPIClient/Configuration/crossOrigin``).
     case refusedLocation(from: URL, to: String, what: String, reason: LocationRefusal)
+    /// The cache could not answer a request that only the cache may answer
+    /// (``CachePolicy/onlyIfCached``, `jsonapi fetch --cache-policy only-if-cached`): nothing
+    /// is stored for it, or what is stored is stale and must be revalidated.
+    case notCached(url: URL, reason: String)
 
     /// The HTTP status of the response, when there was one.
     public var status: Int? {
@@ -71,6 +75,7 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
             return "cannot reach \(url.absoluteString): \(message)\(attempts > 1 ? " (after \(attempts) attempts)" : "")"
         case .rejected(let url, let processor, let reason): return "\(url.absoluteString): the response processor \(processor) \(reason)"
         case .invalidRequest(let m): return "invalid request: \(m)"
+        case .notCached(let url, let reason): return "\(url.absoluteString) is not answered from the cache (only-if-cached): \(reason)"
         case .pagination(let m): return "pagination: \(m)"
         case .refusedLocation(let from, let to, let what, let reason):
             var text = "not following \(to) from \(from.absoluteString): \(what) \(reason)"

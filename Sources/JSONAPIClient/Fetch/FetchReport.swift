@@ -50,9 +50,12 @@ public struct FetchReport: Sendable {
     public var bytes: Int
     /// Requests sent, retries and pages fetched ahead but not used included.
     public var requests: Int
-    /// Pages answered `304 Not Modified`: from the cache, or unchanged since the consumer
-    /// stored them (``DocumentConsumer/storedPage(at:)``).
+    /// Pages answered `304 Not Modified`: revalidated responses of the cache, or pages
+    /// unchanged since the consumer stored them (``DocumentConsumer/storedPage(at:)``).
     public var notModified: Int
+    /// Pages answered by the cache without a request (fresh, or under
+    /// ``CachePolicy/onlyIfCached``).
+    public var fromCache: Int
     /// Seconds from the first request to the end of the last body.
     public var seconds: Double
     /// The top-level `links` and `meta` of the last page.

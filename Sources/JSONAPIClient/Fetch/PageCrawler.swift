@@ -50,6 +50,7 @@ final class PageCrawler: Sendable {
         let home = Origin(first)
         var index = 0
         var notModified = 0
+        var fromCache = 0
         var seen: Set<String> = []
         var predicting = following.concurrency > 1
         var predictor: (PagePredictor, base: Int)?
@@ -99,6 +100,7 @@ final class PageCrawler: Sendable {
                     what: index == 0 ? "the request" : "links.next of page \(index)")
             }
             if response.notModified { notModified += 1 }
+            if response.fromCache { fromCache += 1 }
             if let stored, response.notModified {
                 try await transport.consume(current) { () throws(JSONAPIError) in try consumer.consumer.pageUnchanged(at: current, stored) }
                 index += 1
@@ -112,6 +114,7 @@ final class PageCrawler: Sendable {
                         status: response.status, method: "GET", url: current, contentType: response.headers["content-type"],
                         excerpt: "(no body)", attempts: response.attempts))
             }
+            response.cacheWriter?.keep(logger: transport.configuration.logger)
             lastDocument = top
             index += 1
             if transport.configuration.logger.logLevel <= .info {
@@ -142,7 +145,7 @@ final class PageCrawler: Sendable {
         let bytes = try await transport.onQueue { consumer.bytes }
         return FetchReport(
             pages: index, resources: resources, bytes: bytes, requests: counter.value,
-            notModified: notModified, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+            notModified: notModified, fromCache: fromCache, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
             lastDocument: lastDocument, truncated: truncated)
     }
 

@@ -10,14 +10,15 @@ import Logging
 ///
 /// The body goes where the response head says: a success with a JSON:API media type
 /// streams into the ``PageSlot`` chunk by chunk, on the sender's queue (and into the cache
-/// when it has an `ETag` and is small); an error status collects the body (bounded) for the
+/// when it may be stored, as long as it stays within the cache's bound); an error status collects the body (bounded) for the
 /// error document; any other content type keeps an excerpt and stops the transfer. A chunk
 /// is asked of the transport only once the one before has been consumed: that is the
 /// backpressure.
 struct Exchange {
     enum Outcome {
-        /// A success; `notModified` when answered by a `304`.
-        case success(notModified: Bool)
+        /// A success; `notModified` when answered by a `304`. `cacheWriter` holds the body's
+        /// copy for the cache, kept once the document has ended well.
+        case success(notModified: Bool, cacheWriter: CacheWriter? = nil)
         /// An HTTP error status and its (bounded) body.
         case httpError(body: [UInt8])
         /// A success with another content type, or an unexpected redirect status.
@@ -53,8 +54,8 @@ struct Exchange {
     let request: URLRequest
     let attempt: Int
     let slot: PageSlot?
-    let cache: ResponseCache?
-    let cacheKey: String?
+    /// The cache's part in the request; `nil`: the cache is not used.
+    let cache: CacheUse?
     var redirects: RedirectRule
     let acceptsPlainJSON: Bool
     let maxErrorBytes: Int
@@ -136,18 +137,18 @@ struct Exchange {
             result.status = processed.status
             result.headers = processed.headers
             result.contentType = processed.headers["content-type"]
-            result.outcome = await read(processed, method: method, sender: sender, contentType: result.contentType)
+            result.outcome = await read(processed, method: method, sender: sender, contentType: result.contentType, redirected: hops > 0)
             return result
         }
     }
 
     /// Reads the body of the final response where its head says it goes.
-    private func read(_ response: TransportResponse, method: String, sender: RequestSender, contentType: String?) async -> Outcome {
+    private func read(_ response: TransportResponse, method: String, sender: RequestSender, contentType: String?, redirected: Bool) async -> Outcome {
         let body = response.body
         let mode: Mode
-        var etag: String?
+        var writer: CacheWriter?
         switch response.status {
-        case 304 where cacheKey != nil || request.value(forHTTPHeaderField: "If-None-Match") != nil:
+        case 304 where cache?.candidate != nil || request.value(forHTTPHeaderField: "If-None-Match") != nil:
             // From the cache (replayed at the end), or to the caller's own validator (no body).
             mode = .notModified
         case 200..<300:
@@ -159,7 +160,9 @@ struct Exchange {
                     let headers = response.headers
                     await sender.onQueue { slot.headers = headers }
                 }
-                if cache != nil, cacheKey != nil, method == "GET" { etag = response.headers["etag"] }
+                if let cache, cache.mayStore, method == "GET" {
+                    writer = storing(response, in: cache, redirected: redirected)
+                }
             } else {
                 mode = .excerpt
             }
@@ -169,7 +172,6 @@ struct Exchange {
             mode = .collectError
         }
         var collected: [UInt8] = []
-        var tee: [UInt8]? = etag == nil ? nil : []
         while true {
             let chunk: [UInt8]?
             do {
@@ -187,9 +189,7 @@ struct Exchange {
                     body.cancel()
                     return .invalidDocument(error)
                 }
-                if tee != nil, let cache {
-                    if tee!.count + chunk.count <= cache.maxEntryBytes { tee!.append(contentsOf: chunk) } else { tee = nil }
-                }
+                writer?.append(chunk)
             case .collectError:
                 collected.append(contentsOf: chunk.prefix(maxErrorBytes - collected.count))
                 if collected.count >= maxErrorBytes {
@@ -206,31 +206,26 @@ struct Exchange {
         }
         switch mode {
         case .document, .discard:
-            if let etag, let cache, let cacheKey {
-                if let tee {
-                    cache.store(cacheKey, etag: etag, body: tee, contentType: contentType)
-                    logger.debug("cache: stored \(tee.count) bytes of \(cacheKey) (ETag \(etag))")
-                } else {
-                    logger.debug("cache: not storing \(cacheKey), larger than \(cache.maxEntryBytes) bytes")
-                }
-            }
-            return .success(notModified: false)
-        case .notModified where cacheKey == nil:
+            return .success(notModified: false, cacheWriter: writer)
+        case .notModified where cache?.candidate == nil:
             // The caller's own `If-None-Match`: the caller knows the page; no body.
             return .success(notModified: true)
         case .notModified:
-            guard let cacheKey, let entry = cache?.entry(for: cacheKey), let slot else {
-                logger.debug("cache: 304 for a response no longer stored; asking again without If-None-Match")
+            guard let cache, let candidate = cache.candidate, let stored = cache.cache.body(cache.id, head: candidate) else {
+                logger.debug("cache: 304 for a response no longer stored; asking again without validators")
                 return .staleCache
             }
-            logger.debug("cache: 304 Not Modified, answered with the \(entry.body.count) stored bytes of \(cacheKey)")
+            cache.cache.refresh(cache.id, with: response.headers)
+            logger.debug("cache: 304 Not Modified, answered with the \(candidate.size) stored bytes of \(cache.key)")
             do {
-                try await sender.onQueue { () throws(JSONAPIError) in
-                    slot.headers["content-type"] = entry.contentType
-                    try withBytes(entry.body) { (b) throws(JSONAPIError) in try slot.receive(b) }
+                try await sender.replay(stored, headers: candidate.headers, into: slot, url: request.url ?? URL(fileURLWithPath: "/"))
+            } catch let error as JSONAPIClientError {
+                switch error {
+                case .invalidDocument(_, let e), .consumer(_, let e): return .invalidDocument(e)
+                default: return .transport(TransportError(.other, error.description))
                 }
             } catch {
-                return .invalidDocument(error)
+                return .cancelled
             }
             return .success(notModified: true)
         case .collectError:
@@ -238,6 +233,21 @@ struct Exchange {
         case .excerpt:
             return .notJSONAPI(excerpt: collected)
         }
+    }
+
+    /// A writer copying the body of `response` into the cache, or `nil` (and why, in the
+    /// log) when the response may not be stored.
+    private func storing(_ response: TransportResponse, in cache: CacheUse, redirected: Bool) -> CacheWriter? {
+        let refusal =
+            redirected
+            ? "reached through a redirect"
+            : cache.cache.refusal(status: response.status, headers: response.headers, request: request, lifetime: cache.policy.lifetime)
+        if let refusal {
+            logger.debug("cache: not storing \(cache.key): \(refusal)")
+            return nil
+        }
+        return cache.cache.writer(
+            cache.id, key: cache.key, partition: cache.partition, status: response.status, headers: response.headers, request: request)
     }
 
     private func isJSONAPI(_ contentType: String?) -> Bool {

@@ -60,6 +60,11 @@ final class RequestSender: Sendable {
         var status: Int
         var headers: [String: String]
         var notModified: Bool
+        /// Answered by the cache without a request.
+        var fromCache = false
+        /// The body's copy for the cache: ``CacheWriter/keep(logger:)`` once the document
+        /// has ended well (a body cut short or refused by the parser is not kept).
+        var cacheWriter: CacheWriter? = nil
         var attempts: Int
     }
 
@@ -82,10 +87,11 @@ final class RequestSender: Sendable {
         let scope = try CredentialScope.decide(
             target: url, previous: linkedFrom ?? url, home: home, policy: configuration.crossOrigin, what: what)
         let policy = configuration.retry
-        let cacheKey = conditional && method == "GET" && configuration.cache != nil ? url.absoluteString : nil
         // A request with its own `If-None-Match` (a crawl revalidating a stored page) does not
         // use the cache: a `304` then means "the page the caller stored".
-        var useCache = cacheKey != nil && request.value(forHTTPHeaderField: "If-None-Match") == nil
+        let cacheKey =
+            conditional && method == "GET" && request.value(forHTTPHeaderField: "If-None-Match") == nil ? self.cacheKey(request) : nil
+        var useCache = cacheKey != nil
         var attempt = 0
         while true {
             attempt += 1
@@ -100,19 +106,22 @@ final class RequestSender: Sendable {
                 configuration.methodDefaults[method.uppercased()]?.apply(to: &r)
                 configuration.defaults.apply(to: &r)
             }
-            if useCache, let cacheKey, let etag = configuration.cache?.etag(for: cacheKey) {
-                r.setValue(etag, forHTTPHeaderField: "If-None-Match")
-                configuration.logger.debug("cache: revalidating \(cacheKey) with If-None-Match \(etag)")
-            }
             for preparer in configuration.requestPreparers { try await preparer.prepare(&r) }
             if let prepare = configuration.prepareRequest { try await prepare(&r) }
             if scope == .withoutCredentials {
                 CredentialScope.strip(&r, configured: configuration.headers.keys)
                 if r.value(forHTTPHeaderField: "Accept") == nil { r.setValue(configuration.acceptHeader, forHTTPHeaderField: "Accept") }
             }
+            var cacheUse: CacheUse?
+            if useCache, let cache = configuration.cache, let cacheKey {
+                switch try await consult(cache, key: cacheKey, request: &r, slot: slot, url: url) {
+                case .served(let response): return response
+                case .send(let use): cacheUse = use
+                }
+            }
             counter?.increment()
             var exchange = Exchange(
-                request: r, attempt: attempt, slot: slot, cache: configuration.cache, cacheKey: useCache ? cacheKey : nil,
+                request: r, attempt: attempt, slot: slot, cache: cacheUse,
                 redirects: RedirectRule(
                     home: home, policy: configuration.crossOrigin, credentialHeaders: Array(configuration.headers.keys),
                     withCredentials: scope == .withCredentials),
@@ -129,8 +138,9 @@ final class RequestSender: Sendable {
             let failure: JSONAPIClientError
             var wait: Double?
             switch result.outcome {
-            case .success(let notModified):
-                return Response(status: status, headers: result.headers, notModified: notModified, attempts: attempt)
+            case .success(let notModified, let writer):
+                invalidateCache(after: r)
+                return Response(status: status, headers: result.headers, notModified: notModified, cacheWriter: writer, attempts: attempt)
             case .cancelled:
                 throw CancellationError()
             case .staleCache:
