@@ -88,7 +88,7 @@ extension JSONAPIClient {
     public func send(_ method: String, _ url: URL, body: [UInt8]?) async throws -> Graph? {
         let parser = GraphParser(options: configuration.documentOptions)
         let slot = PageSlot(name: "\(method) \(url.absoluteString)", consumer: ConsumerBox(parser, progress: nil))
-        let request = Self.request(url, method: method, body: body, configuration: configuration)
+        let request = Self.request(url, method: method, body: body)
         _ = try await transport.send(request, slot: method == "DELETE" ? nil : slot, conditional: false)
         guard try await transport.consume(url, { () throws(JSONAPIError) in try slot.finish() }) != nil else { return nil }
         let bound = QueueBound(value: parser)

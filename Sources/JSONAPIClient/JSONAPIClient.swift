@@ -113,8 +113,8 @@ public final class JSONAPIClient: Sendable {
     }
 
     private func crawl(from url: URL, pages: PageFollowing, box: ConsumerBox) async throws -> FetchReport {
-        let crawler = PageCrawler(transport: transport, following: pages, consumer: box) { [configuration] url in
-            Self.request(url, method: "GET", body: nil, configuration: configuration)
+        let crawler = PageCrawler(transport: transport, following: pages, consumer: box) { url in
+            Self.request(url, method: "GET", body: nil)
         }
         return try await crawler.run(from: url)
     }
@@ -136,10 +136,9 @@ public final class JSONAPIClient: Sendable {
         return resource
     }
 
-    static func request(_ url: URL, method: String, body: [UInt8]?, configuration: Configuration) -> URLRequest {
+    static func request(_ url: URL, method: String, body: [UInt8]?) -> URLRequest {
         var r = URLRequest(url: url)
         r.httpMethod = method
-        r.setValue(configuration.acceptHeader, forHTTPHeaderField: "Accept")
         if let body {
             r.httpBody = Data(body)
             r.setValue("application/vnd.api+json", forHTTPHeaderField: "Content-Type")

@@ -128,4 +128,40 @@ import Testing
         _ = try await client.graph(at: URL(string: "https://a.example.com/3")!)
         #expect(gate.arrived == ["https://a.example.com/1", "https://a.example.com/3"])
     }
+
+    /// Thousands of waiters (a `.oneByOne()` lookup of many ids) start in their order, across
+    /// origins, the cancelled ones skipped, and the queue ends empty.
+    @Test func manyWaitersStartInOrderAndCancelledOnesAreSkipped() async throws {
+        let queue = RequestQueue(maxInFlight: 1, maxPerOrigin: 1)
+        try await queue.acquire("a")  // the only place, held
+        let started = ResponseLog.Values()
+        var tasks: [Task<Bool, Never>] = []
+        let n = 3000
+        for i in 0..<n {
+            let origin = i % 3 == 0 ? "b" : "a"
+            tasks.append(
+                Task {
+                    do {
+                        try await queue.acquire(origin)
+                    } catch {
+                        return error is CancellationError
+                    }
+                    started.add(i)
+                    queue.release(origin)
+                    return true
+                })
+            // One at a time, so that the queue's order is the loop's.
+            let deadline = Date().addingTimeInterval(600)
+            while queue.counts.waiting < i + 1, Date() < deadline { await Task.yield() }
+        }
+        #expect(queue.counts == (1, n))
+        for i in stride(from: 1, to: n, by: 2) { tasks[i].cancel() }
+        let deadline = Date().addingTimeInterval(600)
+        while queue.counts.waiting > n / 2, Date() < deadline { await Task.yield() }
+        #expect(queue.counts.waiting == n / 2)
+        queue.release("a")
+        for t in tasks { #expect(await t.value) }
+        #expect(started.all == Array(stride(from: 0, to: n, by: 2)))
+        #expect(queue.counts == (0, 0))
+    }
 }

@@ -102,7 +102,8 @@ enum CredentialScope: Sendable, Equatable {
     /// Removes every credential header from `request`: the configured header names and the
     /// ones that always carry credentials.
     static func strip(_ request: inout URLRequest, configured: some Sequence<String>) {
-        let names = Set(configured.map { $0.lowercased() }).union(alwaysCredentials)
+        // What the request asks for and carries (`Accept`, `Content-Type`) is no credential.
+        let names = Set(configured.map { $0.lowercased() }).union(alwaysCredentials).subtracting(["accept", "content-type"])
         for name in (request.allHTTPHeaderFields ?? [:]).keys where names.contains(name.lowercased()) {
             request.setValue(nil, forHTTPHeaderField: name)
         }

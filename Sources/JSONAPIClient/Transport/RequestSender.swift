@@ -99,18 +99,19 @@ final class RequestSender: Sendable {
             var r = request
             r.timeoutInterval = configuration.timeout
             if scope == .withCredentials {
-                // The configured headers; an `Accept` among them replaces the client's own.
-                for (name, value) in configuration.headers where r.value(forHTTPHeaderField: name) == nil || name.lowercased() == "accept" {
+                for (name, value) in configuration.headers where r.value(forHTTPHeaderField: name) == nil {
                     r.setValue(value, forHTTPHeaderField: name)
                 }
                 configuration.methodDefaults[method.uppercased()]?.apply(to: &r)
                 configuration.defaults.apply(to: &r)
             }
+            // The client's own `Accept` is the last default: an `Accept` in the configured
+            // headers or defaults replaces it.
+            if r.value(forHTTPHeaderField: "Accept") == nil { r.setValue(configuration.acceptHeader, forHTTPHeaderField: "Accept") }
             for preparer in configuration.requestPreparers { try await preparer.prepare(&r) }
             if let prepare = configuration.prepareRequest { try await prepare(&r) }
             if scope == .withoutCredentials {
                 CredentialScope.strip(&r, configured: configuration.headers.keys)
-                if r.value(forHTTPHeaderField: "Accept") == nil { r.setValue(configuration.acceptHeader, forHTTPHeaderField: "Accept") }
             }
             var cacheUse: CacheUse?
             if useCache, let cache = configuration.cache, let cacheKey {

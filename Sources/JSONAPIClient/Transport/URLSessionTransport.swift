@@ -99,24 +99,27 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 /// One exchange of a ``URLSessionTransport``, and its body. Its state is guarded by `lock`;
 /// continuations are resumed after it is released.
 final class SessionExchange: TransportBody, @unchecked Sendable {
-    private let readAhead: Int
     private let lock = NSLock()
     private var task: URLSessionDataTask?
     private var head: CheckedContinuation<Result<TransportResponse, TransportError>, Never>?
-    private var waiter: CheckedContinuation<Result<[UInt8]?, TransportError>, Never>?
-    private var buffer: [UInt8] = []
-    private var suspended = false
-    private var ending: Result<[UInt8]?, TransportError>?
-    private var failure: TransportError?
+    /// The body, from the delegate to ``next()``; on Linux it cannot pause the task, so it
+    /// holds what arrives.
+    private var channel: BodyChannel!
 
-    init(readAhead: Int) { self.readAhead = readAhead }
+    init(readAhead: Int) {
+        #if canImport(Darwin)
+        channel = BodyChannel(readAhead: readAhead) { [weak self] in self?.lock.withLock { self?.task }?.resume() }
+        #else
+        channel = BodyChannel(readAhead: .max) {}
+        #endif
+    }
 
     func start(
         _ task: URLSessionDataTask, head: CheckedContinuation<Result<TransportResponse, TransportError>, Never>,
         delegate: SessionDelegate, deadline: Double
     ) {
         lock.lock()
-        if let failure {
+        if let failure = channel.stopped {
             lock.unlock()
             head.resume(returning: .failure(failure))
             return
@@ -150,89 +153,38 @@ final class SessionExchange: TransportBody, @unchecked Sendable {
     }
 
     func receive(_ data: Data) {
-        lock.lock()
-        guard failure == nil else { return lock.unlock() }
-        if let c = waiter {
-            waiter = nil
-            lock.unlock()
-            c.resume(returning: .success([UInt8](data)))
-            return
-        }
-        buffer.append(contentsOf: data)
-        #if canImport(Darwin)
-        if buffer.count >= readAhead && !suspended {
-            suspended = true
-            task?.suspend()
-        }
-        #endif
-        lock.unlock()
+        let offer = data.withUnsafeBytes { channel.offer($0, canRefuse: false) }
+        if offer == .takenFull { lock.withLock { task }?.suspend() }
     }
 
     func complete(_ error: Error?) {
-        var outcome: Result<[UInt8]?, TransportError> = .success(nil)
+        var failure: TransportError?
         if let error {
             let e = (error as? URLError) ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
-            outcome = .failure(Self.transportError(e))
+            failure = Self.transportError(e)
         }
-        lock.lock()
-        if let failure { outcome = .failure(failure) }
-        ending = outcome
-        let h = head
-        head = nil
-        let w = buffer.isEmpty ? waiter : nil
-        if w != nil { waiter = nil }
-        lock.unlock()
-        if case .failure(let e) = outcome { h?.resume(returning: .failure(e)) } else { h?.resume(returning: .failure(TransportError(.other, "no response"))) }
-        w?.resume(returning: outcome)
+        failure = channel.stopped ?? failure
+        channel.finish(failure)
+        let h = lock.withLock {
+            defer { head = nil }
+            return head
+        }
+        h?.resume(returning: .failure(failure ?? TransportError(.other, "no response")))
     }
 
-    func next() async throws(TransportError) -> [UInt8]? {
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Result<[UInt8]?, TransportError>, Never>) in
-                lock.lock()
-                if !buffer.isEmpty {
-                    let chunk = buffer
-                    buffer = []
-                    let resume = suspended
-                    suspended = false
-                    let task = task
-                    lock.unlock()
-                    if resume { task?.resume() }
-                    c.resume(returning: .success(chunk))
-                } else if let ending {
-                    lock.unlock()
-                    c.resume(returning: ending)
-                } else if let failure {
-                    lock.unlock()
-                    c.resume(returning: .failure(failure))
-                } else {
-                    waiter = c
-                    lock.unlock()
-                }
-            }
-        } onCancel: {
-            cancel()
-        }
-        return try result.get()
-    }
+    func next() async throws(TransportError) -> [UInt8]? { try await channel.next() }
 
     func cancel() { fail(TransportError(.cancelled, "cancelled")) }
 
     /// Stops the exchange with `error` (unless it has ended).
     private func fail(_ error: TransportError) {
-        lock.lock()
-        guard failure == nil, ending == nil else { return lock.unlock() }
-        failure = error
-        let task = task
-        let h = head
-        head = nil
-        let w = waiter
-        waiter = nil
-        buffer = []
-        lock.unlock()
+        guard channel.stop(error) else { return }
+        let (task, h) = lock.withLock {
+            defer { head = nil }
+            return (self.task, head)
+        }
         task?.cancel()
         h?.resume(returning: .failure(error))
-        w?.resume(returning: .failure(error))
     }
 
     static func transportError(_ error: URLError) -> TransportError {

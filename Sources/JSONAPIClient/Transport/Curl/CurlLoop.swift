@@ -145,7 +145,7 @@ final class CurlLoop: @unchecked Sendable {
             let limits = transfer.limits
             if Double(now - transfer.loopStarted) / 1e9 > limits.deadline {
                 finish(transfer, TransportError(.deadlineExceeded, "the exchange took longer than its deadline of \(Self.seconds(limits.deadline)) s"))
-            } else if !transfer.paused, Double(now - transfer.loopLastByte) / 1e9 > limits.idleTimeout {
+            } else if !transfer.loopPaused, Double(now - transfer.loopLastByte) / 1e9 > limits.idleTimeout {
                 finish(transfer, TransportError(.timedOut, "no byte for \(Self.seconds(limits.idleTimeout)) s"))
             }
         }

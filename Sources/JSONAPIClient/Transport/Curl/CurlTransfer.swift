@@ -8,8 +8,8 @@ import FoundationNetworking
 /// ``TransportBody``.
 ///
 /// Threads: the easy handle and the `loop…` members are used only on the loop's thread once
-/// ``start(_:)`` has handed the transfer over; the body buffer, the waiting continuations and
-/// the requests from outside (`resume`, `cancel`) are guarded by `lock`. No continuation is
+/// ``start(_:)`` has handed the transfer over; the body goes through a ``BodyChannel``; the
+/// head's continuation and the request to unpause are guarded by `lock`. No continuation is
 /// resumed and no libcurl function is called while `lock` is held (libcurl may call back into
 /// the transfer from `curl_easy_pause`).
 final class CurlTransfer: TransportBody, @unchecked Sendable {
@@ -17,7 +17,6 @@ final class CurlTransfer: TransportBody, @unchecked Sendable {
     let origin: String
     let limits: TransportLimits
     private let loop: CurlLoop
-    private let readAhead: Int
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
@@ -29,28 +28,27 @@ final class CurlTransfer: TransportBody, @unchecked Sendable {
     /// Uptime (ns) when the transfer was added to the multi handle, and of its last byte.
     var loopStarted: UInt64 = 0
     var loopLastByte: UInt64 = 0
+    /// The write callback returned `CURL_WRITEFUNC_PAUSE` and the loop has not unpaused the
+    /// transfer since (paused time is not idle time).
+    private(set) var loopPaused = false
 
     // MARK: Shared state (under `lock`)
 
     private let lock = NSLock()
     private var head: CheckedContinuation<Result<TransportResponse, TransportError>, Never>?
-    private var waiter: CheckedContinuation<Result<[UInt8]?, TransportError>, Never>?
-    private var buffer: [UInt8] = []
-    /// The write callback returned `CURL_WRITEFUNC_PAUSE`: the loop must unpause it once the
-    /// consumer has taken the buffer.
-    private(set) var paused = false
-    private var ending: Result<[UInt8]?, TransportError>?
-    private var cancelRequested = false
+    /// The consumer took the buffer of a paused transfer: the loop is to unpause it.
     private var resumeRequested = false
+    /// The body, from the write callback to ``next()``.
+    private var channel: BodyChannel!
 
     init(request: URLRequest, url: URL, limits: TransportLimits, options: CurlTransport.Options, loop: CurlLoop) throws(TransportError) {
         guard let easy = curl_easy_init() else { throw TransportError(.other, "libcurl could not make a handle") }
         self.easy = easy
         self.limits = limits
         self.loop = loop
-        self.readAhead = max(options.readAhead, 1024)
         let host = url.host?.lowercased() ?? ""
         origin = "\(url.scheme?.lowercased() ?? "")://\(host):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
+        channel = BodyChannel(readAhead: max(options.readAhead, 1024)) { [weak self] in self?.requestResume() }
         errorBuffer.initialize(to: 0)
         do {
             try configure(request: request, url: url, host: host, options: options)
@@ -133,7 +131,7 @@ final class CurlTransfer: TransportBody, @unchecked Sendable {
     /// failure.
     func start(_ head: CheckedContinuation<Result<TransportResponse, TransportError>, Never>) {
         lock.lock()
-        if cancelRequested {
+        if channel.stopped != nil {
             lock.unlock()
             cleanUp()
             head.resume(returning: .failure(TransportError(.cancelled, "cancelled")))
@@ -144,58 +142,27 @@ final class CurlTransfer: TransportBody, @unchecked Sendable {
         loop.add(self)
     }
 
-    func next() async throws(TransportError) -> [UInt8]? {
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Result<[UInt8]?, TransportError>, Never>) in
-                lock.lock()
-                if !buffer.isEmpty {
-                    let chunk = buffer
-                    buffer = []
-                    let wake = paused && !resumeRequested
-                    if wake { resumeRequested = true }
-                    lock.unlock()
-                    if wake { loop.wake(self) }
-                    c.resume(returning: .success(chunk))
-                } else if let ending {
-                    lock.unlock()
-                    c.resume(returning: ending)
-                } else if cancelRequested {
-                    lock.unlock()
-                    c.resume(returning: .failure(TransportError(.cancelled, "cancelled")))
-                } else {
-                    waiter = c
-                    lock.unlock()
-                }
-            }
-        } onCancel: {
-            cancel()
-        }
-        return try result.get()
+    private func requestResume() {
+        lock.withLock { resumeRequested = true }
+        loop.wake(self)
     }
 
+    func next() async throws(TransportError) -> [UInt8]? { try await channel.next() }
+
     func cancel() {
-        lock.lock()
-        let first = !cancelRequested && ending == nil
-        cancelRequested = true
-        let waiting = waiter
-        waiter = nil
-        lock.unlock()
-        waiting?.resume(returning: .failure(TransportError(.cancelled, "cancelled")))
-        if first { loop.wake(self) }
+        if channel.stop(TransportError(.cancelled, "cancelled")) { loop.wake(self) }
     }
 
     // MARK: On the loop's thread
 
     /// What the caller asked for since the last look: stop, or go on after a pause.
     func loopTakeRequests() -> (cancel: Bool, resume: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        let resume = resumeRequested
-        if resume {
-            resumeRequested = false
-            paused = false
+        let resume = lock.withLock {
+            defer { resumeRequested = false }
+            return resumeRequested
         }
-        return (cancelRequested, resume)
+        if resume { loopPaused = false }
+        return (channel.stopped != nil, resume)
     }
 
     /// libcurl's header callback: one line of the head.
@@ -243,25 +210,15 @@ final class CurlTransfer: TransportBody, @unchecked Sendable {
             loopSendHead(status: status)
         }
         guard bytes.count > 0 else { return 0 }
-        lock.lock()
-        if cancelRequested {
-            lock.unlock()
+        switch channel.offer(bytes, canRefuse: true) {
+        case .taken, .takenFull:
+            return bytes.count
+        case .refused:
+            loopPaused = true
+            return jsonapi_curl_write_pause()
+        case .stopped:
             return 0
         }
-        if let c = waiter {
-            waiter = nil
-            lock.unlock()
-            c.resume(returning: .success(Array(bytes)))
-            return bytes.count
-        }
-        if buffer.count >= readAhead {
-            paused = true
-            lock.unlock()
-            return jsonapi_curl_write_pause()
-        }
-        buffer.append(contentsOf: bytes)
-        lock.unlock()
-        return bytes.count
     }
 
     /// The end of the transfer (removed from the multi handle already): `error` is `nil`
@@ -273,16 +230,14 @@ final class CurlTransfer: TransportBody, @unchecked Sendable {
             loopSendHead(status: status)
         }
         cleanUp()
-        lock.lock()
-        let outcome: Result<[UInt8]?, TransportError> = error.map { .failure(cancelRequested ? TransportError(.cancelled, "cancelled") : $0) } ?? .success(nil)
-        ending = outcome
-        let c = head
-        head = nil
-        let w = buffer.isEmpty ? waiter : nil
-        if w != nil { waiter = nil }
-        lock.unlock()
-        if case .failure(let e) = outcome { c?.resume(returning: .failure(e)) }
-        w?.resume(returning: outcome)
+        // A cancelled transfer ends with libcurl's abort: it stays cancelled.
+        let failure = error.map { channel.stopped ?? $0 }
+        channel.finish(failure)
+        let c = lock.withLock {
+            defer { head = nil }
+            return head
+        }
+        if let failure { c?.resume(returning: .failure(failure)) }
     }
 
     /// The failure libcurl reported as `code`.
