@@ -40,7 +40,10 @@ package struct FetchOptions: ParsableArguments {
     @Option(name: .customLong("page-size"), help: "Resources per page (page[size], or page[limit] with --pagination offset).")
     package var pageSize: Int?
 
-    @Option(help: "The server's page parameters: number (page[number], page[size]), offset (page[offset], page[limit]) or cursor (page[cursor], page[size]).")
+    @Option(
+        help:
+            "The server's page parameters: number (page[number], page[size]), offset (page[offset], page[limit]), cursor (page[cursor], page[size]) or cursor-profile (the Cursor Pagination profile: page[size], then page[after] or page[before] from the links)."
+    )
     package var pagination: FetchPagination = .number
 
     @Option(name: .customLong("param"), help: "Another query parameter: NAME=VALUE (repeatable).")
@@ -51,6 +54,9 @@ package struct FetchOptions: ParsableArguments {
 
     @Option(name: .customLong("max-pages"), help: "Stop after N pages, with a warning when links.next leads on (implies --all-pages).")
     package var maxPages: Int?
+
+    @Flag(help: "Follow links.prev instead of links.next (a cursor-paginated collection read backwards from a page[before]).")
+    package var backwards = false
 
     @Option(name: .customLong("page-limit"), help: "The most pages a crawl may read: reaching it while links.next leads on is an error (exit 2), after writing what was read.")
     package var pageLimit = 100_000
@@ -134,6 +140,7 @@ package struct FetchOptions: ParsableArguments {
         if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
         if pageLimit < 1 { throw ValidationError("--page-limit must be at least 1") }
+        if backwards && !allPages && maxPages == nil { throw ValidationError("--backwards goes with --all-pages or --max-pages") }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
@@ -202,4 +209,5 @@ package enum FetchCachePolicy: String, CaseIterable, ExpressibleByArgument, Send
 /// The server's page parameters (`--pagination`).
 package enum FetchPagination: String, CaseIterable, ExpressibleByArgument, Sendable {
     case number, offset, cursor
+    case cursorProfile = "cursor-profile"
 }

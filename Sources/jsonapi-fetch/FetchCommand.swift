@@ -98,7 +98,7 @@ extension FetchOptions {
 
     var pageFollowing: PageFollowing {
         allPages || maxPages != nil
-            ? PageFollowing.all(maxPages: min(maxPages ?? .max, pageLimit), concurrency: concurrency)
+            ? PageFollowing.all(maxPages: min(maxPages ?? .max, pageLimit), concurrency: concurrency, backwards: backwards)
             : PageFollowing.first
     }
 
@@ -107,7 +107,7 @@ extension FetchOptions {
         var configuration = JSONAPIClient.Configuration()
         configuration.headers = try headerFields()
         configuration.timeout = timeout
-        if verbose > 0 { configuration.logger = StandardErrorLog.logger(verbosity: verbose) }
+        if verbose > 0 || !reporting.quiet { configuration.logger = StandardErrorLog.logger(verbosity: verbose) }
         if let deadline { configuration.resourceTimeout = deadline }
         configuration.tls.certificateAuthorities = caCertificates
         if let pinnedPublicKeys { configuration.tls.pinnedPublicKeys = ["*": pinnedPublicKeys] }

@@ -22,10 +22,11 @@ struct StandardErrorLog: LogHandler {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    /// The client's logger for `-v` (`count` 1: requests, responses, retries, cache, pages)
-    /// and `-vv` (`count` 2: headers too, credentials redacted).
+    /// The client's logger: warnings only by default (`count` 0), `-v` (`count` 1: requests,
+    /// responses, retries, cache, pages) and `-vv` (`count` 2: headers too, credentials
+    /// redacted).
     static func logger(verbosity count: Int) -> Logger {
-        let level: Logger.Level = count >= 2 ? .trace : .debug
+        let level: Logger.Level = count >= 2 ? .trace : count == 1 ? .debug : .warning
         return Logger(label: "jsonapi") { _ in StandardErrorLog(logLevel: level) }
     }
 }

@@ -2,7 +2,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from blog import testing_views, views
+from blog import cursor_views, testing_views, views
 
 router = DefaultRouter(trailing_slash=False)
 router.register("authors", views.AuthorViewSet)
@@ -27,4 +27,5 @@ urlpatterns = [
     path("test/big", testing_views.big),
     path("test/trickle", testing_views.trickle),
     path("test/cached", testing_views.cached),
+    path("cursor/articles", cursor_views.cursor_articles),
 ]

@@ -212,6 +212,39 @@ extension EndToEnd {
             }
         }
 
+        /// `--pagination cursor-profile` against the test server's `/cursor/articles`.
+        @Test func cursorProfileCrawlsForwardsAndBackwards() throws {
+            let base = try TestServer.url.absoluteString
+            let url = "\(base)/cursor/articles"
+            let forwards = try jsonapi([
+                "fetch", url, "--pagination", "cursor-profile", "--page-size", "500", "--all-pages", "--format", "ndjson", "--resources-only",
+            ])
+            #expect(forwards.status == 0, "\(forwards.stderr)")
+            let seen = forwards.lines.compactMap(lineID)
+            #expect(seen == Array(1...2500))
+            #expect(
+                forwards.stderr.contains("jsonapi: warning: the server allows at most 100 items per page (max-size-exceeded); asking again with page[size]=100"),
+                "\(forwards.stderr)")
+            let quiet = try jsonapi(["fetch", url, "--pagination", "cursor-profile", "--page-size", "500", "-q"])
+            #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+
+            // The test server's cursors are base64 of `article:ID` (opaque to the client).
+            let cursor = Data("article:2501".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+            let backwards = try jsonapi([
+                "fetch", url, "--pagination", "cursor-profile", "--page-size", "100", "--param", "page[before]=\(cursor)", "--backwards",
+                "--max-pages", "3", "--format", "ndjson", "--resources-only",
+            ])
+            #expect(backwards.status == 0, "\(backwards.stderr)")
+            #expect(backwards.lines.compactMap(lineID) == Array(2401...2500) + Array(2301...2400) + Array(2201...2300))
+            #expect(backwards.stderr.contains("stopped after 3 pages"))
+
+            let refused = try jsonapi(["fetch", "\(url)?page%5Bafter%5D=x&page%5Bbefore%5D=y", "--pagination", "cursor-profile"])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("HTTP 400"), "\(refused.stderr)")
+            let usage = try jsonapi(["fetch", url, "--backwards"])
+            #expect(usage.status == 2 && usage.stderr.contains("--backwards goes with --all-pages or --max-pages"), "\(usage.stderr)")
+        }
+
         @Test func usageErrors() throws {
             for arguments in [
                 ["fetch", "not a url"], ["fetch", "ftp://h/x"], ["fetch", "http://127.0.0.1:1/x", "--fields", "title"],

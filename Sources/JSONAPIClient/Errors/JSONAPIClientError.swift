@@ -57,6 +57,10 @@ public enum JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         return []
     }
 
+    /// The Cursor Pagination profile's errors among ``errorObjects``
+    /// (``JSONAPIStream/CursorPaginationError``).
+    public var cursorPaginationErrors: [CursorPaginationError] { errorObjects.compactMap(\.cursorPaginationError) }
+
     public var description: String {
         switch self {
         case .server(let e): return e.description

@@ -9,19 +9,24 @@ public struct PageFollowing: Sendable, Hashable {
     /// step, and a `links.last`); they wait in a buffer (memory, then a temporary file)
     /// until their turn, so documents still reach the consumer in page order.
     public var concurrency: Int
+    /// Whether the crawl follows `links.prev` instead of `links.next` (a cursor-paginated
+    /// collection read backwards from a `page[before]`).
+    public var backwards: Bool
 
-    /// Follows up to `maxPages` pages with up to `concurrency` requests in flight (each at least 1).
-    public init(maxPages: Int = .max, concurrency: Int = 4) {
+    /// Follows up to `maxPages` pages with up to `concurrency` requests in flight (each at
+    /// least 1), through `links.prev` when `backwards`.
+    public init(maxPages: Int = .max, concurrency: Int = 4, backwards: Bool = false) {
         self.maxPages = max(1, maxPages)
         self.concurrency = max(1, concurrency)
+        self.backwards = backwards
     }
 
     /// Only the page asked for.
     public static let first = PageFollowing(maxPages: 1, concurrency: 1)
 
-    /// Every page, following `links.next`.
-    public static func all(maxPages: Int = .max, concurrency: Int = 4) -> PageFollowing {
-        PageFollowing(maxPages: maxPages, concurrency: concurrency)
+    /// Every page, following `links.next` (`links.prev` when `backwards`).
+    public static func all(maxPages: Int = .max, concurrency: Int = 4, backwards: Bool = false) -> PageFollowing {
+        PageFollowing(maxPages: maxPages, concurrency: concurrency, backwards: backwards)
     }
 }
 

@@ -52,7 +52,10 @@ final class PageCrawler: Sendable {
         var notModified = 0
         var fromCache = 0
         var seen: Set<String> = []
-        var predicting = following.concurrency > 1
+        // Forwards through links.next, backwards through links.prev.
+        let onward = following.backwards ? "prev" : "next"
+        var predicting = following.concurrency > 1 && !following.backwards
+        var resized = false
         var predictor: (PagePredictor, base: Int)?
         var lastDocument: DocumentTopLevel?
         var truncated = false
@@ -63,7 +66,7 @@ final class PageCrawler: Sendable {
                 break
             }
             guard seen.insert(current.absoluteString).inserted else {
-                throw JSONAPIClientError.pagination("links.next of page \(index) leads back to \(current.absoluteString), a page already read")
+                throw JSONAPIClientError.pagination("links.\(onward) of page \(index) leads back to \(current.absoluteString), a page already read")
             }
             // A page the consumer stored: asked for with its ETag, and skipped when unchanged.
             let stored = try await transport.consume(current) { () throws(JSONAPIError) in try consumer.consumer.storedPage(at: current) }
@@ -95,9 +98,21 @@ final class PageCrawler: Sendable {
                 slot = PageSlot(name: current.absoluteString, consumer: consumer)
                 var request = makeRequest(current)
                 if let stored { request.setValue(stored.etag, forHTTPHeaderField: "If-None-Match") }
-                response = try await transport.send(
-                    request, slot: slot, conditional: true, counter: counter, home: home, linkedFrom: previous,
-                    what: index == 0 ? "the request" : "links.next of page \(index)")
+                do {
+                    response = try await transport.send(
+                        request, slot: slot, conditional: true, counter: counter, home: home, linkedFrom: previous,
+                        what: index == 0 ? "the request" : "links.\(onward) of page \(index)")
+                } catch let error as JSONAPIClientError {
+                    // The Cursor Pagination profile's max-size-exceeded with the largest size
+                    // allowed: asked again once at that size.
+                    guard !resized, let (smaller, size) = Self.resized(current, after: error) else { throw error }
+                    resized = true
+                    transport.configuration.logger.warning(
+                        "the server allows at most \(size) items per page (max-size-exceeded); asking again with page[size]=\(size)")
+                    seen.remove(current.absoluteString)
+                    url = smaller
+                    continue
+                }
             }
             if response.notModified { notModified += 1 }
             if response.fromCache { fromCache += 1 }
@@ -126,7 +141,7 @@ final class PageCrawler: Sendable {
                         "status": "\(response.status)",
                     ])
             }
-            let next = top?.link("next").flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
+            let next = top?.link(onward).flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
             if predicting, let next {
                 if predictor == nil {
                     let last = top?.link("last").flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
@@ -147,6 +162,24 @@ final class PageCrawler: Sendable {
             pages: index, resources: resources, bytes: bytes, requests: counter.value,
             notModified: notModified, fromCache: fromCache, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
             lastDocument: lastDocument, truncated: truncated)
+    }
+
+    /// `url` with its `page[size]` lowered to the largest size a Cursor Pagination
+    /// max-size-exceeded `error` allows, and that size; `nil` when the error is another, says
+    /// no size, or the size asked for is not larger.
+    static func resized(_ url: URL, after error: JSONAPIClientError) -> (URL, Int)? {
+        let sizes = error.cursorPaginationErrors.compactMap { e -> Int? in
+            if case .maxSizeExceeded(let size?) = e, size >= 1 { return size }
+            return nil
+        }
+        guard let size = sizes.min(), var parts = URLComponents(url: url, resolvingAgainstBaseURL: true),
+            var items = parts.percentEncodedQueryItems,
+            let i = items.firstIndex(where: { $0.name.removingPercentEncoding == "page[size]" }),
+            let asked = items[i].value.flatMap({ Int($0) }), asked > size
+        else { return nil }
+        items[i].value = String(size)
+        parts.percentEncodedQueryItems = items
+        return parts.url.map { ($0, size) }
     }
 
     /// Requests pages `head ..< head + concurrency` not yet requested, as far as the
