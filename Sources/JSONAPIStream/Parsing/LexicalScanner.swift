@@ -17,40 +17,6 @@ internal import CPlatform
 /// The scanner keeps its state between calls: a token may span any number of reads, and each
 /// byte is looked at once, so time is linear in the input whatever the read size.
 struct LexicalScanner {
-    enum Mode: UInt8 {
-        case between
-        case string
-        case escape
-        case unicodeHex
-        case lowSurrogateBackslash
-        case lowSurrogateU
-        case utf8
-        case number
-        case literal
-    }
-
-    enum NumberState: UInt8 {
-        case sign, zero, integer, dot, fraction, exponent, exponentSign, exponentDigits
-
-        var canEnd: Bool {
-            switch self {
-            case .zero, .integer, .fraction, .exponentDigits: true
-            default: false
-            }
-        }
-    }
-
-    struct Failure: Error {
-        var rule: Rule
-        var message: String
-        /// Absolute offset of the offending byte.
-        var offset: Int
-        /// Absolute offset of the first byte of the token that holds it (`offset` when the
-        /// byte is outside any token). Everything before it is whole tokens as yajl reads
-        /// them: for a leading zero that is the `0` too, so this is then after `offset`.
-        var tokenStart: Int
-    }
-
     private(set) var mode: Mode = .between
     /// Absolute offset of the first byte of the token being scanned (valid unless `between`).
     private(set) var tokenStart = 0
@@ -197,7 +163,7 @@ struct LexicalScanner {
                         i &+= 1
                         break
                     }
-                    if c >= 0x80 && !Self.isWellFormedSequence(start + i, available: n &- i) {
+                    if c >= 0x80 && !JSONBytes.isWellFormedSequence(start + i, available: n &- i) {
                         throw Failure(rule: .J02, message: "invalid UTF-8 (byte 0x\(hex2(c)))", offset: base &+ i, tokenStart: base &+ i)
                     }
                     throw unexpectedByte(c, at: base &+ i)
@@ -208,7 +174,7 @@ struct LexicalScanner {
                 // character or non-ASCII byte).
                 while i &+ 8 <= n {
                     let w = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
-                    let m = Self.specialBytes(in: w)
+                    let m = JSONBytes.specialBytes(in: w)
                     if m != 0 {
                         i &+= m.trailingZeroBitCount &>> 3
                         break
@@ -481,46 +447,5 @@ struct LexicalScanner {
                 offset: offset, tokenStart: offset)
         }
         return Failure(rule: .J00, message: "unexpected character \(printable(c))", offset: offset, tokenStart: offset)
-    }
-
-    /// Whether a well-formed UTF-8 sequence starts at `p` (with `available` bytes readable).
-    static func isWellFormedSequence(_ p: UnsafePointer<UInt8>, available: Int) -> Bool {
-        let c = p[0]
-        var need = 0
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch c {
-        case 0xC2...0xDF: need = 1
-        case 0xE0: need = 2; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: need = 2
-        case 0xED: need = 2; high = 0x9F
-        case 0xF0: need = 3; low = 0x90
-        case 0xF1...0xF3: need = 3
-        case 0xF4: need = 3; high = 0x8F
-        default: return false
-        }
-        guard available > need else { return false }
-        for k in 1...need {
-            let d = p[k]
-            if d < low || d > high { return false }
-            low = 0x80
-            high = 0xBF
-        }
-        return true
-    }
-
-    /// A mask with bit 7 of each byte of `w` set where that byte is a quote, a backslash, a
-    /// control character or a non-ASCII byte. Exact for the lowest such byte, which is all
-    /// the caller uses.
-    @inline(__always)
-    static func specialBytes(in w: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let q = w ^ (ones &* 0x22)
-        let b = w ^ (ones &* 0x5C)
-        let quote = (q &- ones) & ~q
-        let backslash = (b &- ones) & ~b
-        let control = (w &- ones &* 0x20) & ~w
-        return (quote | backslash | control | w) & high
     }
 }

@@ -23,7 +23,7 @@ package enum JSONEscaping {
         let n = bytes.count
         while i &+ 8 <= n {
             let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if LexicalScanner.specialBytes(in: w & ~(w & 0x8080_8080_8080_8080)) != 0 { return false }
+            if JSONBytes.specialBytes(in: w & ~(w & 0x8080_8080_8080_8080)) != 0 { return false }
             i &+= 8
         }
         while i < n {
