@@ -2,7 +2,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from blog import cursor_views, testing_views, views
+from blog import atomic_views, cursor_views, testing_views, views
 
 router = DefaultRouter(trailing_slash=False)
 router.register("authors", views.AuthorViewSet)
@@ -28,4 +28,5 @@ urlpatterns = [
     path("test/trickle", testing_views.trickle),
     path("test/cached", testing_views.cached),
     path("cursor/articles", cursor_views.cursor_articles),
+    path("operations", atomic_views.operations),
 ]

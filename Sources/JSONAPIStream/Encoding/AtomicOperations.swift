@@ -1,0 +1,231 @@
+/// JSON:API's Atomic Operations extension (<https://jsonapi.org/ext/atomic>): several
+/// writes in one request, done all or none, with local ids (`lid`) linking a resource added by
+/// one operation to the operations after it.
+///
+/// ```swift
+/// var author = EditableResource(type: "authors", lid: "a1")
+/// author["name"] = "Ada"
+/// var article = EditableResource(type: "articles", lid: "r1")
+/// article["title"] = "Hello"
+/// article.setRelationship("author", .toOne(author.identifier))   // {"type":"authors","lid":"a1"}
+/// var operations = AtomicOperations()
+/// try operations.add(author)
+/// try operations.add(article)
+/// let body = operations.document()   // {"atomic:operations":[{"op":"add","data":…},…]}
+/// ```
+///
+/// Send it with `JSONAPIClient.send(_:to:)`, under ``AtomicOperations/mediaType``; the
+/// server's `atomic:results` come back as ``AtomicResults``.
+public struct AtomicOperations: Sendable {
+    /// The extension's URI, as the `ext` media-type parameter and `jsonapi.ext` name it.
+    public static let uri = "https://jsonapi.org/ext/atomic"
+    /// The media type of requests and responses under the extension.
+    public static let mediaType = #"application/vnd.api+json; ext="https://jsonapi.org/ext/atomic""#
+
+    /// The operations, in the order they run.
+    public private(set) var operations: [AtomicOperation] = []
+
+    /// No operations yet.
+    public init() {}
+
+    /// Adds a new resource (`op: add`): its type, `lid` (to name it in later operations)
+    /// and every attribute and relationship set, checked as a create request is.
+    public mutating func add(_ resource: EditableResource) throws(JSONAPIError) {
+        operations.append(AtomicOperation(op: .add, data: try Self.data(of: resource.createDocument())))
+    }
+
+    /// Updates a resource (`op: update`): the attributes and relationships changed in
+    /// `resource`, which names it by `id`, or by the `lid` an earlier `add` gave it.
+    public mutating func update(_ resource: EditableResource) throws(JSONAPIError) {
+        guard resource.id != nil || resource.lid != nil else {
+            throw JSONAPIError.misuse("an update operation needs the resource's id or lid")
+        }
+        var copy = resource
+        if copy.id == nil { copy.id = "_" }  // updateDocument needs an id; the lid replaces it below
+        guard case .object(let changed) = try Self.data(of: copy.updateDocument()) else {
+            throw JSONAPIError.misuse("an update document without a resource object")
+        }
+        var object = JSONObject()
+        object.append("type", .string(resource.type))
+        if let id = resource.id { object.append("id", .string(id)) } else if let lid = resource.lid { object.append("lid", .string(lid)) }
+        for m in changed where !["type", "id", "lid"].contains(m.key) { object.append(m.key, m.value) }
+        let data = JSONValue.object(object)
+        operations.append(AtomicOperation(op: .update, data: data))
+    }
+
+    /// Removes a resource (`op: remove`, `ref` naming it by id or lid).
+    public mutating func remove(_ resource: ResourceIdentifier) {
+        operations.append(AtomicOperation(op: .remove, ref: AtomicOperation.Ref(resource)))
+    }
+
+    /// Replaces a relationship's linkage (`op: update` on `ref.relationship`).
+    public mutating func replaceRelationship(_ name: String, of resource: ResourceIdentifier, with linkage: RelationshipLinkage) {
+        operations.append(AtomicOperation(op: .update, ref: AtomicOperation.Ref(resource, relationship: name), data: linkage.jsonValue))
+    }
+
+    /// Adds members to a to-many relationship (`op: add` on `ref.relationship`).
+    public mutating func addToRelationship(_ name: String, of resource: ResourceIdentifier, _ members: [ResourceIdentifier]) {
+        operations.append(
+            AtomicOperation(op: .add, ref: AtomicOperation.Ref(resource, relationship: name), data: .array(members.map(\.jsonValue))))
+    }
+
+    /// Removes members from a to-many relationship (`op: remove` on `ref.relationship`).
+    public mutating func removeFromRelationship(_ name: String, of resource: ResourceIdentifier, _ members: [ResourceIdentifier]) {
+        operations.append(
+            AtomicOperation(op: .remove, ref: AtomicOperation.Ref(resource, relationship: name), data: .array(members.map(\.jsonValue))))
+    }
+
+    /// Appends an operation built by hand.
+    public mutating func append(_ operation: AtomicOperation) { operations.append(operation) }
+
+    /// `{"atomic:operations":[…]}`.
+    public func document() -> [UInt8] {
+        var top = JSONObject()
+        top.append("atomic:operations", .array(operations.map(\.jsonValue)))
+        return Array(JSONValue.object(top).jsonText.utf8)
+    }
+
+    private static func data(of document: [UInt8]) throws(JSONAPIError) -> JSONValue {
+        guard let data = try JSONValue(parsing: document)["data"] else { throw JSONAPIError.misuse("a request document without data") }
+        return data
+    }
+}
+
+/// One operation of an `atomic:operations` document.
+public struct AtomicOperation: Sendable, Hashable {
+    /// What the operation does.
+    public enum Code: String, Sendable, Hashable {
+        case add, update, remove
+    }
+
+    /// What an operation targets: a resource by type and id (or lid), or one of its
+    /// relationships.
+    public struct Ref: Sendable, Hashable {
+        /// The resource's type.
+        public var type: String
+        /// Its id, for a resource the server knows.
+        public var id: String?
+        /// Its local id, for a resource an earlier operation added.
+        public var lid: String?
+        /// A relationship's name, when the operation targets that relationship.
+        public var relationship: String?
+
+        /// A reference to `resource` (its relationship `relationship`, when given).
+        public init(_ resource: ResourceIdentifier, relationship: String? = nil) {
+            type = resource.type
+            id = resource.id
+            lid = resource.lid
+            self.relationship = relationship
+        }
+
+        var jsonValue: JSONValue {
+            var o = JSONObject()
+            o.append("type", .string(type))
+            if let id { o.append("id", .string(id)) }
+            if let lid { o.append("lid", .string(lid)) }
+            if let relationship { o.append("relationship", .string(relationship)) }
+            return .object(o)
+        }
+    }
+
+    /// `op`.
+    public var op: Code
+    /// `ref`, when the operation names its target there.
+    public var ref: Ref?
+    /// `href`, when the operation names its target by URL instead.
+    public var href: String?
+    /// `data`: a resource object, linkage, or `null`; `nil` when absent.
+    public var data: JSONValue?
+    /// `meta`.
+    public var meta: JSONObject?
+
+    /// An operation with these members.
+    public init(op: Code, ref: Ref? = nil, href: String? = nil, data: JSONValue? = nil, meta: JSONObject? = nil) {
+        self.op = op
+        self.ref = ref
+        self.href = href
+        self.data = data
+        self.meta = meta
+    }
+
+    /// The operation object.
+    public var jsonValue: JSONValue {
+        var o = JSONObject()
+        o.append("op", .string(op.rawValue))
+        if let ref { o.append("ref", ref.jsonValue) }
+        if let href { o.append("href", .string(href)) }
+        if let data { o.append("data", data) }
+        if let meta { o.append("meta", .object(meta)) }
+        return .object(o)
+    }
+}
+
+/// The `atomic:results` of a response to ``AtomicOperations``: one result per operation, in
+/// order, and the server ids of the resources added under a `lid`.
+public struct AtomicResults: Sendable {
+    /// One operation's result.
+    public struct Result: Sendable {
+        /// The resource the operation added or updated, as the server returned it; `nil`
+        /// for an operation without one (a remove, a relationship change).
+        public var resource: Resource?
+        /// The result's `meta`.
+        public var meta: JSONValue?
+    }
+
+    /// The results, one per operation (empty for a `204 No Content`).
+    public var results: [Result]
+    /// The resources of the results, in one graph.
+    public var graph: Graph
+    /// The id the server gave each resource added with a `lid`, by lid.
+    public var ids: [String: String]
+
+    /// No results (`204 No Content`): every operation succeeded and none returned data.
+    public init() {
+        results = []
+        graph = Graph(storage: GraphStorage())
+        ids = [:]
+    }
+
+    /// The results in `body`, a response to `operations`.
+    ///
+    /// - Throws: ``JSONAPIError`` when the body is not an `atomic:results` document with one
+    ///   result per operation, a result's resource is invalid, or an added resource came back
+    ///   with another type than it was added with.
+    public init(parsing body: [UInt8], operations: AtomicOperations) throws(JSONAPIError) {
+        let document = try JSONValue(parsing: body)
+        guard case .array(let list)? = document["atomic:results"] else {
+            throw JSONAPIError.input("the response has no atomic:results array")
+        }
+        guard list.count == operations.operations.count else {
+            throw JSONAPIError.input("\(list.count) atomic:results for \(operations.operations.count) operations")
+        }
+        var data: [JSONValue] = []
+        var positions: [Int?] = []
+        for (i, result) in list.enumerated() {
+            guard case .object = result else { throw JSONAPIError.input("atomic:results/\(i) is not an object") }
+            if let d = result["data"], case .object = d {
+                positions.append(data.count)
+                data.append(d)
+            } else {
+                positions.append(nil)
+            }
+        }
+        var top = JSONObject()
+        top.append("data", .array(data))
+        graph = try Graph(json: JSONValue.object(top).jsonText)
+        let resources = graph.primary
+        results = list.enumerated().map { i, result in
+            Result(resource: positions[i].map { resources[$0] }, meta: result["meta"])
+        }
+        ids = [:]
+        for (operation, result) in zip(operations.operations, results) {
+            guard operation.op == .add, operation.ref == nil, let sent = operation.data, let lid = sent["lid"]?.stringValue,
+                let resource = result.resource, let id = resource.id
+            else { continue }
+            guard resource.type == sent["type"]?.stringValue else {
+                throw JSONAPIError.input("the resource added as \(lid) came back as \(resource.type), not \(sent["type"]?.stringValue ?? "?")")
+            }
+            ids[lid] = id
+        }
+    }
+}
