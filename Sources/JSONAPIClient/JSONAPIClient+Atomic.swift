@@ -29,15 +29,17 @@ extension JSONAPIClient {
         var request = Self.request(url, method: "POST", body: operations.document())
         request.setValue(AtomicOperations.mediaType, forHTTPHeaderField: "Content-Type")
         request.setValue(AtomicOperations.mediaType, forHTTPHeaderField: "Accept")
-        let collector = BodyCollector(limit: configuration.maxErrorBodyBytes * 64)
+        // The results are read whole (the streaming parsers do not read them): bounded by the
+        // documents' input limit, 64 MiB when none is set.
+        let collector = BodyCollector(limit: configuration.documentOptions.parse.limits.maxInputBytes ?? 64 << 20)
         let slot = PageSlot(name: "POST \(url.absoluteString)", consumer: ConsumerBox(collector, progress: nil))
         let response = try await transport.send(request, slot: slot, conditional: false)
         guard try await transport.consume(url, { () throws(JSONAPIError) in try slot.finish() }) != nil, response.status != 204 else {
             return AtomicResults()
         }
         let body = collector.bytes
-        do {
-            return try AtomicResults(parsing: body, operations: operations)
+        do throws(JSONAPIError) {
+            return try AtomicResults(parsing: body, operations: operations, options: configuration.documentOptions)
         } catch {
             throw JSONAPIClientError.invalidDocument(url: url, error: error)
         }

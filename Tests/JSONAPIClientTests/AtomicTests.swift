@@ -9,12 +9,17 @@ import Testing
 extension EndToEnd {
     /// Atomic Operations against the test server's `/operations` (issue 21, item 8).
     @Suite struct Atomic {
-        @Test func operationsLinkedByLidsRunTogetherAndTheirIdsComeBack() async throws {
-            let client = try testClient()
-            let name = uniqueName("ada")
+        /// A new author, `a1`, with a name no other test uses.
+        static func newAuthor(_ name: String) -> EditableResource {
             var author = EditableResource(type: "authors", lid: "a1")
             author["name"] = .string(name)
-            author["email"] = "ada@example.com"
+            author["email"] = .string("\(name)@example.com")
+            return author
+        }
+
+        @Test func operationsLinkedByLidsRunTogetherAndTheirIdsComeBack() async throws {
+            let client = try testClient()
+            let author = Self.newAuthor(uniqueName("ada"))
             var article = EditableResource(type: "articles", lid: "r1")
             article["title"] = "Notes"
             article["body"] = "On the engine"
@@ -52,9 +57,7 @@ extension EndToEnd {
         @Test func aFailingOperationUndoesTheOthersAndSaysWhichItWas() async throws {
             let client = try testClient()
             let name = uniqueName("undone")
-            var author = EditableResource(type: "authors", lid: "a1")
-            author["name"] = .string(name)
-            author["email"] = "undone@example.com"
+            let author = Self.newAuthor(name)
             var missing = EditableResource(type: "articles", id: "99999999")
             missing["title"] = "nobody"
             var operations = AtomicOperations()

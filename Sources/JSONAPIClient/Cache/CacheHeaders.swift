@@ -57,14 +57,30 @@ struct CacheControl: Equatable {
     }
 }
 
-/// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the one
-/// format senders use. The two obsolete formats are not read: a date in them is invalid,
-/// which for `Expires` means already expired (the safe reading).
+/// HTTP dates (RFC 9110 §5.6.7), for `Date`, `Expires` and `Retry-After`: IMF-fixdate
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`), the one format senders use, read directly; the two
+/// obsolete formats recipients must also accept (RFC 850 and asctime) through a
+/// `DateFormatter`.
 enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    /// The obsolete RFC 850 and asctime forms.
+    private static let obsoleteFormats = ["EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 
-    /// Seconds since 1970 of `text`, or `nil` when it is not an IMF-fixdate.
+    /// Seconds since 1970 of `text`, or `nil` when it is no HTTP date.
     static func parse(_ text: String) -> Double? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        if let seconds = imfFixdate(text) { return seconds }
+        for format in obsoleteFormats {
+            let f = DateFormatter()
+            f.locale = Locale(identifier: "en_US_POSIX")
+            f.timeZone = TimeZone(identifier: "GMT")
+            f.dateFormat = format
+            if let date = f.date(from: text) { return date.timeIntervalSince1970 }
+        }
+        return nil
+    }
+
+    private static func imfFixdate(_ text: String) -> Double? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
             let day = Int(parts[1]), parts[1].count == 2,
@@ -84,18 +100,6 @@ enum HTTPDate {
         t.tm_min = Int32(minute)
         t.tm_sec = Int32(second)
         return Double(timegm(&t))
-    }
-
-    /// `seconds` since 1970 as an IMF-fixdate.
-    static func format(_ seconds: Double) -> String {
-        var time = time_t(seconds)
-        var t = tm()
-        gmtime_r(&time, &t)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(days[Int(t.tm_wday)]), \(two(t.tm_mday)) \(months[Int(t.tm_mon)]) \(t.tm_year + 1900) "
-            + "\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
     }
 }
 

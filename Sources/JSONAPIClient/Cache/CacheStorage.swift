@@ -1,18 +1,24 @@
 import Foundation
+import JSONAPIStream
 import Logging
 
 /// A response body being copied into the cache as it streams: in memory, or into a file of
 /// the cache's directory. Used by one exchange at a time.
 final class CacheWriter: @unchecked Sendable {
+    private enum State {
+        case copying
+        /// Given up (too large, a write failed, the body was not wanted), for this reason.
+        case givenUp(String)
+        case kept
+    }
+
     private let cache: ResponseCache
-    let id: String
+    private let id: String
     private var head: ResponseCache.Head
     private var bytes: [UInt8] = []
     private let file: String?
     private var fd: Int32 = -1
-    /// Whether the copy was given up (too large, a write failed).
-    private(set) var abandoned = false
-    private(set) var why = ""
+    private var state = State.copying
 
     init(cache: ResponseCache, id: String, head: ResponseCache.Head, file: String?) {
         self.cache = cache
@@ -21,74 +27,65 @@ final class CacheWriter: @unchecked Sendable {
         self.file = file
         if let file {
             fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd < 0 { give(up: "cannot create \(file): \(String(cString: strerror(errno)))") }
+            if fd < 0 { giveUp("cannot create \(file): \(String(cString: strerror(errno)))") }
         }
     }
 
-    deinit { abandon() }
-
-    var size: Int { head.size }
+    /// A copy neither kept nor given up (its exchange failed) goes.
+    deinit { giveUp("the body did not end well") }
 
     /// Copies `chunk`; gives up once the body is larger than the cache keeps.
     func append(_ chunk: [UInt8]) {
-        guard !abandoned else { return }
+        guard case .copying = state else { return }
         guard head.size + chunk.count <= cache.maxEntryBytes else {
-            give(up: "larger than \(cache.maxEntryBytes) bytes")
+            giveUp("larger than \(cache.maxEntryBytes) bytes")
             return
         }
         head.size += chunk.count
-        if file == nil {
+        guard let file else {
             bytes.append(contentsOf: chunk)
             return
         }
-        let written = chunk.withUnsafeBytes { b -> Bool in
-            var offset = 0
-            while offset < b.count {
-                let n = write(fd, b.baseAddress! + offset, b.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
+        let failure = chunk.withUnsafeBytes { b -> JSONAPIError? in
+            do throws(JSONAPIError) {
+                try writeAll(fd, b, path: file)
+                return nil
+            } catch {
+                return error
             }
-            return true
         }
-        if !written { give(up: "writing to the cache failed: \(String(cString: strerror(errno)))") }
-    }
-
-    /// Keeps the body (when it was not given up).
-    private func commit() {
-        guard !abandoned else { return }
-        abandoned = true
-        if fd >= 0 {
-            close(fd)
-            fd = -1
-        }
-        cache.commit(head, id: id, bytes: file == nil ? bytes : nil, file: file)
-        bytes = []
+        if let failure { giveUp(failure.description) }
     }
 
     /// Keeps the body, once the document it holds has ended well, and says so in the log.
     func keep(logger: Logger) {
-        if abandoned {
-            logger.debug("cache: not storing \(head.key): \(why)")
-        } else {
-            commit()
+        switch state {
+        case .kept:
+            return
+        case .givenUp(let reason):
+            logger.debug("cache: not storing \(head.key): \(reason)")
+        case .copying:
+            state = .kept
+            closeFile()
+            cache.commit(head, id: id, bytes: file == nil ? bytes : nil, file: file)
+            bytes = []
             logger.debug("cache: stored \(head.size) bytes of \(head.key)")
         }
     }
 
-    /// Gives the copy up (the body failed, or is not wanted).
-    func abandon() { give(up: "") }
-
-    private func give(up reason: String) {
-        guard !abandoned else { return }
-        abandoned = true
-        why = reason
+    private func giveUp(_ reason: String) {
+        guard case .copying = state else { return }
+        state = .givenUp(reason)
         bytes = []
+        closeFile()
+        if let file { unlink(file) }
+    }
+
+    private func closeFile() {
         if fd >= 0 {
             close(fd)
             fd = -1
         }
-        if let file { unlink(file) }
     }
 }
 

@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 import JSONAPIStream
 
-/// The cache's part in one request: the entry it maps to, the stored response it
-/// revalidates, and whether its response may be stored.
+/// The cache's part in one request: the entry it maps to and the stored response it
+/// revalidates.
 struct CacheUse: Sendable {
     let cache: ResponseCache
     let key: String
@@ -14,8 +14,6 @@ struct CacheUse: Sendable {
     let policy: CachePolicy
     /// The stored response the request revalidates (it carries its validators).
     var candidate: ResponseCache.Head?
-    /// Whether the response may be stored (not when the request says `no-store`).
-    var mayStore: Bool
 }
 
 extension RequestSender {
@@ -44,8 +42,7 @@ extension RequestSender {
         let policy = (JSONAPIClient.cachePolicyOverride ?? configuration.cachePolicy).refined(by: request)
         let partition = ResponseCache.partition(of: request, configured: configuration.headers.keys)
         let id = ResponseCache.id(key: key, partition: partition)
-        let noStore = CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).has("no-store")
-        var use = CacheUse(cache: cache, key: key, id: id, partition: partition, policy: policy, candidate: nil, mayStore: !noStore)
+        var use = CacheUse(cache: cache, key: key, id: id, partition: partition, policy: policy, candidate: nil)
         let logger = configuration.logger
         var refusal = "no response is stored for it"
         if policy != .bypassCache, let head = cache.lookup(id, request: request) {
@@ -54,7 +51,14 @@ extension RequestSender {
             if freshness.isFresh || (policy == .onlyIfCached && !freshness.mustRevalidate) {
                 if let body = cache.body(id, head: head) {
                     logger.debug("cache: \(freshness.isFresh ? "fresh" : "stale (only-if-cached)") hit for \(key), \(ages), \(head.size) bytes")
-                    try await replay(body, headers: head.headers, into: slot, url: url)
+                    do {
+                        try await replay(body, headers: head.headers, into: slot)
+                    } catch {
+                        switch error {
+                        case .document(let e): throw JSONAPIClientError.consuming(e, url: url)
+                        case .read(let e): throw JSONAPIClientError.transport(url: url, message: e.message, attempts: 0)
+                        }
+                    }
                     return .served(Response(status: head.status, headers: head.headers, notModified: false, fromCache: true, attempts: 0))
                 }
                 refusal = "the stored response is gone"
@@ -73,8 +77,16 @@ extension RequestSender {
         return .send(use)
     }
 
+    /// Why a stored body could not be replayed.
+    enum ReplayFailure: Error {
+        /// The parser refused it.
+        case document(JSONAPIError)
+        /// Its file could not be read.
+        case read(TransportError)
+    }
+
     /// Feeds a stored body to `slot`, as if it had come from the server.
-    func replay(_ body: StoredBody, headers: [String: String], into slot: PageSlot?, url: URL) async throws {
+    func replay(_ body: StoredBody, headers: [String: String], into slot: PageSlot?) async throws(ReplayFailure) {
         guard let slot else { return }
         await onQueue {
             slot.restart()
@@ -82,13 +94,13 @@ extension RequestSender {
         }
         while true {
             let chunk: [UInt8]?
-            do {
-                chunk = try body.next()
-            } catch {
-                throw JSONAPIClientError.transport(url: url, message: error.message, attempts: 0)
-            }
+            do { chunk = try body.next() } catch { throw .read(error) }
             guard let chunk else { return }
-            try await consume(url) { () throws(JSONAPIError) in try withBytes(chunk) { (b) throws(JSONAPIError) in try slot.receive(b) } }
+            do {
+                try await onQueue { () throws(JSONAPIError) in try withBytes(chunk) { (b) throws(JSONAPIError) in try slot.receive(b) } }
+            } catch {
+                throw .document(error)
+            }
         }
     }
 

@@ -59,6 +59,8 @@ public final class ResponseCache: @unchecked Sendable {
 
     private let lock = NSLock()
     private var index: [String: Head] = [:]
+    /// The entry ids of each key (one per credentials partition), for invalidation.
+    private var idsByKey: [String: Set<String>] = [:]
     private var order = LRUOrder()
     private var bodies: [String: [UInt8]] = [:]
     private var total = 0
@@ -66,12 +68,8 @@ public final class ResponseCache: @unchecked Sendable {
     var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     /// A cache in memory. `maxEntryBytes` is a quarter of `maxBytes` when not given.
-    public init(maxBytes: Int = 32 << 20, maxEntryBytes: Int? = nil, maxEntries: Int = 4096, defaultLifetime: Double = 0) {
-        self.maxBytes = max(0, maxBytes)
-        self.maxEntryBytes = min(self.maxBytes, maxEntryBytes ?? self.maxBytes / 4)
-        self.maxEntries = max(0, maxEntries)
-        self.defaultLifetime = defaultLifetime
-        directory = nil
+    public convenience init(maxBytes: Int = 32 << 20, maxEntryBytes: Int? = nil, maxEntries: Int = 4096, defaultLifetime: Double = 0) {
+        self.init(maxBytes: maxBytes, maxEntryBytes: maxEntryBytes, maxEntries: maxEntries, defaultLifetime: defaultLifetime, directory: nil)
     }
 
     /// A cache in `directory` (created, readable by its owner only, when missing), with what
@@ -79,16 +77,20 @@ public final class ResponseCache: @unchecked Sendable {
     /// given.
     ///
     /// - Throws: `CocoaError` when the directory cannot be created or read.
-    public init(
+    public convenience init(
         directory: URL, maxBytes: Int = 1 << 30, maxEntryBytes: Int? = nil, maxEntries: Int = 100_000, defaultLifetime: Double = 0
     ) throws {
+        self.init(maxBytes: maxBytes, maxEntryBytes: maxEntryBytes, maxEntries: maxEntries, defaultLifetime: defaultLifetime, directory: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try scan(directory)
+    }
+
+    private init(maxBytes: Int, maxEntryBytes: Int?, maxEntries: Int, defaultLifetime: Double, directory: URL?) {
         self.maxBytes = max(0, maxBytes)
         self.maxEntryBytes = min(self.maxBytes, maxEntryBytes ?? self.maxBytes / 4)
         self.maxEntries = max(0, maxEntries)
         self.defaultLifetime = defaultLifetime
         self.directory = directory
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try scan(directory)
     }
 
     /// The number of stored responses.
@@ -102,6 +104,7 @@ public final class ResponseCache: @unchecked Sendable {
         let ids = lock.withLock { () -> [String] in
             defer {
                 index.removeAll()
+                idsByKey.removeAll()
                 bodies.removeAll()
                 order = LRUOrder()
                 total = 0
@@ -119,14 +122,12 @@ public final class ResponseCache: @unchecked Sendable {
         return text.withUTF8 { SHA256Hasher().hex(UnsafeRawBufferPointer($0)) }
     }
 
-    /// The fingerprint of the credentials `request` carries (`Authorization`,
-    /// `Proxy-Authorization`, `Cookie`, and the headers named in `configured`): empty when it
-    /// carries none.
+    /// The fingerprint of the credentials `request` carries (the headers
+    /// ``CredentialScope/credentialNames(configured:)`` names, the ones stripped on the way to
+    /// another origin): empty when it carries none.
     static func partition(of request: URLRequest, configured: some Sequence<String>) -> String {
-        var names = Set(["authorization", "proxy-authorization", "cookie"])
-        for name in configured { names.insert(name.lowercased()) }
         var text = ""
-        for name in names.sorted() {
+        for name in CredentialScope.credentialNames(configured: configured).sorted() {
             if let value = request.value(forHTTPHeaderField: name) { text += "\(name): \(value)\n" }
         }
         if text.isEmpty { return "" }
@@ -165,7 +166,8 @@ public final class ResponseCache: @unchecked Sendable {
     // MARK: Storing
 
     /// Why a response cannot be stored, or `nil` when it can.
-    func refusal(status: Int, headers: [String: String], request: URLRequest, lifetime: Double?) -> String? {
+    func refusal(status: Int, headers: [String: String], request: URLRequest, redirected: Bool, lifetime: Double?) -> String? {
+        if redirected { return "reached through a redirect" }
         if status != 200 { return "HTTP \(status)" }
         let control = CacheControl(headers["cache-control"])
         if control.has("no-store") { return "Cache-Control: no-store" }
@@ -200,6 +202,7 @@ public final class ResponseCache: @unchecked Sendable {
         let evicted = lock.withLock { () -> [String] in
             if let old = index[id] { total -= old.size }
             index[id] = head
+            idsByKey[head.key, default: []].insert(id)
             if let bytes { bodies[id] = bytes }
             total += head.size
             order.touch(id)
@@ -241,8 +244,8 @@ public final class ResponseCache: @unchecked Sendable {
     /// Forgets every entry of `key`, whatever the credentials (RFC 9111 §4.4: after a
     /// successful `POST`, `PATCH`, `PUT` or `DELETE` of the same URL).
     func invalidate(key: String) {
-        let ids = lock.withLock { () -> [String] in
-            let ids = index.filter { $0.value.key == key }.map(\.key)
+        let ids = lock.withLock { () -> Set<String> in
+            let ids = idsByKey[key] ?? []
             for id in ids { dropLocked(id) }
             return ids
         }
@@ -250,7 +253,11 @@ public final class ResponseCache: @unchecked Sendable {
     }
 
     private func dropLocked(_ id: String) {
-        if let old = index.removeValue(forKey: id) { total -= old.size }
+        if let old = index.removeValue(forKey: id) {
+            total -= old.size
+            idsByKey[old.key]?.remove(id)
+            if idsByKey[old.key]?.isEmpty == true { idsByKey[old.key] = nil }
+        }
         bodies[id] = nil
         order.remove(id)
     }

@@ -102,10 +102,16 @@ enum CredentialScope: Sendable, Equatable {
     /// Removes every credential header from `request`: the configured header names and the
     /// ones that always carry credentials.
     static func strip(_ request: inout URLRequest, configured: some Sequence<String>) {
-        // What the request asks for and carries (`Accept`, `Content-Type`) is no credential.
-        let names = Set(configured.map { $0.lowercased() }).union(alwaysCredentials).subtracting(["accept", "content-type"])
+        let names = credentialNames(configured: configured)
         for name in (request.allHTTPHeaderFields ?? [:]).keys where names.contains(name.lowercased()) {
             request.setValue(nil, forHTTPHeaderField: name)
         }
+    }
+
+    /// The names (lower case) of the headers that carry credentials: the configured ones and
+    /// those that always do. What a request asks for and carries (`Accept`, `Content-Type`) is
+    /// no credential, configured or not.
+    static func credentialNames(configured: some Sequence<String>) -> Set<String> {
+        Set(configured.map { $0.lowercased() }).union(alwaysCredentials).subtracting(["accept", "content-type"])
     }
 }

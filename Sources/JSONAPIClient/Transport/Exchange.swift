@@ -10,8 +10,9 @@ import Logging
 ///
 /// The body goes where the response head says: a success with a JSON:API media type
 /// streams into the ``PageSlot`` chunk by chunk, on the sender's queue (and into the cache
-/// when it may be stored, as long as it stays within the cache's bound); an error status collects the body (bounded) for the
-/// error document; any other content type keeps an excerpt and stops the transfer. A chunk
+/// when it may be stored, as long as it stays within the cache's bound); an error status
+/// collects the body (bounded) for the error document; any other content type keeps an
+/// excerpt and stops the transfer. A chunk
 /// is asked of the transport only once the one before has been consumed: that is the
 /// backpressure.
 struct Exchange {
@@ -160,7 +161,7 @@ struct Exchange {
                     let headers = response.headers
                     await sender.onQueue { slot.headers = headers }
                 }
-                if let cache, cache.mayStore, method == "GET" {
+                if let cache, method == "GET" {
                     writer = storing(response, in: cache, redirected: redirected)
                 }
             } else {
@@ -218,14 +219,12 @@ struct Exchange {
             cache.cache.refresh(cache.id, with: response.headers)
             logger.debug("cache: 304 Not Modified, answered with the \(candidate.size) stored bytes of \(cache.key)")
             do {
-                try await sender.replay(stored, headers: candidate.headers, into: slot, url: request.url ?? URL(fileURLWithPath: "/"))
-            } catch let error as JSONAPIClientError {
-                switch error {
-                case .invalidDocument(_, let e), .consumer(_, let e): return .invalidDocument(e)
-                default: return .transport(TransportError(.other, error.description))
-                }
+                try await sender.replay(stored, headers: candidate.headers, into: slot)
             } catch {
-                return .cancelled
+                switch error {
+                case .document(let e): return .invalidDocument(e)
+                case .read(let e): return .transport(e)
+                }
             }
             return .success(notModified: true)
         case .collectError:
@@ -238,11 +237,9 @@ struct Exchange {
     /// A writer copying the body of `response` into the cache, or `nil` (and why, in the
     /// log) when the response may not be stored.
     private func storing(_ response: TransportResponse, in cache: CacheUse, redirected: Bool) -> CacheWriter? {
-        let refusal =
-            redirected
-            ? "reached through a redirect"
-            : cache.cache.refusal(status: response.status, headers: response.headers, request: request, lifetime: cache.policy.lifetime)
-        if let refusal {
+        if let refusal = cache.cache.refusal(
+            status: response.status, headers: response.headers, request: request, redirected: redirected, lifetime: cache.policy.lifetime)
+        {
             logger.debug("cache: not storing \(cache.key): \(refusal)")
             return nil
         }

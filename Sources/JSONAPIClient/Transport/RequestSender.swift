@@ -140,7 +140,7 @@ final class RequestSender: Sendable {
             var wait: Double?
             switch result.outcome {
             case .success(let notModified, let writer):
-                invalidateCache(after: r)
+                invalidateCache(after: request)
                 return Response(status: status, headers: result.headers, notModified: notModified, cacheWriter: writer, attempts: attempt)
             case .cancelled:
                 throw CancellationError()

@@ -67,16 +67,6 @@ enum RetryAfter {
     static func seconds(_ value: String, now: Date = Date()) -> Double? {
         let v = value.trimmingCharacters(in: .whitespaces)
         if let n = Int(v), n >= 0 { return Double(n) }
-        for format in formats {
-            let f = DateFormatter()
-            f.locale = Locale(identifier: "en_US_POSIX")
-            f.timeZone = TimeZone(identifier: "GMT")
-            f.dateFormat = format
-            if let date = f.date(from: v) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
+        return HTTPDate.parse(v).map { max(0, $0 - now.timeIntervalSince1970) }
     }
-
-    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms.
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 }

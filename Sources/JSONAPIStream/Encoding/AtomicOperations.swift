@@ -31,26 +31,23 @@ public struct AtomicOperations: Sendable {
     /// Adds a new resource (`op: add`): its type, `lid` (to name it in later operations)
     /// and every attribute and relationship set, checked as a create request is.
     public mutating func add(_ resource: EditableResource) throws(JSONAPIError) {
-        operations.append(AtomicOperation(op: .add, data: try Self.data(of: resource.createDocument())))
+        let attributes = resource.createAttributes
+        try RequestCheck.validate(resource.document(attributes: attributes, includeEmptyAttributes: false), context: .create)
+        operations.append(AtomicOperation(op: .add, data: resource.resourceValue(attributes: attributes)))
     }
 
     /// Updates a resource (`op: update`): the attributes and relationships changed in
-    /// `resource`, which names it by `id`, or by the `lid` an earlier `add` gave it.
+    /// `resource`, which names it by `id` (checked as an update request is), or by the `lid`
+    /// an earlier `add` gave it.
     public mutating func update(_ resource: EditableResource) throws(JSONAPIError) {
         guard resource.id != nil || resource.lid != nil else {
             throw JSONAPIError.misuse("an update operation needs the resource's id or lid")
         }
-        var copy = resource
-        if copy.id == nil { copy.id = "_" }  // updateDocument needs an id; the lid replaces it below
-        guard case .object(let changed) = try Self.data(of: copy.updateDocument()) else {
-            throw JSONAPIError.misuse("an update document without a resource object")
-        }
-        var object = JSONObject()
-        object.append("type", .string(resource.type))
-        if let id = resource.id { object.append("id", .string(id)) } else if let lid = resource.lid { object.append("lid", .string(lid)) }
-        for m in changed where !["type", "id", "lid"].contains(m.key) { object.append(m.key, m.value) }
-        let data = JSONValue.object(object)
-        operations.append(AtomicOperation(op: .update, data: data))
+        let attributes = resource.changedAttributes
+        // C02 asks an update for an id; one named by its lid is checked as a resource object.
+        let context: DocumentContext = resource.id == nil ? .create : .update
+        try RequestCheck.validate(resource.document(attributes: attributes, includeEmptyAttributes: false), context: context)
+        operations.append(AtomicOperation(op: .update, data: resource.resourceValue(attributes: attributes)))
     }
 
     /// Removes a resource (`op: remove`, `ref` naming it by id or lid).
@@ -84,11 +81,6 @@ public struct AtomicOperations: Sendable {
         top.append("atomic:operations", .array(operations.map(\.jsonValue)))
         return Array(JSONValue.object(top).jsonText.utf8)
     }
-
-    private static func data(of document: [UInt8]) throws(JSONAPIError) -> JSONValue {
-        guard let data = try JSONValue(parsing: document)["data"] else { throw JSONAPIError.misuse("a request document without data") }
-        return data
-    }
 }
 
 /// One operation of an `atomic:operations` document.
@@ -119,10 +111,7 @@ public struct AtomicOperation: Sendable, Hashable {
         }
 
         var jsonValue: JSONValue {
-            var o = JSONObject()
-            o.append("type", .string(type))
-            if let id { o.append("id", .string(id)) }
-            if let lid { o.append("lid", .string(lid)) }
+            var o = ResourceIdentifier(type: type, id: id, lid: lid).jsonObject
             if let relationship { o.append("relationship", .string(relationship)) }
             return .object(o)
         }
@@ -186,13 +175,14 @@ public struct AtomicResults: Sendable {
         ids = [:]
     }
 
-    /// The results in `body`, a response to `operations`.
+    /// The results in `body`, a response to `operations`, read under `options` (its limits
+    /// and strictness).
     ///
     /// - Throws: ``JSONAPIError`` when the body is not an `atomic:results` document with one
     ///   result per operation, a result's resource is invalid, or an added resource came back
     ///   with another type than it was added with.
-    public init(parsing body: [UInt8], operations: AtomicOperations) throws(JSONAPIError) {
-        let document = try JSONValue(parsing: body)
+    public init(parsing body: [UInt8], operations: AtomicOperations, options: DocumentOptions = .default) throws(JSONAPIError) {
+        let document = try JSONValue(parsing: body, options: options.parse)
         guard case .array(let list)? = document["atomic:results"] else {
             throw JSONAPIError.input("the response has no atomic:results array")
         }
@@ -212,10 +202,11 @@ public struct AtomicResults: Sendable {
         }
         var top = JSONObject()
         top.append("data", .array(data))
-        graph = try Graph(json: JSONValue.object(top).jsonText)
+        // The graph merges a resource returned twice (added, then updated) by type and id.
+        graph = try Graph(json: JSONValue.object(top).jsonText, options: options)
         let resources = graph.primary
         results = list.enumerated().map { i, result in
-            Result(resource: positions[i].map { resources[$0] }, meta: result["meta"])
+            Result(resource: positions[i].flatMap { resources.indices.contains($0) ? resources[$0] : nil }, meta: result["meta"])
         }
         ids = [:]
         for (operation, result) in zip(operations.operations, results) {

@@ -32,12 +32,15 @@ public enum RelationshipLinkage: Sendable, Hashable {
 
 extension ResourceIdentifier {
     /// `{"type":…,"id":…}` (with `lid` when it has one).
-    var jsonValue: JSONValue {
+    var jsonValue: JSONValue { .object(jsonObject) }
+
+    /// The members of ``jsonValue``.
+    var jsonObject: JSONObject {
         var o = JSONObject()
         o.append("type", .string(type))
         if let id { o.append("id", .string(id)) }
         if let lid { o.append("lid", .string(lid)) }
-        return .object(o)
+        return o
     }
 }
 
@@ -149,12 +152,17 @@ public struct EditableResource: Sendable {
     /// (the original's, then those set here) and every relationship set here, each with
     /// `data`. Checked against C01 and the member-name rules before it is returned.
     public func createDocument() throws(JSONAPIError) -> [UInt8] {
+        let bytes = document(attributes: createAttributes, includeEmptyAttributes: false)
+        try RequestCheck.validate(bytes, context: .create)
+        return bytes
+    }
+
+    /// What a create request sends as attributes: the original's, then those set here.
+    var createAttributes: JSONObject {
         var attributes = JSONObject()
         if let original, case .object(let o) = original.attributes.jsonValue { attributes = o }
         for m in changedAttributes.members { attributes[m.key] = m.value }
-        let bytes = document(attributes: attributes, includeEmptyAttributes: false)
-        try RequestCheck.validate(bytes, context: .create)
-        return bytes
+        return attributes
     }
 
     /// `{"data":{…}}` for an update request (`PATCH /<type>/<id>`): type, id, and only the
@@ -185,6 +193,12 @@ public struct EditableResource: Sendable {
     }
 
     private func writeResourceObject(_ w: inout JSONTextWriter, attributes: JSONObject, includeEmptyAttributes: Bool) {
+        w.write(resourceValue(attributes: attributes, includeEmptyAttributes: includeEmptyAttributes))
+    }
+
+    /// The resource object with these attributes: type, id and lid as set, and the
+    /// relationships and meta set here.
+    func resourceValue(attributes: JSONObject, includeEmptyAttributes: Bool = false) -> JSONValue {
         var o = JSONObject()
         o.append("type", .string(type))
         if let id { o.append("id", .string(id)) }
@@ -196,7 +210,7 @@ public struct EditableResource: Sendable {
             o.append("relationships", .object(r))
         }
         if let meta { o.append("meta", .object(meta)) }
-        w.write(.object(o))
+        return .object(o)
     }
 }
 

@@ -148,7 +148,7 @@ public final class ByteWriter {
 }
 
 /// Writes all of `b` to `fd` (again after a short write or an interruption).
-func writeAll(_ fd: Int32, _ b: UnsafeRawBufferPointer, path: String) throws(JSONAPIError) {
+package func writeAll(_ fd: Int32, _ b: UnsafeRawBufferPointer, path: String) throws(JSONAPIError) {
     var offset = 0
     while offset < b.count {
         let n = systemWrite(fd, b.baseAddress! + offset, b.count - offset)
