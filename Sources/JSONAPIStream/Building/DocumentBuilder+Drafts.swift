@@ -32,19 +32,19 @@ extension DocumentBuilder {
             }
         }
         do throws(JSONAPIError) {
-            try sink.document(document, from: self)
+            try sink.document(document, in: arenas)
         } catch {
             return failWith(error)
         }
         if recordsTopLevel {
             lastDocument = DocumentTopLevel(
                 index: documentCount,
-                linksJSON: document.links.isNone ? nil : store.array(document.links.range),
-                metaJSON: document.meta.isNone ? nil : store.array(document.meta.range))
+                linksJSON: document.links.isNone ? nil : arenas.store.array(document.links.range),
+                metaJSON: document.meta.isNone ? nil : arenas.store.array(document.meta.range))
         }
         documentCount += 1
         // The document is complete: its top-level values are no longer needed here.
-        if !keepsValues { store.truncate(to: 0) }
+        if !keepsValues { arenas.store.truncate(to: 0) }
         member = .none
         return true
     }
@@ -58,13 +58,13 @@ extension DocumentBuilder {
         resource.isPrimary = primary
         resource.arrayIndex = index
         resource.documentIndex = documentCount
-        resource.storeMark = store.count
+        resource.storeMark = arenas.store.count
         if let alarm = numberAlarm { alarm.enterResource() }
         resource.position = currentLocation()
-        scratch.removeAll()
-        relationshipDrafts.clearKeepingCapacity()
-        identifierDrafts.clearKeepingCapacity()
-        memberSpans.clearKeepingCapacity()
+        arenas.scratch.removeAll()
+        arenas.relationshipDrafts.clearKeepingCapacity()
+        arenas.identifierDrafts.clearKeepingCapacity()
+        arenas.memberSpans.clearKeepingCapacity()
         resourceExtras.clearKeepingCapacity()
         relationshipsAfterAttributes = false
         if validation != .off {
@@ -77,7 +77,7 @@ extension DocumentBuilder {
     func finishResource() -> Bool {
         if let alarm = numberAlarm { alarm.inResource = false }
         resource.extras = appendMemberSpans(&resourceExtras)
-        resource.relationships = 0..<Int32(relationshipDrafts.count)
+        resource.relationships = 0..<Int32(arenas.relationshipDrafts.count)
         if resource.type.isNone {
             if requiresKeys || validation != .off {
                 if !keyRule(.R09, "a resource object MUST contain type\(requiresKeys ? "; it cannot be keyed" : "")", at: .at(resource.position), pointer: resource.pointer) { return false }
@@ -96,16 +96,16 @@ extension DocumentBuilder {
                 }
             }
         }
-        if validation != .off && !attributeNames.isEmpty || validation != .off && !relationshipDrafts.isEmpty {
+        if validation != .off && !attributeNames.isEmpty || validation != .off && !arenas.relationshipDrafts.isEmpty {
             if !checkFieldNamespace() { return false }
         }
         do throws(JSONAPIError) {
-            try sink.resource(resource, from: self)
+            try sink.resource(resource, in: &arenas)
         } catch {
             return failWith(error)
         }
         resourcesBuilt &+= 1
-        if !keepsValues { store.truncate(to: resource.storeMark) }
+        if !keepsValues { arenas.store.truncate(to: resource.storeMark) }
         member = .none
         return true
     }
@@ -113,12 +113,12 @@ extension DocumentBuilder {
     /// Moves an owner's collected unknown members to `memberSpans`; returns their range.
     @inline(__always)
     func appendMemberSpans(_ pending: inout [ValueSpan]) -> Range<Int32> {
-        let s = Int32(memberSpans.count)
+        let s = Int32(arenas.memberSpans.count)
         if !pending.isEmpty {
-            memberSpans.append(contentsOf: pending)
+            arenas.memberSpans.append(contentsOf: pending)
             pending.clearKeepingCapacity()
         }
-        return s..<Int32(memberSpans.count)
+        return s..<Int32(arenas.memberSpans.count)
     }
 
     // MARK: - Relationships and identifiers
@@ -130,7 +130,7 @@ extension DocumentBuilder {
         {
             if !report(.R18, "a relationship object MUST contain at least one of links, data, meta", at: .container) { return false }
         }
-        relationshipDrafts.append(relationship)
+        arenas.relationshipDrafts.append(relationship)
         member = .none
         return true
     }
@@ -150,8 +150,8 @@ extension DocumentBuilder {
         } else if identifier.id.isNone && options.context == .response && validation != .off {
             if !report(.R13, "a resource identifier object MUST contain id (lid alone is for new resources in requests)", at: .container) { return false }
         }
-        identifierDrafts.append(identifier)
-        relationship.targets = relationship.targets.lowerBound..<Int32(identifierDrafts.count)
+        arenas.identifierDrafts.append(identifier)
+        relationship.targets = relationship.targets.lowerBound..<Int32(arenas.identifierDrafts.count)
         member = .none
         return true
     }
@@ -160,8 +160,8 @@ extension DocumentBuilder {
 
     @inline(__always)
     func appendToScratch(_ bytes: UnsafeRawBufferPointer) -> ScratchSpan {
-        let start = scratch.count
-        scratch.append(bytes)
+        let start = arenas.scratch.count
+        arenas.scratch.append(bytes)
         return ScratchSpan(start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: bytes.count))
     }
 }

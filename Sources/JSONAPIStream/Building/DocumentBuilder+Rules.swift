@@ -179,9 +179,9 @@ extension DocumentBuilder {
 
     /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
     func checkFieldNamespace() -> Bool {
-        for i in 0..<relationshipDrafts.count {
-            let name = relationshipDrafts[i].name
-            let bytes = scratch.bytes(in: name.range)
+        for i in 0..<arenas.relationshipDrafts.count {
+            let name = arenas.relationshipDrafts[i].name
+            let bytes = arenas.scratch.bytes(in: name.range)
             relationshipNames.append(NameWords(bytes, prefix: ShortName.prefix(bytes), longName: name))
         }
         // The usual case, no clash, without copying the lists (no reference counting).
@@ -189,7 +189,7 @@ extension DocumentBuilder {
             relationshipNames.withUnsafeBufferPointer { relationships in
                 for a in attributes {
                     if a.isTypeOrID { return true }
-                    for r in relationships where r.equals(a, scratch) { return true }
+                    for r in relationships where r.equals(a, arenas.scratch) { return true }
                 }
                 for r in relationships where r.isTypeOrID { return true }
                 return false
@@ -198,19 +198,19 @@ extension DocumentBuilder {
         if !clash { return true }
         for a in attributeNames {
             if a.isTypeOrID {
-                let name = a.text(scratch)
+                let name = a.text(arenas.scratch)
                 if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(name)) {
                     return false
                 }
             }
-            for r in relationshipNames where r.equals(a, scratch) {
-                let name = a.text(scratch)
+            for r in relationshipNames where r.equals(a, arenas.scratch) {
+                let name = a.text(arenas.scratch)
                 let later = relationshipsAfterAttributes ? "/relationships/" : "/attributes/"
                 if !report(.R17, "\(quoted(name)) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + later + escapePointerToken(name)) { return false }
             }
         }
         for r in relationshipNames where r.isTypeOrID {
-            let name = r.text(scratch)
+            let name = r.text(arenas.scratch)
             if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(name)) {
                 return false
             }

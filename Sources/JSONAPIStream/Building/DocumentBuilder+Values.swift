@@ -71,7 +71,7 @@ extension DocumentBuilder {
     /// Starts recording a value for `target`; the current event is its first.
     @inline(__always)
     func startRawValue(_ target: RawTarget) {
-        raw.begin(target, store: store)
+        raw.begin(target, store: arenas.store)
         // Unknown members are kept as `"name":value`.
         if target.isExtra { writeLastKeyAsMember() }
     }
@@ -98,14 +98,14 @@ extension DocumentBuilder {
 
     @inline(__always)
     func rawStartContainer(open: UInt8, isObject: Bool) -> Bool {
-        raw.startContainer(open, store: &store)
+        raw.startContainer(open, store: &arenas.store)
         if raw.isChecked { return isObject ? checker.startObject(reporter: self) : checker.startArray(reporter: self) }
         return true
     }
 
     @inline(__always)
     func rawEndContainer(close: UInt8) -> Bool {
-        raw.endContainer(close, store: &store)
+        raw.endContainer(close, store: &arenas.store)
         if raw.isChecked, !checker.endContainer(reporter: self) { return false }
         if raw.isComplete { finishRaw() }
         return true
@@ -113,14 +113,14 @@ extension DocumentBuilder {
 
     @inline(__always)
     func rawKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        raw.key(name, escaped: escaped, store: &store)
+        raw.key(name, escaped: escaped, store: &arenas.store)
         if raw.isChecked { return checkKey(name) }
         return true
     }
 
     @inline(__always)
     func rawString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        raw.string(value, escaped: escaped, store: &store)
+        raw.string(value, escaped: escaped, store: &arenas.store)
         if raw.isChecked, !checker.string(value, reporter: self) { return false }
         if raw.isComplete { finishRaw() }
         return true
@@ -128,7 +128,7 @@ extension DocumentBuilder {
 
     @inline(__always)
     func rawLiteral(_ text: UnsafeRawBufferPointer, _ kind: ValueChecker.ScalarKind) -> Bool {
-        raw.literal(text, store: &store)
+        raw.literal(text, store: &arenas.store)
         if raw.isChecked, !checker.scalar(kind, reporter: self) { return false }
         if raw.isComplete { finishRaw() }
         return true
@@ -138,7 +138,7 @@ extension DocumentBuilder {
     @inline(__always)
     func finishRaw() {
         let target = raw.target
-        let span = raw.finish(store: &store)
+        let span = raw.finish(store: &arenas.store)
         switch target {
         case .discard: break
         case .documentMeta: document.meta = span
@@ -160,7 +160,7 @@ extension DocumentBuilder {
 
     /// Writes the member name just read (the last key of the innermost object) as `"name":`.
     func writeLastKeyAsMember() {
-        withLastKey { JSONEscaping.appendQuoted($0, to: &store) }
-        store.append(UInt8(ascii: ":"))
+        withLastKey { JSONEscaping.appendQuoted($0, to: &arenas.store) }
+        arenas.store.append(UInt8(ascii: ":"))
     }
 }

@@ -44,14 +44,8 @@ final class DocumentBuilder: JSONEventReceiver {
 
     // MARK: Output: spans handed to sinks
 
-    /// The value store: minified JSON of every recorded value.
-    @exclusivity(unchecked) var store = ByteArena(capacity: 1 << 20)
-    /// Raw type names, ids, lids and relationship names of the current resource.
-    @exclusivity(unchecked) var scratch = ByteArena(capacity: 4096)
-    @exclusivity(unchecked) var relationshipDrafts: [RelationshipDraft] = []
-    @exclusivity(unchecked) var identifierDrafts: [IdentifierDraft] = []
-    /// `"name":value` spans of unknown members (resource, relationship, identifier, document).
-    @exclusivity(unchecked) var memberSpans: [ValueSpan] = []
+    /// The spans of the draft being built point into these; sinks read them there.
+    @exclusivity(unchecked) var arenas = DraftArenas()
 
     // MARK: State
 
@@ -99,8 +93,6 @@ final class DocumentBuilder: JSONEventReceiver {
         self.keepsValues = sink.keepsValues
         super.init(options: options.parse)
         frames.reserveCapacity(16)
-        relationshipDrafts.reserveCapacity(16)
-        identifierDrafts.reserveCapacity(64)
         checker.extensions = options.extensions
         checker.strictNames = options.validation == .strict || options.strictChecks
     }
@@ -158,7 +150,7 @@ final class DocumentBuilder: JSONEventReceiver {
             switch member {
             case .data:
                 relationship.kind = .toOne
-                let start = Int32(identifierDrafts.count)
+                let start = Int32(arenas.identifierDrafts.count)
                 relationship.targets = start..<start
                 return startIdentifier()
             case .links: return beginRaw(.relationshipLinks, checked: .links(.relationship), object: true)
@@ -217,7 +209,7 @@ final class DocumentBuilder: JSONEventReceiver {
             switch member {
             case .data:
                 relationship.kind = .toMany
-                let start = Int32(identifierDrafts.count)
+                let start = Int32(arenas.identifierDrafts.count)
                 relationship.targets = start..<start
                 frames.append(.linkageArray)
                 return true
@@ -325,7 +317,7 @@ final class DocumentBuilder: JSONEventReceiver {
         default: break
         }
         return scalar {
-            RawValueRecorder.appendQuoted(value, escaped: escaped, to: &$0.store)
+            RawValueRecorder.appendQuoted(value, escaped: escaped, to: &$0.arenas.store)
         } check: {
             $0.checker.string(value, reporter: $0)
         }
@@ -342,7 +334,7 @@ final class DocumentBuilder: JSONEventReceiver {
             return numericID(text, inIdentifier: top == .identifier)
         }
         return scalar {
-            $0.store.append(text)
+            $0.arenas.store.append(text)
         } check: {
             $0.checker.scalar(.number, reporter: $0)
         }
@@ -351,7 +343,7 @@ final class DocumentBuilder: JSONEventReceiver {
     override func onBool(_ value: Bool) -> Bool {
         if raw.isActive { return rawLiteral(value ? staticBytes("true") : staticBytes("false"), .bool) }
         return scalar {
-            $0.store.append(value ? "true" : "false")
+            $0.arenas.store.append(value ? "true" : "false")
         } check: {
             $0.checker.scalar(.bool, reporter: $0)
         }
@@ -373,7 +365,7 @@ final class DocumentBuilder: JSONEventReceiver {
         default: break
         }
         return scalar {
-            $0.store.append("null")
+            $0.arenas.store.append("null")
         } check: {
             $0.checker.scalar(.null, reporter: $0)
         }

@@ -146,7 +146,7 @@ final class DocumentReader {
     /// it); the builder keeps an empty one.
     func takeValueStore() -> ByteArena {
         var values = ByteArena(capacity: 16)
-        swap(&values, &builder.store)
+        swap(&values, &builder.arenas.store)
         return values
     }
 

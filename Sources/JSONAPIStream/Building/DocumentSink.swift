@@ -1,15 +1,43 @@
+/// The arenas a finished draft's spans point into: type names, ids, lids and relationship
+/// names in `scratch`; recorded values in `store`; a resource's relationships, their
+/// identifiers and the unknown members in the three tables.
+///
+/// The builder owns them and lends them to its sink for the duration of each call; a sink
+/// reads the draft's parts here and never sees the builder. Only the graph's duplicate
+/// merge writes (it rewrites the store from the resource's `storeMark` on).
+struct DraftArenas: ~Copyable {
+    /// The value store: minified JSON of every recorded value.
+    var store = ByteArena(capacity: 1 << 20)
+    /// Raw type names, ids, lids and relationship names of the current resource.
+    var scratch = ByteArena(capacity: 4096)
+    /// The current resource's relationships (``ResourceDraft/relationships`` indexes them).
+    var relationshipDrafts: [RelationshipDraft] = []
+    /// The current resource's identifiers (``RelationshipDraft/targets`` indexes them).
+    var identifierDrafts: [IdentifierDraft] = []
+    /// `"name":value` spans of unknown members (resource, relationship, identifier, document).
+    var memberSpans: [ValueSpan] = []
+
+    init() {
+        relationshipDrafts.reserveCapacity(16)
+        identifierDrafts.reserveCapacity(64)
+    }
+}
+
 /// Receives what a ``DocumentBuilder`` finishes: each resource as soon as its object closes,
-/// and each document's top-level members when the document closes.
+/// and each document's top-level members when the document closes, with the arenas their
+/// spans point into.
 ///
 /// The graph, the streaming writers and the validator are sinks; a ``SinkGroup`` feeds
-/// several at once. Sinks read the spans of a draft through the builder (`scratch`,
-/// `store`, `relationshipDrafts`, `identifierDrafts`, `memberSpans`) during the call.
+/// several at once.
 protocol DocumentSink: AnyObject {
     /// Whether value-store spans must stay valid after a resource call returns. When no sink
     /// keeps them, the builder reuses the store for the next resource (bounded memory).
     var keepsValues: Bool { get }
-    func resource(_ resource: ResourceDraft, from builder: DocumentBuilder) throws(JSONAPIError)
-    func document(_ document: DocumentDraft, from builder: DocumentBuilder) throws(JSONAPIError)
+    /// A resource, whose object has just closed. `arenas` is `inout` for the graph's
+    /// duplicate merge alone (see ``DraftArenas``).
+    func resource(_ resource: ResourceDraft, in arenas: inout DraftArenas) throws(JSONAPIError)
+    /// A document's top-level members, once it has closed.
+    func document(_ document: DocumentDraft, in arenas: borrowing DraftArenas) throws(JSONAPIError)
 }
 
 /// Several sinks fed in order.
@@ -22,11 +50,11 @@ final class SinkGroup: DocumentSink {
         self.keepsValues = sinks.contains { $0.keepsValues }
     }
 
-    func resource(_ resource: ResourceDraft, from builder: DocumentBuilder) throws(JSONAPIError) {
-        for s in sinks { try s.resource(resource, from: builder) }
+    func resource(_ resource: ResourceDraft, in arenas: inout DraftArenas) throws(JSONAPIError) {
+        for s in sinks { try s.resource(resource, in: &arenas) }
     }
 
-    func document(_ document: DocumentDraft, from builder: DocumentBuilder) throws(JSONAPIError) {
-        for s in sinks { try s.document(document, from: builder) }
+    func document(_ document: DocumentDraft, in arenas: borrowing DraftArenas) throws(JSONAPIError) {
+        for s in sinks { try s.document(document, in: arenas) }
     }
 }

@@ -9,13 +9,13 @@
 ///   longer (and a merged list of rows over the old list when it is no longer);
 /// - collects everything else that survives of the new occurrence, or that grew, in `tail`
 ///   buffers whose positions are those it will have once appended at the marks;
-/// - and in ``finish()`` cuts the store and the tables back to the marks and appends the
+/// - and in ``finish(in:)`` cuts the store and the tables back to the marks and appends the
 ///   tails.
 /// Merging the same resource again and again therefore takes no memory, and what a merge
-/// replaces is reused when the replacement fits.
+/// replaces is reused when the replacement fits. The value store is the one the builder lends
+/// its sink (``DraftArenas/store``), passed to each step.
 struct DuplicateMerger: ~Copyable {
     let storage: GraphStorage
-    let builder: DocumentBuilder
     let newWins: Bool
     let valueMark: Int
     let marks: GraphSink.Marks
@@ -25,9 +25,8 @@ struct DuplicateMerger: ~Copyable {
     private var linkageTail: [GraphStorage.LinkageRecord] = []
     private var memberTail: [ValueSpan] = []
 
-    init(storage: GraphStorage, builder: DocumentBuilder, newWins: Bool, valueMark: Int, marks: GraphSink.Marks) {
+    init(storage: GraphStorage, newWins: Bool, valueMark: Int, marks: GraphSink.Marks) {
         self.storage = storage
-        self.builder = builder
         self.newWins = newWins
         self.valueMark = valueMark
         self.marks = marks
@@ -39,9 +38,9 @@ struct DuplicateMerger: ~Copyable {
 
     /// Places `bytes` as the value that replaces `old`: over it when it fits (and it is an
     /// old value), otherwise in the tail.
-    private mutating func place(_ bytes: UnsafeRawBufferPointer, over old: ValueSpan) -> ValueSpan {
+    private mutating func place(_ bytes: UnsafeRawBufferPointer, over old: ValueSpan, in store: inout ByteArena) -> ValueSpan {
         if fits(bytes.count, over: old) {
-            builder.store.overwrite(at: old.start, with: bytes)
+            store.overwrite(at: old.start, with: bytes)
             return ValueSpan(start: old.start, count: bytes.count)
         }
         let start = valueMark + valueTail.count
@@ -50,15 +49,15 @@ struct DuplicateMerger: ~Copyable {
     }
 
     /// Keeps `span`: an old value stays where it is; a new one moves over `old` or to the tail.
-    private mutating func keep(_ span: ValueSpan, over old: ValueSpan = .none) -> ValueSpan {
+    private mutating func keep(_ span: ValueSpan, over old: ValueSpan = .none, in store: inout ByteArena) -> ValueSpan {
         guard isNew(span) else { return span }
         if fits(span.count, over: old) {
             // The old value is below the mark, the new one above it: no overlap.
-            builder.store.copyWithin(span.range, to: old.start)
+            store.copyWithin(span.range, to: old.start)
             return ValueSpan(start: old.start, count: span.count)
         }
         let start = valueMark + valueTail.count
-        builder.store.withBytes { valueTail.append(UnsafeRawBufferPointer(rebasing: $0[span.range])) }
+        store.withBytes { valueTail.append(UnsafeRawBufferPointer(rebasing: $0[span.range])) }
         return ValueSpan(start: start, count: span.count)
     }
 
@@ -70,19 +69,19 @@ struct DuplicateMerger: ~Copyable {
     /// Two stored objects merged: a name in both keeps its first position and takes the
     /// winner's value; new names are appended. Values that are not objects (kept in lenient
     /// mode) are replaced whole.
-    mutating func mergeObjects(_ old: ValueSpan, _ new: ValueSpan) -> ValueSpan {
+    mutating func mergeObjects(_ old: ValueSpan, _ new: ValueSpan, in store: inout ByteArena) -> ValueSpan {
         if new.isNone { return old }
-        if old.isNone { return keep(new) }
-        let (oldMembers, newMembers, isObjects) = builder.store.withBytes { all in
+        if old.isNone { return keep(new, in: &store) }
+        let (oldMembers, newMembers, isObjects) = store.withBytes { all in
             (
                 StoredJSON.members(all, old.range), StoredJSON.members(all, new.range),
                 all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{")
             )
         }
-        guard isObjects else { return newWins ? keep(new, over: old) : old }
+        guard isObjects else { return newWins ? keep(new, over: old, in: &store) : old }
         // Built aside first: writing over the old value must not change what is read.
         var object = ByteArena(capacity: old.count + new.count + 2)
-        builder.store.withBytes { all in
+        store.withBytes { all in
             var out = oldMembers
             var index = NameIndex(out.count)
             for (i, m) in out.enumerated() { index.insert(UnsafeRawBufferPointer(rebasing: all[m.name]), i) }
@@ -104,13 +103,13 @@ struct DuplicateMerger: ~Copyable {
             }
             object.append(UInt8(ascii: "}"))
         }
-        return object.withBytes { place($0, over: old) }
+        return object.withBytes { place($0, over: old, in: &store) }
     }
 
     // MARK: - Rows
 
     /// The merged relationships of a resource (by name: the winner's object whole).
-    mutating func mergeRelationships(old: GraphStorage.ResourceRecord, new: GraphStorage.ResourceRecord) -> (UInt32, UInt32) {
+    mutating func mergeRelationships(old: GraphStorage.ResourceRecord, new: GraphStorage.ResourceRecord, in store: inout ByteArena) -> (UInt32, UInt32) {
         let s = storage
         let oldRange = Int(old.relationshipStart)..<Int(old.relationshipStart + old.relationshipCount)
         let newRange = Int(new.relationshipStart)..<Int(new.relationshipStart + new.relationshipCount)
@@ -119,44 +118,44 @@ struct DuplicateMerger: ~Copyable {
         for (i, r) in out.enumerated() where index[r.name] == nil { index[r.name] = i }
         for rel in s.relationships[newRange] {
             if let i = index[rel.name] {
-                if newWins { out[i] = keepRelationship(rel, over: out[i]) }
+                if newWins { out[i] = keepRelationship(rel, over: out[i], in: &store) }
             } else {
                 index[rel.name] = out.count
-                out.append(keepRelationship(rel, over: nil))
+                out.append(keepRelationship(rel, over: nil, in: &store))
             }
         }
         return Self.placeRows(out, over: oldRange, in: \.relationships, of: storage, tail: &relationshipTail, mark: marks.relationships)
     }
 
-    private mutating func keepRelationship(_ rel: GraphStorage.RelationshipRecord, over old: GraphStorage.RelationshipRecord?) -> GraphStorage.RelationshipRecord {
+    private mutating func keepRelationship(_ rel: GraphStorage.RelationshipRecord, over old: GraphStorage.RelationshipRecord?, in store: inout ByteArena) -> GraphStorage.RelationshipRecord {
         var r = rel
-        r.links = keep(rel.links, over: old?.links ?? .none)
-        r.meta = keep(rel.meta, over: old?.meta ?? .none)
+        r.links = keep(rel.links, over: old?.links ?? .none, in: &store)
+        r.meta = keep(rel.meta, over: old?.meta ?? .none, in: &store)
         let s = storage
         let oldTargets = old.map { Int($0.targetStart)..<Int($0.targetStart + $0.targetCount) } ?? 0..<0
         var targets: [GraphStorage.LinkageRecord] = []
         for (k, t) in s.linkage[Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount)].enumerated() {
             var l = t
             let previous = k < oldTargets.count ? s.linkage[oldTargets.lowerBound + k] : nil
-            l.meta = keep(t.meta, over: previous?.meta ?? .none)
+            l.meta = keep(t.meta, over: previous?.meta ?? .none, in: &store)
             (l.extraStart, l.extraCount) = keepMembers(
                 Int(t.extraStart)..<Int(t.extraStart + t.extraCount),
-                over: previous.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0)
+                over: previous.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0, in: &store)
             targets.append(l)
         }
         (r.targetStart, r.targetCount) = Self.placeRows(targets, over: oldTargets, in: \.linkage, of: storage, tail: &linkageTail, mark: marks.linkage)
         (r.extraStart, r.extraCount) = keepMembers(
             Int(rel.extraStart)..<Int(rel.extraStart + rel.extraCount),
-            over: old.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0)
+            over: old.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0, in: &store)
         return r
     }
 
     /// Unknown members merged by name (`"name":value` spans).
-    mutating func mergeMembers(old: Range<Int>, new: Range<Int>) -> (UInt32, UInt32) {
+    mutating func mergeMembers(old: Range<Int>, new: Range<Int>, in store: inout ByteArena) -> (UInt32, UInt32) {
         let s = storage
         var out = Array(s.members[old])
         var replaced: [ValueSpan?] = Array(repeating: nil, count: out.count)
-        builder.store.withBytes { all in
+        store.withBytes { all in
             func name(_ span: ValueSpan) -> UnsafeRawBufferPointer {
                 let end = StoredJSON.skipString(all, at: span.start)
                 return UnsafeRawBufferPointer(rebasing: all[span.start..<end])
@@ -173,18 +172,18 @@ struct DuplicateMerger: ~Copyable {
                 }
             }
         }
-        for i in out.indices { out[i] = keep(out[i], over: replaced[i] ?? .none) }
+        for i in out.indices { out[i] = keep(out[i], over: replaced[i] ?? .none, in: &store) }
         return Self.placeRows(out, over: old, in: \.members, of: storage, tail: &memberTail, mark: marks.members)
     }
 
     /// The member spans in `range` kept (moved out of the new occurrence's rows and values).
-    private mutating func keepMembers(_ range: Range<Int>, over old: Range<Int>) -> (UInt32, UInt32) {
+    private mutating func keepMembers(_ range: Range<Int>, over old: Range<Int>, in store: inout ByteArena) -> (UInt32, UInt32) {
         guard !range.isEmpty else { return (0, 0) }
         if range.lowerBound < marks.members { return (UInt32(range.lowerBound), UInt32(range.count)) }
         let s = storage
         var out: [ValueSpan] = []
         for (k, span) in s.members[range].enumerated() {
-            out.append(keep(span, over: k < old.count ? s.members[old.lowerBound + k] : .none))
+            out.append(keep(span, over: k < old.count ? s.members[old.lowerBound + k] : .none, in: &store))
         }
         return Self.placeRows(out, over: old, in: \.members, of: storage, tail: &memberTail, mark: marks.members)
     }
@@ -204,9 +203,9 @@ struct DuplicateMerger: ~Copyable {
 
     /// Cuts the store and the tables back to where the new occurrence began and appends what
     /// survived of it (and what grew), at the positions given out above.
-    mutating func finish() {
-        builder.store.truncate(to: valueMark)
-        valueTail.withBytes { builder.store.append($0) }
+    mutating func finish(in store: inout ByteArena) {
+        store.truncate(to: valueMark)
+        valueTail.withBytes { store.append($0) }
         let s = storage
         s.relationships.removeSubrange(marks.relationships...)
         s.relationships.append(contentsOf: relationshipTail)

@@ -41,26 +41,26 @@ final class GraphSink: DocumentSink {
 
     // MARK: - Resources
 
-    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
         let s = storage
         let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
-        let type = internSymbol(b.scratch.bytes(in: r.type.range))
+        let type = internSymbol(a.scratch.bytes(in: r.type.range))
         var key: UInt32
         var lidKey = GraphStorage.noKey
         if !r.id.isNone {
-            key = s.keys.intern(b.scratch.bytes(in: r.id.range), tag: s.idTag(type))
-            if !r.lid.isNone { lidKey = s.keys.intern(b.scratch.bytes(in: r.lid.range), tag: s.lidTag(type)) }
+            key = s.keys.intern(a.scratch.bytes(in: r.id.range), tag: s.idTag(type))
+            if !r.lid.isNone { lidKey = s.keys.intern(a.scratch.bytes(in: r.lid.range), tag: s.lidTag(type)) }
         } else {
-            key = s.keys.intern(b.scratch.bytes(in: r.lid.range), tag: s.lidTag(type))
+            key = s.keys.intern(a.scratch.bytes(in: r.lid.range), tag: s.lidTag(type))
         }
         // Relationships, then their linkage.
         let relStart = UInt32(s.relationships.count)
         for i in r.relationships {
-            appendRelationship(b.relationshipDrafts[Int(i)], from: b)
+            appendRelationship(a.relationshipDrafts[Int(i)], in: a)
         }
         let relCount = UInt32(s.relationships.count) - relStart
         let extraStart = UInt32(s.members.count)
-        for i in r.extras { s.members.append(b.memberSpans[Int(i)]) }
+        for i in r.extras { s.members.append(a.memberSpans[Int(i)]) }
         growKeyRows()
 
         var flags: UInt8 = r.isPrimary ? GraphStorage.ResourceRecord.primary : GraphStorage.ResourceRecord.included
@@ -80,7 +80,7 @@ final class GraphSink: DocumentSink {
         let row: Int32
         if existing >= 0 {
             row = existing
-            try merge(record, into: Int(existing), draft: r, marks: marks, from: b)
+            try merge(record, into: Int(existing), draft: r, marks: marks, in: &a)
         } else {
             row = Int32(s.resources.count)
             if let maxResources, s.resources.count >= maxResources {
@@ -112,30 +112,30 @@ final class GraphSink: DocumentSink {
         return t
     }
 
-    private func appendRelationship(_ d: RelationshipDraft, from b: DocumentBuilder) {
+    private func appendRelationship(_ d: RelationshipDraft, in a: borrowing DraftArenas) {
         let s = storage
-        let name = internSymbol(b.scratch.bytes(in: d.name.range))
+        let name = internSymbol(a.scratch.bytes(in: d.name.range))
         let targetStart = UInt32(s.linkage.count)
         for i in d.targets {
-            let t = b.identifierDrafts[Int(i)]
-            let type = internSymbol(b.scratch.bytes(in: t.type.range))
+            let t = a.identifierDrafts[Int(i)]
+            let type = internSymbol(a.scratch.bytes(in: t.type.range))
             var key: UInt32
             var lidKey = GraphStorage.noKey
             if !t.id.isNone {
-                key = s.keys.intern(b.scratch.bytes(in: t.id.range), tag: s.idTag(type))
-                if !t.lid.isNone { lidKey = s.keys.intern(b.scratch.bytes(in: t.lid.range), tag: s.lidTag(type)) }
+                key = s.keys.intern(a.scratch.bytes(in: t.id.range), tag: s.idTag(type))
+                if !t.lid.isNone { lidKey = s.keys.intern(a.scratch.bytes(in: t.lid.range), tag: s.lidTag(type)) }
             } else {
-                key = s.keys.intern(b.scratch.bytes(in: t.lid.range), tag: s.lidTag(type))
+                key = s.keys.intern(a.scratch.bytes(in: t.lid.range), tag: s.lidTag(type))
             }
             let extraStart = UInt32(s.members.count)
-            for k in t.extras { s.members.append(b.memberSpans[Int(k)]) }
+            for k in t.extras { s.members.append(a.memberSpans[Int(k)]) }
             s.linkage.append(
                 GraphStorage.LinkageRecord(
                     key: key, lidKey: lidKey, meta: t.meta, extraStart: extraStart,
                     extraCount: UInt32(s.members.count) - extraStart))
         }
         let extraStart = UInt32(s.members.count)
-        for k in d.extras { s.members.append(b.memberSpans[Int(k)]) }
+        for k in d.extras { s.members.append(a.memberSpans[Int(k)]) }
         s.relationships.append(
             GraphStorage.RelationshipRecord(
                 name: name, kind: d.kind, targetStart: targetStart, targetCount: UInt32(s.linkage.count) - targetStart,
@@ -160,7 +160,7 @@ final class GraphSink: DocumentSink {
         var members: Int
     }
 
-    private func merge(_ new: GraphStorage.ResourceRecord, into row: Int, draft: ResourceDraft, marks: Marks, from b: DocumentBuilder) throws(JSONAPIError) {
+    private func merge(_ new: GraphStorage.ResourceRecord, into row: Int, draft: ResourceDraft, marks: Marks, in a: inout DraftArenas) throws(JSONAPIError) {
         let s = storage
         s.duplicateCount += 1
         let old = s.resources[row]
@@ -188,21 +188,21 @@ final class GraphSink: DocumentSink {
                     message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
                     location: draft.position, pointer: draft.pointer, source: sourceName))
         }
-        var m = DuplicateMerger(storage: s, builder: b, newWins: policy == .last, valueMark: draft.storeMark, marks: marks)
+        var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: draft.storeMark, marks: marks)
         var merged = old
         merged.flags |= new.flags
-        merged.attributes = m.mergeObjects(old.attributes, new.attributes)
-        merged.links = m.mergeObjects(old.links, new.links)
-        merged.meta = m.mergeObjects(old.meta, new.meta)
+        merged.attributes = m.mergeObjects(old.attributes, new.attributes, in: &a.store)
+        merged.links = m.mergeObjects(old.links, new.links, in: &a.store)
+        merged.meta = m.mergeObjects(old.meta, new.meta, in: &a.store)
         if new.relationshipCount > 0 {
-            (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new)
+            (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new, in: &a.store)
         }
         if new.extraCount > 0 {
             (merged.extraStart, merged.extraCount) = m.mergeMembers(
                 old: Int(old.extraStart)..<Int(old.extraStart + old.extraCount),
-                new: Int(new.extraStart)..<Int(new.extraStart + new.extraCount))
+                new: Int(new.extraStart)..<Int(new.extraStart + new.extraCount), in: &a.store)
         }
-        m.finish()
+        m.finish(in: &a.store)
         if new.lidKey != GraphStorage.noKey && old.lidKey == GraphStorage.noKey {
             merged.lidKey = new.lidKey
             if s.keyRow[Int(new.lidKey)] < 0 { s.keyRow[Int(new.lidKey)] = Int32(row) }
@@ -245,7 +245,7 @@ final class GraphSink: DocumentSink {
 
     // MARK: - Documents
 
-    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
         let s = storage
         if let alarm = numberAlarm {
             s.topLevelUnsafeNumbers = (s.topLevelUnsafeNumbers ?? false) || alarm.outsideResources > 0

@@ -11,10 +11,10 @@ final class DuplicateTracker {
     /// Whether this (type, id) is written: true when it is new, or (policy `last`) when it
     /// is written again; throws under policy `error`.
     func admits(
-        _ r: ResourceDraft, from b: DocumentBuilder, sourceName: String?, onDiagnostic: ((Diagnostic) -> Void)?
+        _ r: ResourceDraft, in a: borrowing DraftArenas, sourceName: String?, onDiagnostic: ((Diagnostic) -> Void)?
     ) throws(JSONAPIError) -> Bool {
-        let type = b.scratch.bytes(in: r.type.range)
-        let id = r.id.isNone ? b.scratch.bytes(in: r.lid.range) : b.scratch.bytes(in: r.id.range)
+        let type = a.scratch.bytes(in: r.type.range)
+        let id = r.id.isNone ? a.scratch.bytes(in: r.lid.range) : a.scratch.bytes(in: r.id.range)
         let before = seen.count
         let key = seen.intern(type: type, id: id, isLid: r.id.isNone)
         if seen.count > before {

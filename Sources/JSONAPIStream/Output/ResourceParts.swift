@@ -77,10 +77,10 @@ package final class ResourceParts {
         extras.reserveCapacity(16)
     }
 
-    /// Fills from a draft the builder is handing to a sink.
-    func fill(_ r: ResourceDraft, from b: DocumentBuilder) {
-        let scratch = b.scratch.bytes(in: 0..<b.scratch.count)
-        let store = b.store.bytes(in: 0..<b.store.count)
+    /// Fills from a draft the builder is handing to a sink, over the arenas it lends.
+    func fill(_ r: ResourceDraft, in a: borrowing DraftArenas) {
+        let scratch = a.scratch.bytes(in: 0..<a.scratch.count)
+        let store = a.store.bytes(in: 0..<a.store.count)
         @inline(__always) func s(_ span: ScratchSpan) -> UnsafeRawBufferPointer? {
             span.isNone ? nil : UnsafeRawBufferPointer(rebasing: scratch[span.range])
         }
@@ -98,13 +98,13 @@ package final class ResourceParts {
         relationships.clearKeepingCapacity()
         identifiers.clearKeepingCapacity()
         extras.clearKeepingCapacity()
-        for span in b.memberSpans { extras.append(v(span)!) }
+        for span in a.memberSpans { extras.append(v(span)!) }
         resourceExtras = Int(r.extras.lowerBound)..<Int(r.extras.upperBound)
         for i in r.relationships {
-            let d = b.relationshipDrafts[Int(i)]
+            let d = a.relationshipDrafts[Int(i)]
             let start = identifiers.count
             for k in d.targets {
-                let t = b.identifierDrafts[Int(k)]
+                let t = a.identifierDrafts[Int(k)]
                 identifiers.append(
                     Identifier(
                         type: s(t.type)!, id: s(t.id), lid: s(t.lid), meta: v(t.meta),

@@ -50,16 +50,16 @@ final class StreamingSink: DocumentSink {
         selecting = options.selects
     }
 
-    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
         // A duplicate skipped under --on-duplicate first writes no line, but it is still
         // this document's primary data: its identifier stays in the document line.
-        var writes = try duplicates?.admits(r, from: b, sourceName: sourceName, onDiagnostic: onDiagnostic) ?? true
+        var writes = try duplicates?.admits(r, in: a, sourceName: sourceName, onDiagnostic: onDiagnostic) ?? true
         if selecting {
             // Resources of other types (--type) write no line; primary data stays whole.
-            if !selection.selects(b.scratch.bytes(in: r.type.range)) { writes = false }
+            if !selection.selects(a.scratch.bytes(in: r.type.range)) { writes = false }
         }
         if !writes && !(r.isPrimary && format == .ndjson && !options.resourcesOnly) { return }
-        parts.fill(r, from: b)
+        parts.fill(r, in: a)
         parts.place = r.place
         if selecting, writes, let fields = selection.fields(of: parts.type) { parts.keepFields(fields) }
         if writes {
@@ -88,10 +88,10 @@ final class StreamingSink: DocumentSink {
         }
     }
 
-    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
         defer { primaryCount = 0 }
         guard format == .ndjson && !options.resourcesOnly else { return }
-        let store = b.store.bytes(in: 0..<b.store.count)
+        let store = a.store.bytes(in: 0..<a.store.count)
         func v(_ span: ValueSpan) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: store[span.range]) }
         parts.position = d.position
         parts.place = .document

@@ -164,13 +164,13 @@ final class ViewSink: DocumentSink, InputLabelled {
 
     init(_ sinks: [any StreamSink]) { self.sinks = sinks }
 
-    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
-        resource.fill(r, from: b, source: sourceName)
+    func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
+        resource.fill(r, in: a, source: sourceName)
         for s in sinks { try s.resource(resource) }
     }
 
-    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
-        document.fill(d, from: b, source: sourceName)
+    func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
+        document.fill(d, in: a, source: sourceName)
         defer { document.clear() }
         for s in sinks { try s.document(document) }
     }
@@ -180,6 +180,6 @@ final class ViewSink: DocumentSink, InputLabelled {
 final class NullSink: DocumentSink, InputLabelled {
     let keepsValues = false
     var sourceName: String?
-    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {}
-    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {}
+    func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {}
+    func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {}
 }

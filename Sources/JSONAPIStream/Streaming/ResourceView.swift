@@ -28,8 +28,8 @@ public final class ResourceView {
 
     init() {}
 
-    func fill(_ r: ResourceDraft, from b: DocumentBuilder, source: String?) {
-        parts.fill(r, from: b)
+    func fill(_ r: ResourceDraft, in a: borrowing DraftArenas, source: String?) {
+        parts.fill(r, in: a)
         parts.place = r.place
         documentIndex = r.documentIndex
         self.source = source
@@ -125,9 +125,9 @@ public final class DocumentView {
 
     init() {}
 
-    func fill(_ d: DocumentDraft, from b: DocumentBuilder, source: String?) {
+    func fill(_ d: DocumentDraft, in a: borrowing DraftArenas, source: String?) {
         draft = d
-        store = b.store.bytes(in: 0..<b.store.count)
+        store = a.store.bytes(in: 0..<a.store.count)
         self.source = source
     }
 

@@ -93,11 +93,11 @@ final class TableSink: DocumentSink {
 
     // MARK: - Resources
 
-    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
-        var writes = try duplicates?.admits(r, from: b, sourceName: sourceName, onDiagnostic: onDiagnostic) ?? true
-        if selecting && !selection.selects(b.scratch.bytes(in: r.type.range)) { writes = false }
+    func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
+        var writes = try duplicates?.admits(r, in: a, sourceName: sourceName, onDiagnostic: onDiagnostic) ?? true
+        if selecting && !selection.selects(a.scratch.bytes(in: r.type.range)) { writes = false }
         if !writes && !r.isPrimary { return }
-        parts.fill(r, from: b)
+        parts.fill(r, in: a)
         parts.place = r.place
         if r.isPrimary {
             identifier.removeAll()
@@ -296,10 +296,10 @@ final class TableSink: DocumentSink {
 
     // MARK: - Documents
 
-    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
         defer { primaryCount = 0 }
         documentCount += 1
-        let store = b.store.bytes(in: 0..<b.store.count)
+        let store = a.store.bytes(in: 0..<a.store.count)
         func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
             span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
         }

@@ -30,21 +30,21 @@ final class Validator: DocumentSink {
 
     private var checksCompound: Bool { options.compoundRules }
 
-    func resource(_ r: ResourceDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
         let asIdentifier = r.attributes.isNone && r.relationships.isEmpty && r.links.isNone
         if r.isPrimary {
             primaryCount += 1
-            try checkRequest(r, b, asIdentifier: asIdentifier)
+            try checkRequest(r, a, asIdentifier: asIdentifier)
         }
         guard checksCompound, !r.type.isNone, !(r.id.isNone && r.lid.isNone) else { return }
-        let key = internKey(type: b.scratch.bytes(in: r.type.range), id: r.id, lid: r.lid, b)
+        let key = internKey(type: a.scratch.bytes(in: r.type.range), id: r.id, lid: r.lid, a)
         let row = Int32(rows.count)
         if keyRow[Int(key)] >= 0 {
             let first = rows[Int(keyRow[Int(key)])]
             // Primary data made of resource identifiers alone (a relationship endpoint's
             // response) do not count as a second resource object.
             if !(asIdentifier && r.isPrimary) && !(first.asIdentifier && !first.included) {
-                try report(.R22, "a compound document MUST NOT include more than one resource object for \(describe(r, b)) (the first is at \(first.position))", r.position, r.pointer)
+                try report(.R22, "a compound document MUST NOT include more than one resource object for \(describe(r, a)) (the first is at \(first.position))", r.position, r.pointer)
             }
         } else {
             keyRow[Int(key)] = row
@@ -52,28 +52,28 @@ final class Validator: DocumentSink {
         rows.append((key, !r.isPrimary, r.position, r.place, asIdentifier))
         // "Likewise per (type, lid)": a resource with both keys claims its lid too.
         if !r.id.isNone && !r.lid.isNone {
-            let lidKey = internKey(type: b.scratch.bytes(in: r.type.range), id: .none, lid: r.lid, b)
+            let lidKey = internKey(type: a.scratch.bytes(in: r.type.range), id: .none, lid: r.lid, a)
             let other = keyRow[Int(lidKey)]
             if other >= 0 && other != row && rows[Int(other)].key != key {
                 try report(
                     .R22,
-                    "a compound document MUST NOT include more than one resource object for type \(quoted(b.scratch.string(r.type.range))) and lid \(quoted(b.scratch.string(r.lid.range))) (the first is at \(rows[Int(other)].position))",
+                    "a compound document MUST NOT include more than one resource object for type \(quoted(a.scratch.string(r.type.range))) and lid \(quoted(a.scratch.string(r.lid.range))) (the first is at \(rows[Int(other)].position))",
                     r.position, r.pointer)
             } else if other < 0 {
                 keyRow[Int(lidKey)] = row
             }
         }
         for i in r.relationships {
-            let rel = b.relationshipDrafts[Int(i)]
+            let rel = a.relationshipDrafts[Int(i)]
             for k in rel.targets {
-                let t = b.identifierDrafts[Int(k)]
+                let t = a.identifierDrafts[Int(k)]
                 guard !t.type.isNone, !(t.id.isNone && t.lid.isNone) else { continue }
-                edges.append((row, internKey(type: b.scratch.bytes(in: t.type.range), id: t.id, lid: t.lid, b)))
+                edges.append((row, internKey(type: a.scratch.bytes(in: t.type.range), id: t.id, lid: t.lid, a)))
             }
         }
     }
 
-    func document(_ d: DocumentDraft, from b: DocumentBuilder) throws(JSONAPIError) {
+    func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
         defer { reset() }
         try checkRequestDocument(d)
         guard checksCompound, !options.allowsPartialLinkage else { return }
@@ -90,14 +90,14 @@ final class Validator: DocumentSink {
 
     // MARK: - Request documents (C01–C03)
 
-    private func checkRequest(_ r: ResourceDraft, _ b: DocumentBuilder, asIdentifier: Bool) throws(JSONAPIError) {
+    private func checkRequest(_ r: ResourceDraft, _ a: borrowing DraftArenas, asIdentifier: Bool) throws(JSONAPIError) {
         switch options.context {
         case .response:
             return
         case .create:
             if r.type.isNone { try report(.C01, "a create request MUST send a resource object with type", r.position, r.pointer) }
-            for i in r.relationships where b.relationshipDrafts[Int(i)].kind == .absent {
-                let name = b.scratch.string(b.relationshipDrafts[Int(i)].name.range)
+            for i in r.relationships where a.relationshipDrafts[Int(i)].kind == .absent {
+                let name = a.scratch.string(a.relationshipDrafts[Int(i)].name.range)
                 try report(.C01, "relationship \(quoted(name)) in a create request MUST contain data", r.position, r.pointer + "/relationships/" + escapePointerToken(name))
             }
             if r.arrayIndex >= 0 { primaryProblems.append((.C01, "a create request MUST send one resource object, not an array", r.position, r.pointer)) }
@@ -105,8 +105,8 @@ final class Validator: DocumentSink {
             if r.type.isNone || r.id.isNone {
                 try report(.C02, "an update request MUST send a resource object with type and id", r.position, r.pointer)
             }
-            for i in r.relationships where b.relationshipDrafts[Int(i)].kind == .absent {
-                let name = b.scratch.string(b.relationshipDrafts[Int(i)].name.range)
+            for i in r.relationships where a.relationshipDrafts[Int(i)].kind == .absent {
+                let name = a.scratch.string(a.relationshipDrafts[Int(i)].name.range)
                 try report(.C02, "relationship \(quoted(name)) in an update request MUST contain data", r.position, r.pointer + "/relationships/" + escapePointerToken(name))
             }
             if r.arrayIndex >= 0 { primaryProblems.append((.C02, "an update request MUST send one resource object, not an array", r.position, r.pointer)) }
@@ -143,18 +143,18 @@ final class Validator: DocumentSink {
 
     // MARK: - Helpers
 
-    private func internKey(type: UnsafeRawBufferPointer, id: ScratchSpan, lid: ScratchSpan, _ b: DocumentBuilder) -> UInt32 {
-        let key = keys.intern(type: type, id: b.scratch.bytes(in: (id.isNone ? lid : id).range), isLid: id.isNone)
+    private func internKey(type: UnsafeRawBufferPointer, id: ScratchSpan, lid: ScratchSpan, _ a: borrowing DraftArenas) -> UInt32 {
+        let key = keys.intern(type: type, id: a.scratch.bytes(in: (id.isNone ? lid : id).range), isLid: id.isNone)
         if keyRow.count < keys.count { keyRow.append(-1) }
         return key
     }
 
     private func describeKey(_ key: UInt32) -> String { keys.describe(key) }
 
-    private func describe(_ r: ResourceDraft, _ b: DocumentBuilder) -> String {
-        let type = b.scratch.string(r.type.range)
-        if !r.id.isNone { return "type \(quoted(type)) and id \(quoted(b.scratch.string(r.id.range)))" }
-        return "type \(quoted(type)) and lid \(quoted(b.scratch.string(r.lid.range)))"
+    private func describe(_ r: ResourceDraft, _ a: borrowing DraftArenas) -> String {
+        let type = a.scratch.string(r.type.range)
+        if !r.id.isNone { return "type \(quoted(type)) and id \(quoted(a.scratch.string(r.id.range)))" }
+        return "type \(quoted(type)) and lid \(quoted(a.scratch.string(r.lid.range)))"
     }
 
     private func report(_ rule: Rule, _ message: String, _ position: SourcePosition, _ pointer: String) throws(JSONAPIError) {
