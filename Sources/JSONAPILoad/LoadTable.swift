@@ -38,11 +38,6 @@ extension ColumnType {
     }
 }
 
-/// Whether two byte runs are equal.
-func memoryEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
-}
-
 /// How the JSON text of a column is read back: member names repeated inside a value (which
 /// `--duplicate-members allow-in-values` keeps) stay.
 let valueOptions: ParseOptions = {

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The receiver of JSON events, between yajl and a handler.
 ///
 /// The `receive…` entry points (called by the yajl trampolines) keep what every handler
@@ -362,41 +354,4 @@ class JSONEventReceiver {
         let text = String(decoding: name, as: UTF8.self)
         return fail(.J11, "duplicate member name \(quoted(text))", at: .currentToken, pointer: containerPointer() + "/" + escapePointerToken(text))
     }
-}
-
-// MARK: - Helpers
-
-@inline(__always)
-func memoryEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    guard a.count == b.count else { return false }
-    if a.count == 0 { return true }
-    return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
-}
-
-/// Escapes a member name as a JSON pointer reference token (RFC 6901).
-func escapePointerToken(_ s: String) -> String {
-    guard s.contains(where: { $0 == "~" || $0 == "/" }) else { return s }
-    var out = ""
-    for c in s {
-        switch c {
-        case "~": out += "~0"
-        case "/": out += "~1"
-        default: out.append(c)
-        }
-    }
-    return out
-}
-
-/// A name as shown in a message: in double quotes, with control characters escaped.
-func quoted(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case _ where u.value < 0x20: out += "\\u" + hex4(u.value)
-        default: out.unicodeScalars.append(u)
-        }
-    }
-    return out + "\""
 }

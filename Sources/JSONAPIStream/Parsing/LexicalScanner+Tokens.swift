@@ -90,4 +90,36 @@ extension LexicalScanner {
         }
         return s
     }
+
+    // MARK: - Escaped strings
+
+    /// What is wrong with a string token (quotes included, first byte at absolute offset
+    /// `base`) that yajl reported unescaped, if anything. yajl has accepted its escapes and the
+    /// pre-scan its bytes; what they let through hides only in `\u` escapes (an unpaired
+    /// surrogate, `J03`), and the length limit is on the raw text. So a token with neither
+    /// (escaped slashes and quotes: `https:\/\/…`, as PHP writes every link) is not read again.
+    static func checkEscapedString(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
+        if token.count &- 2 <= limits.maxStringBytes && !hasUnicodeEscape(token) {
+            assert(fullCheck(token, base: base, limits: limits) == nil, "an escaped string with no \\u escape failed the full check")
+            return nil
+        }
+        return fullCheck(token, base: base, limits: limits)
+    }
+
+    /// What the scanner finds wrong with `token`, read whole.
+    static func fullCheck(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
+        var scanner = LexicalScanner(limits: limits)
+        do throws(Failure) {
+            try scanner.scan(token, base: base)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Whether a string token holds a `\u` escape (the same test the C recorder makes).
+    static func hasUnicodeEscape(_ token: UnsafeRawBufferPointer) -> Bool {
+        guard let p = token.baseAddress else { return false }
+        return jsonapi_has_unicode_escape(p, token.count) != 0
+    }
 }

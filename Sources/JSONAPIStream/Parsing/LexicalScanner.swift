@@ -1,21 +1,23 @@
 internal import CPlatform
 
-/// The lexical side scanner: a byte-level pass that runs over every input byte before yajl
-/// sees it.
+/// The exact, diagnosing lexer: a byte-level state machine over JSON text that finds the
+/// first lexical fault and says what it is and where.
 ///
-/// It adds what yajl 2.1.0 lacks (the J rules of `docs/rules.md`):
+/// The fast path does not run it. The pre-scan (``StructuralScanner``) draws token
+/// boundaries and collects line feeds, and yajl lexes; this scanner reads again the bytes
+/// where one of them stopped at a fault, or where the input ended badly, to say what is
+/// wrong (`JSONStreamParser+Diagnosis.swift`), and it checks escaped strings
+/// (``checkEscapedString(_:base:limits:)``: yajl checks escapes, not the surrogates `\u`
+/// escapes encode). It checks what yajl 2.1.0 lacks (the J rules of `docs/rules.md`):
 /// - `J01` only space, tab, line feed and carriage return between tokens;
 /// - `J02` strict UTF-8 inside strings (no overlong forms, no encoded surrogates, nothing
-///   above U+10FFFF); yajl's own string validation is switched off;
+///   above U+10FFFF);
 /// - `J03` `\u` escapes pair surrogates;
-/// - `J04`/`J06` number grammar and token length limits, checked before yajl buffers them;
-/// - `J07` token boundaries: ``boundary`` tells how far the input can be handed to yajl
-///   without splitting a token, so yajl never re-lexes a partial token (which is quadratic);
-/// - `J08` absolute error offsets, and the offsets of every line feed so that a position can
-///   be turned into line and column without keeping the input.
+/// - `J04`/`J06` number grammar and token length limits;
+/// - `J09` the input ending inside a token.
 ///
-/// The scanner keeps its state between calls: a token may span any number of reads, and each
-/// byte is looked at once, so time is linear in the input whatever the read size.
+/// It keeps its state between calls: a token may span any number of reads, and each byte is
+/// looked at once, so time is linear in the input whatever the read size.
 struct LexicalScanner {
     private(set) var mode: Mode = .between
     /// Absolute offset of the first byte of the token being scanned (valid unless `between`).
@@ -42,57 +44,10 @@ struct LexicalScanner {
     let maxStringBytes: Int
     let maxNumberLength: Int
 
-    /// Absolute offsets of the line feeds scanned and not yet dropped by the owner.
-    var newlines: [Int] = []
-
-    /// Cheap to make (no allocation until a line feed is scanned): the parsers make one for
-    /// each escaped string they check.
+    /// Cheap to make (no allocation): the parsers make one for each escaped string they check.
     init(limits: Limits) {
         self.maxStringBytes = limits.maxStringBytes
         self.maxNumberLength = limits.maxNumberLength
-    }
-
-    /// What is wrong with a string token (quotes included, first byte at absolute offset
-    /// `base`) that yajl reported unescaped, if anything. yajl has accepted its escapes and the
-    /// pre-scan its bytes; what they let through hides only in `\u` escapes (an unpaired
-    /// surrogate, `J03`), and the length limit is on the raw text. So a token with neither
-    /// (escaped slashes and quotes: `https:\/\/…`, as PHP writes every link) is not read again.
-    static func checkEscapedString(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
-        if token.count &- 2 <= limits.maxStringBytes && !hasUnicodeEscape(token) {
-            assert(fullCheck(token, base: base, limits: limits) == nil, "an escaped string with no \\u escape failed the full check")
-            return nil
-        }
-        return fullCheck(token, base: base, limits: limits)
-    }
-
-    /// What the scanner finds wrong with `token`, read whole.
-    static func fullCheck(_ token: UnsafeRawBufferPointer, base: Int, limits: Limits) -> Failure? {
-        var scanner = LexicalScanner(limits: limits)
-        do throws(Failure) {
-            try scanner.scan(token, base: base)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    /// Whether a string token holds a `\u` escape (the same test the C recorder makes).
-    static func hasUnicodeEscape(_ token: UnsafeRawBufferPointer) -> Bool {
-        guard let p = token.baseAddress else { return false }
-        return jsonapi_has_unicode_escape(p, token.count) != 0
-    }
-
-    /// The absolute offset up to which everything scanned so far is whole tokens, given that
-    /// the scan has reached absolute offset `end`.
-    func boundary(end: Int) -> Int { mode == .between ? end : tokenStart }
-
-    /// Whether the input may end here (no token is open, or the open one is a finished number).
-    var canEndHere: Bool {
-        switch mode {
-        case .between: true
-        case .number: numberState.canEnd
-        default: false
-        }
     }
 
     /// What is wrong when the input ends in the current state.
@@ -135,7 +90,7 @@ struct LexicalScanner {
                     let cls = classes[Int(c)]
                     if cls == ByteClass.space { i &+= 1; continue }
                     if cls == ByteClass.structural { i &+= 1; continue }
-                    if cls == ByteClass.newline { newlines.append(base &+ i); i &+= 1; continue }
+                    if cls == ByteClass.newline { i &+= 1; continue }
                     if cls == ByteClass.quote {
                         tokenStart = base &+ i
                         mode = .string

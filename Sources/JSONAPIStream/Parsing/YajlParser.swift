@@ -99,7 +99,7 @@ final class YajlParser {
 // MARK: - Trampolines
 
 @inline(__always)
-private func receiver(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<JSONEventReceiver> {
+private func unsafeReceiver(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<JSONEventReceiver> {
     // Invariant: ctx is the receiver passed to yajl_alloc, kept alive by the YajlParser's owner.
     Unmanaged<JSONEventReceiver>.fromOpaque(ctx.unsafelyUnwrapped)
 }
@@ -114,42 +114,42 @@ nonisolated(unsafe) private let eventCallbacks: UnsafeMutablePointer<yajl_callba
     table.initialize(
         to: yajl_callbacks(
             yajl_null: { ctx in
-                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveNull() })
+                result(unsafeReceiver(ctx)._withUnsafeGuaranteedRef { $0.receiveNull() })
             },
             yajl_boolean: { ctx, value in
-                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveBool(value != 0) })
+                result(unsafeReceiver(ctx)._withUnsafeGuaranteedRef { $0.receiveBool(value != 0) })
             },
             yajl_integer: nil,
             yajl_double: nil,
             yajl_number: { ctx, text, length in
                 result(
-                    receiver(ctx)._withUnsafeGuaranteedRef {
+                    unsafeReceiver(ctx)._withUnsafeGuaranteedRef {
                         $0.receiveNumber(UnsafeRawBufferPointer(start: text, count: length))
                     })
             },
             yajl_string: { ctx, bytes, length in
                 result(
-                    receiver(ctx)._withUnsafeGuaranteedRef {
+                    unsafeReceiver(ctx)._withUnsafeGuaranteedRef {
                         $0.receiveString(UnsafeRawBufferPointer(start: bytes, count: length))
                     })
             },
             yajl_start_map: { ctx in
-                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveStartObject() })
+                result(unsafeReceiver(ctx)._withUnsafeGuaranteedRef { $0.receiveStartObject() })
             },
             yajl_map_key: { ctx, bytes, length in
                 result(
-                    receiver(ctx)._withUnsafeGuaranteedRef {
+                    unsafeReceiver(ctx)._withUnsafeGuaranteedRef {
                         $0.receiveKey(UnsafeRawBufferPointer(start: bytes, count: length))
                     })
             },
             yajl_end_map: { ctx in
-                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndObject() })
+                result(unsafeReceiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndObject() })
             },
             yajl_start_array: { ctx in
-                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveStartArray() })
+                result(unsafeReceiver(ctx)._withUnsafeGuaranteedRef { $0.receiveStartArray() })
             },
             yajl_end_array: { ctx in
-                result(receiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndArray() })
+                result(unsafeReceiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndArray() })
             }
         ))
     return table

@@ -39,22 +39,29 @@ final class TapeRecorder {
         state.pointee.limit = TapeBlock.handOverBytes
         state.pointee.max_string_bytes = limits.maxStringBytes
         state.pointee.escaped = { owner, isKey, bytes, count in
-            let r = Unmanaged<TapeRecorder>.fromOpaque(owner.unsafelyUnwrapped).takeUnretainedValue()
+            let r = TapeRecorder.unsafeRecorder(owner)
             return r.recordEscaped(UnsafeRawBufferPointer(start: bytes, count: count), key: isKey != 0) ? 1 : 0
         }
         state.pointee.reserve = { owner, need in
-            let r = Unmanaged<TapeRecorder>.fromOpaque(owner.unsafelyUnwrapped).takeUnretainedValue()
+            let r = TapeRecorder.unsafeRecorder(owner)
             r.withTape { $0.reserveCapacity($0.count + need) }
             return 1
         }
         state.pointee.hand_over = { owner in
-            let r = Unmanaged<TapeRecorder>.fromOpaque(owner.unsafelyUnwrapped).takeUnretainedValue()
+            let r = TapeRecorder.unsafeRecorder(owner)
             return (r.engine?.handOverDuringParse() ?? true) ? 1 : 0
         }
         // Invariant: the state never outlives the recorder (freed in deinit), so the
         // unretained pointer back to it stays valid.
         state.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         publish()
+    }
+
+    /// The recorder behind the C state's `owner` pointer. Unsafe: valid only while the
+    /// recorder lives, which the state's lifetime guarantees (see `init`).
+    @inline(__always)
+    private static func unsafeRecorder(_ owner: UnsafeMutableRawPointer?) -> TapeRecorder {
+        Unmanaged<TapeRecorder>.fromOpaque(owner.unsafelyUnwrapped).takeUnretainedValue()
     }
 
     deinit {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A growable run of bytes with a stable element type and no copy-on-write: the storage of
 /// the value store, the key stack and the read buffers.
 ///
@@ -203,4 +211,12 @@ func copyBytes(to d: UnsafeMutableRawPointer, from s: UnsafeRawPointer, count n:
     } else {
         d.copyMemory(from: s, byteCount: n)
     }
+}
+
+/// Whether two byte runs are equal.
+@inline(__always)
+package func memoryEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    if a.count == 0 { return true }
+    return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
 }
