@@ -46,33 +46,6 @@ let valueOptions: ParseOptions = {
     return o
 }()
 
-/// Appends the identifier of a primary resource to the JSON text of `_documents.primary`
-/// (after its opening `[`).
-func appendIdentifier(_ p: ResourceParts, to primary: inout ByteArena, count: inout Int) {
-    if count > 0 { primary.append(UInt8(ascii: ",")) }
-    count += 1
-    primary.append(#"{"type":"#)
-    JSONEscaping.appendQuoted(p.type, to: &primary)
-    if let id = p.id {
-        primary.append(#","id":"#)
-        JSONEscaping.appendQuoted(id, to: &primary)
-    }
-    if let lid = p.lid {
-        primary.append(#","lid":"#)
-        JSONEscaping.appendQuoted(lid, to: &primary)
-    }
-    primary.append(UInt8(ascii: "}"))
-}
-
-/// The error of `--on-duplicate error` for a resource read a second time.
-func duplicateError(_ p: ResourceParts, _ id: UnsafeRawBufferPointer, _ view: ResourceView) -> JSONAPIError {
-    let what = "resource (type \"\(String(decoding: p.type, as: UTF8.self))\", id \"\(String(decoding: id, as: UTF8.self))\")"
-    return JSONAPIError.document(
-        Diagnostic(
-            severity: .error, rule: .N01, message: "\(what) appears again in this load; duplicates are refused (--on-duplicate error)",
-            location: p.position, pointer: view.pointer, source: view.source))
-}
-
 /// The stored row's mergeable members, as the loaders read them before a merge.
 struct OldRow {
     var links, meta, other, overflow: String?

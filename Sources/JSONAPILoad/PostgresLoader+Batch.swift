@@ -15,13 +15,13 @@ extension PostgresLoader {
         try Self.requireText(p.type, "a resource type")
         if let id = p.id { try Self.requireText(id, "the id of a resource") }
         if let lid = p.lid { try Self.requireText(lid, "the lid of a resource") }
-        if p.isPrimary { appendIdentifier(p, to: &primary, count: &primaryCount) }
+        if p.isPrimary { primary.append(p) }
         let t = try table(for: p.type)
         t.resourcesRead += 1
 
         var identity: [UInt8]?
         if let id = p.id {
-            if options.onDuplicate == .error { try admit(p, id, view) }
+            if options.onDuplicate == .error { try seen.admit(p, id, view) }
             identity = Array(p.type) + [0] + Array(id)
         } else if let lid = p.lid {
             identity = Array(p.type) + [1] + Array(lid)
@@ -51,7 +51,7 @@ extension PostgresLoader {
                         if now.columnType != t.columns[column].type {
                             try widen(t, column, to: now)
                         } else {
-                            noteKinds(t, column, kinds)
+                            catalog.noteKinds(t, column, kinds)
                         }
                     }
                     batch.cells.append(.init(column: column, name: batch.add(UnsafeRawBufferPointer(rebasing: a[name])), value: batch.add(v), isNull: kinds == .null))
@@ -120,18 +120,4 @@ extension PostgresLoader {
         }
     }
 
-    /// `--on-duplicate error`: a key read twice in this run is refused.
-    private func admit(_ p: ResourceParts, _ id: UnsafeRawBufferPointer, _ view: ResourceView) throws(JSONAPIError) {
-        var key = Array(p.type)
-        key.append(0)
-        key.append(contentsOf: id)
-        guard !seen.insert(key).inserted else { return }
-        throw duplicateError(p, id, view)
-    }
-
-    /// Unknown members (`"name":value` texts) as one JSON object, nil for none.
-    private func membersText(_ p: ResourceParts, _ range: Range<Int>) -> String? {
-        guard !range.isEmpty else { return nil }
-        return "{" + range.map { String(decoding: p.extras[$0], as: UTF8.self) }.joined(separator: ",") + "}"
-    }
 }

@@ -54,46 +54,25 @@ extension PostgresLoader {
 
     /// Reads the tables and columns earlier loads made.
     func loadCatalog() throws(JSONAPIError) {
-        for row in try db.rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()") {
-            if let n = row[0] { takenTableNames.insert(folded(n)) }
-        }
-        for row in try db.rows(#"SELECT "type", "table" FROM "_tables" ORDER BY "key""#) {
-            guard let type = row[0], let name = row[1] else { continue }
-            var columns: [LoadTable.Column] = []
-            for c in try db.rows(#"SELECT "column", "role", "type", "kinds" FROM "_columns" WHERE "table" = $1 ORDER BY "position""#, [name]) {
-                guard let n = c[0], let role = c[1].flatMap(ColumnRole.init(rawValue:)), let type = c[2].flatMap(ColumnType.init(rawValue:)),
-                    let kinds = c[3].flatMap(UInt8.init)
-                else { throw JSONAPIError.input("database \(db.name): _columns has a row that is not this program's (table \(name))") }
-                columns.append(LoadTable.Column(name: n, role: role, type: type, kinds: ValueKinds(rawValue: kinds)))
-            }
-            tables[Array(type.utf8)] = LoadTable(type: type, name: name, columns: columns)
+        try catalog.read(
+            names: db.rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"),
+            types: db.rows(#"SELECT "type", "table" FROM "_tables" ORDER BY "key""#), database: db.name
+        ) { (name) throws(JSONAPIError) in
+            try db.rows(#"SELECT "column", "role", "type", "kinds" FROM "_columns" WHERE "table" = $1 ORDER BY "position""#, [name])
         }
     }
 
     /// The table of a type, created when new.
     func table(for typeBytes: UnsafeRawBufferPointer) throws(JSONAPIError) -> LoadTable {
-        if let last = lastTable, last.typeBytes.withUnsafeBytes({ memoryEqual($0, typeBytes) }) { return last }
-        let key = Array(typeBytes)
-        if let t = tables[key] {
-            lastTable = t
-            return t
-        }
+        if let t = catalog.table(for: typeBytes) { return t }
         let type = String(decoding: typeBytes, as: UTF8.self)
         try Self.requireText(type, "a resource type")
-        let name = tableName(for: type, taken: takenTableNames)
-        let t = LoadTable(
-            type: type, name: name,
-            columns: [
-                LoadTable.Column(name: ColumnRole.key.rawValue, role: .key, type: .integer, kinds: .integer),
-                LoadTable.Column(name: "id", role: .id, type: .string, kinds: .string),
-            ])
-        try db.execute("CREATE TABLE \(quoted(name)) (\(quoted(ColumnRole.key.rawValue)) bigint PRIMARY KEY, \"id\" text)")
-        _ = try db.rows(#"INSERT INTO "_tables" ("type", "table") VALUES ($1, $2)"#, [type, name])
+        let t = catalog.newTable(for: type)
+        try db.execute("CREATE TABLE \(quoted(t.name)) (\(quoted(ColumnRole.key.rawValue)) bigint PRIMARY KEY, \"id\" text)")
+        _ = try db.rows(#"INSERT INTO "_tables" ("type", "table") VALUES ($1, $2)"#, [type, t.name])
         try recordColumn(t, 0)
         try recordColumn(t, 1)
-        takenTableNames.insert(folded(name))
-        tables[key] = t
-        lastTable = t
+        catalog.add(t)
         return t
     }
 
@@ -119,19 +98,13 @@ extension PostgresLoader {
         return try addColumn(t, LoadTable.Column(name: role.rawValue, role: role, type: type, kinds: []))
     }
 
-    func noteKinds(_ t: LoadTable, _ c: Int, _ kinds: ValueKinds) {
-        guard !t.columns[c].kinds.isSuperset(of: kinds) else { return }
-        t.noteKinds(c, kinds)
-        changedKinds.append((t, c))
-    }
-
     func recordChangedKinds() throws(JSONAPIError) {
-        for (t, c) in changedKinds {
+        for (t, c) in catalog.changedKinds {
             _ = try db.rows(
                 #"UPDATE "_columns" SET "kinds" = $1 WHERE "table" = $2 AND "column" = $3"#,
                 [String(t.columns[c].kinds.rawValue), t.name, t.columns[c].name])
         }
-        changedKinds.removeAll()
+        catalog.changedKinds.removeAll()
     }
 
     /// Widens a column whose values no longer fit its type, in place: integers to `double
@@ -162,7 +135,7 @@ extension PostgresLoader {
         guard !types.isEmpty else { return }
         let scoped = #"SELECT "key" FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL"#
         for row in types {
-            guard let type = row[0], let t = tables[Array(type.utf8)] else { continue }
+            guard let type = row[0], let t = catalog.table(ofType: type) else { continue }
             try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
         }
         try db.execute(

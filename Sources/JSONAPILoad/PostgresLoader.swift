@@ -22,21 +22,14 @@ public final class PostgresLoader: StreamSink {
     let loadedAt: String
     var summary = LoadSummary()
 
-    var tables: [[UInt8]: LoadTable] = [:]
-    var takenTableNames: Set<[UInt8]> = []
-    var lastTable: LoadTable?
-    /// Column kinds that changed in the open transaction, to record in `_columns`.
-    var changedKinds: [(table: LoadTable, column: Int)] = []
+    /// The type tables, by type.
+    let catalog = TableCatalog()
 
     // The open document.
     var documentKey: Int64?
-    var documentIndex = -1
-    private var source: String?
-    private var newInput = true
-    private var ordinalBase = 0
-    /// The primary data's identifiers as JSON text (`[{…},{…}`), and how many.
-    var primary = ByteArena(capacity: 1024)
-    var primaryCount = 0
+    private var ordinals = DocumentOrdinals()
+    /// The primary data's identifiers.
+    var primary = PrimaryIdentifiers()
     private var failed = false
 
     /// The content hash of the resource being read (64 hex digits), and its hasher.
@@ -56,7 +49,7 @@ public final class PostgresLoader: StreamSink {
     public var nextPageETag: String?
 
     /// Keys read in this run (policy `error` only).
-    var seen: Set<[UInt8]> = []
+    var seen = SeenKeys()
 
     deinit { hash.deallocate() }
 
@@ -87,7 +80,7 @@ public final class PostgresLoader: StreamSink {
     }
 
     /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`.
-    public func beginInput() { newInput = true }
+    public func beginInput() { ordinals.beginInput() }
 
     /// Commits what is open (the whole run, with ``LoadOptions/singleTransaction``) and
     /// returns the summary.
@@ -95,7 +88,7 @@ public final class PostgresLoader: StreamSink {
         guard !failed else { throw JSONAPIError.misuse("finish after a failed load") }
         if documentKey != nil { throw JSONAPIError.misuse("finish with a document still open") }
         if db.inTransaction { try db.execute("COMMIT") }
-        for t in tables.values where t.resourcesRead > 0 { summary.resourcesByTable[t.name, default: 0] += t.resourcesRead }
+        catalog.count(into: &summary)
         return summary
     }
 
@@ -137,13 +130,8 @@ public final class PostgresLoader: StreamSink {
 
     private func openDocument(index: Int, source: String?) throws(JSONAPIError) {
         guard !failed else { throw JSONAPIError.misuse("the load failed earlier") }
-        guard documentKey == nil || index != documentIndex else { return }
-        if newInput || source != self.source {
-            newInput = false
-            self.source = source
-            ordinalBase = index
-        }
-        documentIndex = index
+        guard documentKey == nil || index != ordinals.index else { return }
+        let ordinal = ordinals.enter(index: index, source: source)
         if !db.inTransaction {
             // One loader writes at a time (two would race for the same keys and columns).
             try db.execute("BEGIN; SELECT pg_advisory_xact_lock(\(Self.lockKey))")
@@ -154,12 +142,10 @@ public final class PostgresLoader: StreamSink {
             #"""
             INSERT INTO "_documents" ("source", "ordinal", "loaded_at") VALUES ($1, $2, $3)
             ON CONFLICT (md5("source"), "ordinal") DO UPDATE SET "loaded_at" = excluded."loaded_at" RETURNING "key"
-            """#, [name, String(index - ordinalBase), loadedAt])
+            """#, [name, String(ordinal), loadedAt])
         guard let text = rows.first?.first ?? nil, let key = Int64(text) else { throw db.error("no key for the document") }
         documentKey = key
-        primary.removeAll()
-        primary.append(UInt8(ascii: "["))
-        primaryCount = 0
+        primary.reset()
         try removeScopedRows(of: key)
     }
 
@@ -168,16 +154,7 @@ public final class PostgresLoader: StreamSink {
 
     private func closeDocument(_ view: DocumentView) throws(JSONAPIError) {
         guard let key = documentKey else { return }
-        var primaryText: [UInt8]?
-        switch view.primaryShape {
-        case .single where primaryCount == 1:
-            primaryText = primary.withBytes { Array($0.dropFirst()) }
-        case .many:
-            primary.append(UInt8(ascii: "]"))
-            primaryText = primary.withBytes { Array($0) }
-        default:
-            primaryText = nil
-        }
+        let primaryText = primary.withColumnText(shape: view.primaryShape) { $0.map { Array($0) } }
         let other = view.otherMembers
         var otherText: String?
         if !other.isEmpty {
@@ -185,7 +162,7 @@ public final class PostgresLoader: StreamSink {
             for m in other { o.append(m.name, m.value) }
             otherText = JSONValue.object(o).jsonText
         }
-        let word = view.primaryShape.shapeWord(count: primaryCount)
+        let word = view.primaryShape.shapeWord(count: primary.count)
         let shape = Array(UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
         let texts: [[UInt8]?] = [
             shape, primaryText, view.meta.map { Array($0.jsonText.utf8) }, view.links.map { Array($0.jsonText.utf8) },

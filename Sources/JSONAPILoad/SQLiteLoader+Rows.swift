@@ -23,7 +23,7 @@ extension SQLiteLoader {
     func write(_ view: ResourceView) throws(JSONAPIError) {
         let p = view.parts
         summary.resources += 1
-        if p.isPrimary { appendIdentifier(p, to: &primary, count: &primaryCount) }
+        if p.isPrimary { primary.append(p) }
         let t = try table(for: p.type)
         t.resourcesRead += 1
         view.withJSONText { hasher.hex($0, into: hash) }
@@ -32,7 +32,7 @@ extension SQLiteLoader {
         // resource with neither is always new.
         var stored = Stored.new
         if let id = p.id {
-            if options.onDuplicate == .error { try admit(p, id, view) }
+            if options.onDuplicate == .error { try seen.admit(p, id, view) }
             let f = fixed.findResource
             f.bind(1, borrowed: p.type)
             f.bind(2, borrowed: id)
@@ -97,15 +97,6 @@ extension SQLiteLoader {
         return same ? .unchanged : .changed(f.int64(0))
     }
 
-    /// `--on-duplicate error`: a key read twice in this run is refused.
-    private func admit(_ p: ResourceParts, _ id: UnsafeRawBufferPointer, _ view: ResourceView) throws(JSONAPIError) {
-        var key = Array(p.type)
-        key.append(0)
-        key.append(contentsOf: id)
-        guard !seen.insert(key).inserted else { return }
-        throw duplicateError(p, id, view)
-    }
-
     // MARK: - The row
 
     private func writeRow(_ p: ResourceParts, _ t: LoadTable, key: Int64, exists: Bool) throws(JSONAPIError) {
@@ -132,7 +123,7 @@ extension SQLiteLoader {
                                 widenings.append((column, now))
                             }
                         } else {
-                            noteKinds(t, column, kinds)
+                            catalog.noteKinds(t, column, kinds)
                         }
                     }
                     cells.append(Cell(column: column, name: name, value: value, isNull: kinds == .null))
@@ -351,11 +342,5 @@ extension SQLiteLoader {
             }
             summary.edges += rel.targets.count
         }
-    }
-
-    /// Unknown members (`"name":value` texts) as one JSON object, nil for none.
-    private func membersText(_ p: ResourceParts, _ range: Range<Int>) -> String? {
-        guard !range.isEmpty else { return nil }
-        return "{" + range.map { String(decoding: p.extras[$0], as: UTF8.self) }.joined(separator: ",") + "}"
     }
 }

@@ -28,49 +28,26 @@ extension SQLiteLoader {
 
     /// Reads the tables and columns earlier loads made.
     func loadCatalog() throws(JSONAPIError) {
-        for row in try db.rows(#"SELECT "name" FROM "sqlite_schema" WHERE "type" = 'table'"#) {
-            if let n = row[0] { takenTableNames.insert(folded(n)) }
-        }
-        for row in try db.rows(#"SELECT "type", "table" FROM "_tables" ORDER BY rowid"#) {
-            guard let type = row[0], let name = row[1] else { continue }
-            var columns: [LoadTable.Column] = []
-            for c in try db.rows(#"SELECT "column", "role", "type", "kinds" FROM "_columns" WHERE "table" = ? ORDER BY "position""#, [name]) {
-                guard let n = c[0], let role = c[1].flatMap(ColumnRole.init(rawValue:)), let type = c[2].flatMap(ColumnType.init(rawValue:)),
-                    let kinds = c[3].flatMap(UInt8.init)
-                else { throw JSONAPIError.input("database \(db.path): _columns has a row that is not this program's (table \(name))") }
-                columns.append(LoadTable.Column(name: n, role: role, type: type, kinds: ValueKinds(rawValue: kinds)))
-            }
-            tables[Array(type.utf8)] = LoadTable(type: type, name: name, columns: columns)
+        try catalog.read(
+            names: db.rows(#"SELECT "name" FROM "sqlite_schema" WHERE "type" = 'table'"#),
+            types: db.rows(#"SELECT "type", "table" FROM "_tables" ORDER BY rowid"#), database: db.path
+        ) { (name) throws(JSONAPIError) in
+            try db.rows(#"SELECT "column", "role", "type", "kinds" FROM "_columns" WHERE "table" = ? ORDER BY "position""#, [name])
         }
     }
 
     /// The table of a type, created when new.
     func table(for typeBytes: UnsafeRawBufferPointer) throws(JSONAPIError) -> LoadTable {
-        // Resources of one type mostly come in runs: the last table is checked first.
-        if let last = lastTable, last.typeBytes.withUnsafeBytes({ memoryEqual($0, typeBytes) }) { return last }
-        let key = Array(typeBytes)
-        if let t = tables[key] {
-            lastTable = t
-            return t
-        }
-        let type = String(decoding: typeBytes, as: UTF8.self)
-        let name = tableName(for: type, taken: takenTableNames)
-        let t = LoadTable(
-            type: type, name: name,
-            columns: [
-                LoadTable.Column(name: ColumnRole.key.rawValue, role: .key, type: .integer, kinds: .integer),
-                LoadTable.Column(name: "id", role: .id, type: .string, kinds: .string),
-            ])
+        if let t = catalog.table(for: typeBytes) { return t }
+        let t = catalog.newTable(for: String(decoding: typeBytes, as: UTF8.self))
         try db.execute(t.createSQL())
         let s = try db.prepare(#"INSERT INTO "_tables" ("type", "table") VALUES (?, ?)"#)
-        s.bind(1, type)
-        s.bind(2, name)
+        s.bind(1, t.type)
+        s.bind(2, t.name)
         try s.run()
         try recordColumn(t, 0)
         try recordColumn(t, 1)
-        takenTableNames.insert(folded(name))
-        tables[key] = t
-        lastTable = t
+        catalog.add(t)
         return t
     }
 
@@ -101,23 +78,16 @@ extension SQLiteLoader {
         return try addColumn(t, LoadTable.Column(name: role.rawValue, role: role, type: type, kinds: []))
     }
 
-    /// Notes new kinds of values in a column (recorded in `_columns` with the document).
-    func noteKinds(_ t: LoadTable, _ c: Int, _ kinds: ValueKinds) {
-        guard !t.columns[c].kinds.isSuperset(of: kinds) else { return }
-        t.noteKinds(c, kinds)
-        changedKinds.append((t, c))
-    }
-
     func recordChangedKinds() throws(JSONAPIError) {
-        guard !changedKinds.isEmpty else { return }
+        guard !catalog.changedKinds.isEmpty else { return }
         let s = try db.prepare(#"UPDATE "_columns" SET "kinds" = ? WHERE "table" = ? AND "column" = ?"#)
-        for (t, c) in changedKinds {
+        for (t, c) in catalog.changedKinds {
             s.bind(1, Int64(t.columns[c].kinds.rawValue))
             s.bind(2, t.name)
             s.bind(3, t.columns[c].name)
             try s.run()
         }
-        changedKinds.removeAll()
+        catalog.changedKinds.removeAll()
     }
 
     /// Widens columns whose values no longer fit their type, in one rebuild of the table (an
@@ -165,7 +135,7 @@ extension SQLiteLoader {
         guard !types.isEmpty else { return }
         let scoped = #"SELECT "key" FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL"#
         for type in types {
-            guard let t = tables[Array(type.utf8)] else { continue }
+            guard let t = catalog.table(ofType: type) else { continue }
             try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
         }
         try db.execute(

@@ -58,23 +58,14 @@ public final class SQLiteLoader: StreamSink {
     let loadedAt: String
     var summary = LoadSummary()
 
-    // Tables, by type.
-    /// Tables by the type's bytes.
-    var tables: [[UInt8]: LoadTable] = [:]
-    var takenTableNames: Set<[UInt8]> = []
-    var lastTable: LoadTable?
-    /// Column kinds that changed in the open transaction, to record in `_columns`.
-    var changedKinds: [(table: LoadTable, column: Int)] = []
+    /// The type tables, by type.
+    let catalog = TableCatalog()
 
     // The open document.
     var documentKey: Int64?
-    var documentIndex = -1
-    private var source: String?
-    private var newInput = true
-    private var ordinalBase = 0
-    /// The primary data's identifiers as JSON text (`{…},{…}`), and how many.
-    var primary = ByteArena(capacity: 1024)
-    var primaryCount = 0
+    private var ordinals = DocumentOrdinals()
+    /// The primary data's identifiers.
+    var primary = PrimaryIdentifiers()
     private var failed = false
 
     /// The content hash of the resource being written (64 hex digits), and its hasher.
@@ -88,7 +79,7 @@ public final class SQLiteLoader: StreamSink {
     public var nextPageETag: String?
 
     /// Keys read in this run (policy `error` only).
-    var seen: Set<[UInt8]> = []
+    var seen = SeenKeys()
 
     /// Statements on the fixed tables.
     let fixed: FixedStatements
@@ -135,7 +126,7 @@ public final class SQLiteLoader: StreamSink {
 
     /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`
     /// (needed only when two inputs in a row have the same name).
-    public func beginInput() { newInput = true }
+    public func beginInput() { ordinals.beginInput() }
 
     /// Commits what is open (the whole run, with ``LoadOptions/singleTransaction``) and
     /// returns the summary.
@@ -144,7 +135,7 @@ public final class SQLiteLoader: StreamSink {
         if documentKey != nil { throw JSONAPIError.misuse("finish with a document still open") }
         if db.inTransaction { try db.execute("COMMIT") }
         try db.execute("PRAGMA optimize")
-        for t in tables.values where t.resourcesRead > 0 { summary.resourcesByTable[t.name, default: 0] += t.resourcesRead }
+        catalog.count(into: &summary)
         return summary
     }
 
@@ -185,41 +176,27 @@ public final class SQLiteLoader: StreamSink {
     /// removes what an earlier load of the same document left of resources without an id.
     private func openDocument(index: Int, source: String?) throws(JSONAPIError) {
         guard !failed else { throw JSONAPIError.misuse("the load failed earlier") }
-        guard documentKey == nil || index != documentIndex else { return }
-        if newInput || source != self.source {
-            newInput = false
-            self.source = source
-            ordinalBase = index
-        }
-        documentIndex = index
+        guard documentKey == nil || index != ordinals.index else { return }
+        let ordinal = ordinals.enter(index: index, source: source)
         if !db.inTransaction { try db.execute("BEGIN IMMEDIATE") }
         let u = fixed.upsertDocument
         u.bind(1, source ?? "-")
-        u.bind(2, Int64(index - ordinalBase))
+        u.bind(2, Int64(ordinal))
         u.bind(3, loadedAt)
         defer { u.reset() }
         guard try u.step() else { throw db.error("no key for the document") }
         let key = u.int64(0)
         documentKey = key
-        primary.removeAll()
-        primary.append(UInt8(ascii: "["))
-        primaryCount = 0
+        primary.reset()
         try removeScopedRows(of: key)
     }
 
     private func closeDocument(_ view: DocumentView) throws(JSONAPIError) {
         guard let key = documentKey else { return }
         let s = fixed.updateDocument
-        s.bind(1, borrowed: Self.bytes(view.primaryShape.shapeWord(count: primaryCount)))
-        // `primary` holds `[` and the identifiers: the array, or (one resource) the object alone.
-        switch view.primaryShape {
-        case .single where primaryCount == 1:
-            primary.withBytes { s.bind(2, text: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
-        case .many:
-            primary.append(UInt8(ascii: "]"))
-            primary.withBytes { s.bind(2, text: $0) }
-        default:
-            s.bindNull(2)
+        s.bind(1, borrowed: Self.bytes(view.primaryShape.shapeWord(count: primary.count)))
+        primary.withColumnText(shape: view.primaryShape) { text in
+            if let text { s.bind(2, text: text) } else { s.bindNull(2) }
         }
         s.bind(3, view.meta?.jsonText)
         s.bind(4, view.links?.jsonText)
