@@ -141,6 +141,25 @@ struct ErrorObjectTests {
         #expect(try article.reviewers.linkage[0].meta?["round"]?.decode(Int.self) == 1)
         #expect(article.reviewers.linkage[1].meta == nil)
         #expect(article.reviewers.linkage[1].resource == nil)
+
+        // Linkage as the property's type: the identifier and its meta, never the related
+        // model (neither person is included, and Person could not be decoded from them).
+        struct ArticleLinks: Decodable {
+            let author: Linkage?
+            let editor: Linkage?
+            let reviewers: [Linkage]
+        }
+        let withEditor = doc.replacingOccurrences(of: #""reviewers":"#, with: #""editor":{"data":null},"reviewers":"#)
+        let links = try Graph(json: withEditor).decode(ArticleLinks.self)
+        #expect(links.author?.identifier == ResourceIdentifier(type: "people", id: "9"))
+        #expect(try links.author?.meta?["role"]?.decode(String.self) == "editor")
+        #expect(links.author?.resource == nil)
+        #expect(links.editor == nil)
+        #expect(links.reviewers.map(\.identifier.id) == ["7", "8"])
+        #expect(try links.reviewers[0].meta?["round"]?.decode(Int.self) == 1)
+        // A to-many relationship is not one Linkage.
+        struct Wrong: Decodable { let reviewers: Linkage }
+        #expect(throws: DecodingError.self) { try Graph(json: doc).decode(Wrong.self) }
     }
 
     /// The README's error-handling example, as written there (public API only), prints what

@@ -209,6 +209,17 @@ extension Resource: Decodable, GraphIntrinsic {
     }
 }
 
+extension Linkage: Decodable, GraphIntrinsic {
+    /// A relationship's linkage entry as a model property: the identifier with its own
+    /// `meta`, whether or not the document included the resource (it is never decoded as the
+    /// related model). `let author: Linkage?` reads a to-one relationship (`nil` for `null`),
+    /// `let tags: [Linkage]` a to-many one.
+    public init(from decoder: any Decoder) throws {
+        guard let d = decoder as? ResourceDecoder else { throw notFromGraph(Linkage.self, decoder) }
+        self = try d.linkage(d.node, d.here)
+    }
+}
+
 extension Relationship: Decodable, GraphIntrinsic {
     /// The relationship itself (linkage, links, meta), for a property named after it.
     public init(from decoder: any Decoder) throws {

@@ -57,6 +57,20 @@ extension ResourceDecoder {
         }
     }
 
+    /// The linkage entry at a graph node: one of a to-many linkage, or a to-one
+    /// relationship's.
+    func linkage(_ node: DecodingNode, _ location: Location) throws -> Linkage {
+        switch node {
+        case .linkage(let i): return Linkage(graph: graph, index: i)
+        case .relationship(let i):
+            let rel = storage.relationships[i]
+            guard rel.kind == .toOne else { throw relationshipShape(Linkage.self, rel, location, wanted: "a to-one relationship") }
+            return Linkage(graph: graph, index: Int(rel.targetStart))
+        case .value, .text, .resource, .primary:
+            throw mismatch(Linkage.self, node, location, expected: "a relationship's resource linkage")
+        }
+    }
+
     /// The relationship at a graph node.
     func relationship(_ type: Any.Type, _ node: DecodingNode, _ location: Location) throws -> Relationship {
         guard case .relationship(let i) = node else { throw mismatch(type, node, location, expected: "a relationship") }
