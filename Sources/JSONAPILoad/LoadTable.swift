@@ -72,13 +72,13 @@ extension OldRow {
     /// text, `isSet(k)` whether cell k (an `IS NOT NULL`) is true.
     init(_ t: LoadTable, attributeColumns: [Int], first: Bool, text: (Int) -> String?, isSet: (Int) -> Bool) {
         self.init(links: text(0), meta: text(1), other: text(2), overflow: text(3))
-        if let n = text(4), case .array(let names)? = try? JSONValue(parsing: Array(n.utf8), options: valueOptions) {
+        if let n = text(4), case .array(let names)? = try? JSONValue(parsingStoredValue: Array(n.utf8), options: valueOptions) {
             nulls = names.compactMap(\.stringValue)
         }
         guard first else { return }
         for (k, c) in attributeColumns.enumerated() where isSet(5 + k) { present.insert(Array(t.columns[c].name.utf8)) }
         present.formUnion(nulls.map { Array($0.utf8) })
-        if let o = overflow, case .object(let members)? = try? JSONValue(parsing: Array(o.utf8), options: valueOptions) {
+        if let o = overflow, case .object(let members)? = try? JSONValue(parsingStoredValue: Array(o.utf8), options: valueOptions) {
             present.formUnion(members.keys.map { Array($0.utf8) })
         }
     }
@@ -138,8 +138,8 @@ struct MergedMembers {
 func mergeObjects(_ old: String?, _ new: String?, newWins: Bool) -> String? {
     guard let new else { return nil }
     guard let old else { return new }
-    guard case .object(let o)? = try? JSONValue(parsing: Array(old.utf8), options: valueOptions),
-        case .object(let n)? = try? JSONValue(parsing: Array(new.utf8), options: valueOptions)
+    guard case .object(let o)? = try? JSONValue(parsingStoredValue: Array(old.utf8), options: valueOptions),
+        case .object(let n)? = try? JSONValue(parsingStoredValue: Array(new.utf8), options: valueOptions)
     else { return newWins ? new : nil }
     var members = o.members
     var index: [[UInt8]: Int] = [:]

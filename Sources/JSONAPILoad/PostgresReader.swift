@@ -110,7 +110,7 @@ public enum PostgresReader {
     /// A `json` cell (nil for NULL).
     private static func json(_ r: PostgresRow, _ k: Int, _ name: String) throws(JSONAPIError) -> JSONValue? {
         guard let bytes = r.bytes(k) else { return nil }
-        do throws(JSONAPIError) { return try JSONValue(parsing: bytes, options: valueOptions) } catch {
+        do throws(JSONAPIError) { return try JSONValue(parsingStoredValue: bytes, options: valueOptions) } catch {
             throw JSONAPIError.input("database \(name): a json column holds text that is not JSON: \(error)")
         }
     }

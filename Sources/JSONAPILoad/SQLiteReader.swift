@@ -103,7 +103,7 @@ public enum SQLiteReader {
     /// A JSON text column.
     private static func json(_ s: SQLiteStatement, _ i: Int32, _ path: String) throws(JSONAPIError) -> JSONValue {
         guard let bytes = s.bytes(i) else { return .null }
-        do throws(JSONAPIError) { return try JSONValue(parsing: bytes, options: valueOptions) } catch {
+        do throws(JSONAPIError) { return try JSONValue(parsingStoredValue: bytes, options: valueOptions) } catch {
             throw JSONAPIError.input("database \(path): a JSON column holds text that is not JSON: \(error)")
         }
     }

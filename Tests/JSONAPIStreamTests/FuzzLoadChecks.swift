@@ -77,7 +77,7 @@ extension FuzzChecks {
         do throws(JSONAPIError) {
             let repeated = try SQLiteLoader.load([source], into: db, options: options, documentOptions: document)
             let entries =
-                (try? JSONValue(parsing: flat.output, options: valueParse))?["resources"]?.objectValue?.members
+                (try? JSONValue(parsingStoredValue: flat.output, options: valueParse))?["resources"]?.objectValue?.members
                 .flatMap { $0.value.objectValue?.members ?? [] } ?? []
             let idless = entries.filter { $0.key.isEmpty || $0.value["lid"] != nil }.count
             if entries.count == first.resources && repeated.written > idless {
@@ -100,7 +100,7 @@ extension FuzzChecks {
     }()
 
     static func comparableFlat(_ bytes: [UInt8]) throws(JSONAPIError) -> JSONValue {
-        let v = try JSONValue(parsing: bytes, options: valueParse)
+        let v = try JSONValue(parsingStoredValue: bytes, options: valueParse)
         var out = JSONObject()
         for m in v.objectValue?.members ?? [] where m.key != "resources" && m.key != "data" { out.append(m.key, byValue(m.value)) }
         var resources: [(key: String, value: JSONValue)] = []

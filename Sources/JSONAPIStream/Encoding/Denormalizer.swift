@@ -27,6 +27,10 @@ public final class Denormalizer {
         // Each record goes in wrapped (`{"data":null,"included":[…]}`), which can put a value a
         // level or two deeper than it was in its own document: as deep as it was is allowed.
         o.parse.limits.maxDepth += 4
+        // A value read back (from a database `load` wrote under `--duplicate-members
+        // allow-in-values`) may repeat a member name inside an attribute or meta value, as the
+        // document it came from did; JSON:API's own objects still may not.
+        o.parse.duplicateMembers = .allowInValues
         parser = GraphParser(options: o)
     }
 

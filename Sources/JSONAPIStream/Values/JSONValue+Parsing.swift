@@ -4,13 +4,26 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONAPIError/syntax(_:)`` with the rule, position and pointer.
     public init(parsing bytes: some Collection<UInt8>, options: ParseOptions = .default) throws(JSONAPIError) {
+        self = try Self.parseOne(bytes, options: options, storedValue: false)
+    }
+
+    /// Parses one JSON text that is a value stored whole (an attribute's value, `meta`, a
+    /// JSON column of a loaded database): under ``DuplicateMemberPolicy/allowInValues`` a
+    /// repeated member name is kept at every level, the top one included, as it was when the
+    /// value was read from its document.
+    public init(parsingStoredValue bytes: some Collection<UInt8>, options: ParseOptions) throws(JSONAPIError) {
+        self = try Self.parseOne(bytes, options: options, storedValue: true)
+    }
+
+    private static func parseOne(_ bytes: some Collection<UInt8>, options: ParseOptions, storedValue: Bool) throws(JSONAPIError) -> JSONValue {
         var options = options
         options.multipleDocuments = false
         let builder = JSONValueReceiver(options: options)
+        builder.storesEverything = storedValue
         let parser = JSONStreamParser(outlet: builder, options: options)
         try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try parser.feed(b) }
         try parser.finish()
-        self = builder.values.first ?? .null
+        return builder.values.first ?? .null
     }
 
     /// Parses every JSON text in `bytes` (several values, concatenated or one per line).
