@@ -20,12 +20,12 @@ final class GraphSink: DocumentSink {
     let keepsValues = true
     let maxResources: Int?
     let validation: ValidationMode
-    @exclusivity(unchecked) var onDiagnostic: ((Diagnostic) -> Void)?
-    @exclusivity(unchecked) var sourceName: String?
+    var onDiagnostic: ((Diagnostic) -> Void)?
+    var sourceName: String?
     /// Warnings kept in the graph (all are counted and passed to `onDiagnostic`).
     let keptWarnings = 1000
 
-    @exclusivity(unchecked) private var documentPrimaryStart = 0
+    private var documentPrimaryStart = 0
     /// `--numbers safe`: which resources and documents hold numbers to quote.
     @exclusivity(unchecked) var numberAlarm: NumberAlarm?
     /// Type and relationship names seen lately, to skip the interner.
@@ -74,32 +74,42 @@ final class GraphSink: DocumentSink {
             extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart,
             position: r.position, arrayIndex: r.arrayIndex)
 
+        let row = try admit(record, isPrimary: r.isPrimary, place: r.place, storeMark: r.storeMark, marks: marks, store: &a.store)
+        if r.isPrimary { s.primaryRows.append(row) }
+    }
+
+    /// Takes a resource's record in (its rows and values already appended after `marks` and
+    /// `storeMark`): a new row, or merged into the row of the resource it repeats. Returns
+    /// its row.
+    @inline(__always)
+    func admit(
+        _ record: GraphStorage.ResourceRecord, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks, store: inout ByteArena
+    ) throws(JSONAPIError) -> Int32 {
+        let s = storage
         // Resources without id or lid are never the same resource: each keeps its own row
         // (the index finds the first).
-        let existing = flags & GraphStorage.ResourceRecord.anonymous == 0 ? s.keyRow[Int(key)] : -1
-        let row: Int32
+        let existing = record.flags & GraphStorage.ResourceRecord.anonymous == 0 ? s.keyRow[Int(record.key)] : -1
         if existing >= 0 {
-            row = existing
-            try merge(record, into: Int(existing), draft: r, marks: marks, in: &a)
-        } else {
-            row = Int32(s.resources.count)
-            if let maxResources, s.resources.count >= maxResources {
-                throw JSONAPIError.syntax(
-                    Diagnostic(
-                        severity: .error, rule: .J12, message: "more than \(maxResources) resources (the graph's resource limit)",
-                        location: r.position, pointer: r.pointer, source: sourceName))
-            }
-            s.resources.append(record)
-            if s.keyRow[Int(key)] < 0 { s.keyRow[Int(key)] = row }
-            if lidKey != GraphStorage.noKey && s.keyRow[Int(lidKey)] < 0 { s.keyRow[Int(lidKey)] = row }
-            s.rowsByType[Int(type)].append(row)
+            try merge(record, into: Int(existing), isPrimary: isPrimary, place: place, storeMark: storeMark, marks: marks, store: &store)
+            return existing
         }
-        if r.isPrimary { s.primaryRows.append(row) }
+        let row = Int32(s.resources.count)
+        if let maxResources, s.resources.count >= maxResources {
+            throw JSONAPIError.syntax(
+                Diagnostic(
+                    severity: .error, rule: .J12, message: "more than \(maxResources) resources (the graph's resource limit)",
+                    location: record.position, pointer: place.pointer, source: sourceName))
+        }
+        s.resources.append(record)
+        if s.keyRow[Int(record.key)] < 0 { s.keyRow[Int(record.key)] = row }
+        if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow[Int(record.lidKey)] = row }
+        s.rowsByType[Int(record.type)].append(row)
+        return row
     }
 
     /// The symbol of a type or member name.
     @inline(__always)
-    private func internSymbol(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    func internSymbol(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         if let t = symbolCache.lookUp(bytes) { return t }
         return internSymbolSlow(bytes)
     }
@@ -143,7 +153,7 @@ final class GraphSink: DocumentSink {
     }
 
     @inline(__always)
-    private func growKeyRows() {
+    func growKeyRows() {
         let n = storage.keys.count
         if storage.keyRow.count < n {
             storage.keyRow.append(contentsOf: repeatElement(-1, count: n - storage.keyRow.count))
@@ -160,25 +170,27 @@ final class GraphSink: DocumentSink {
         var members: Int
     }
 
-    private func merge(_ new: GraphStorage.ResourceRecord, into row: Int, draft: ResourceDraft, marks: Marks, in a: inout DraftArenas) throws(JSONAPIError) {
+    private func merge(
+        _ new: GraphStorage.ResourceRecord, into row: Int, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks, store: inout ByteArena
+    ) throws(JSONAPIError) {
         let s = storage
         s.duplicateCount += 1
         let old = s.resources[row]
         let identity = describe(row: row)
         // A primary-data item with only type, id and meta is a resource identifier (a
         // relationship endpoint's response), not a second resource object.
-        let newIsIdentifier = draft.isPrimary && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
+        let newIsIdentifier = isPrimary && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
         let oldIsIdentifier =
             old.flags & GraphStorage.ResourceRecord.included == 0
             && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
         let sameDocument = old.document == new.document
-        let firstPlace = place(of: old)
+        let firstPlace = self.place(of: old)
         if policy == .error {
             throw JSONAPIError.document(
                 Diagnostic(
                     severity: .error, rule: sameDocument ? .R22 : .N01,
                     message: "\(identity) appears again (first at \(firstPlace)); duplicates are refused",
-                    location: draft.position, pointer: draft.pointer, source: sourceName))
+                    location: new.position, pointer: place.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
@@ -186,23 +198,23 @@ final class GraphSink: DocumentSink {
                 Diagnostic(
                     severity: .warning, rule: sameDocument ? .R22 : .N01,
                     message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
-                    location: draft.position, pointer: draft.pointer, source: sourceName))
+                    location: new.position, pointer: place.pointer, source: sourceName))
         }
-        var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: draft.storeMark, marks: marks)
+        var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: storeMark, marks: marks)
         var merged = old
         merged.flags |= new.flags
-        merged.attributes = m.mergeObjects(old.attributes, new.attributes, in: &a.store)
-        merged.links = m.mergeObjects(old.links, new.links, in: &a.store)
-        merged.meta = m.mergeObjects(old.meta, new.meta, in: &a.store)
+        merged.attributes = m.mergeObjects(old.attributes, new.attributes, in: &store)
+        merged.links = m.mergeObjects(old.links, new.links, in: &store)
+        merged.meta = m.mergeObjects(old.meta, new.meta, in: &store)
         if new.relationshipCount > 0 {
-            (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new, in: &a.store)
+            (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new, in: &store)
         }
         if new.extraCount > 0 {
             (merged.extraStart, merged.extraCount) = m.mergeMembers(
                 old: Int(old.extraStart)..<Int(old.extraStart + old.extraCount),
-                new: Int(new.extraStart)..<Int(new.extraStart + new.extraCount), in: &a.store)
+                new: Int(new.extraStart)..<Int(new.extraStart + new.extraCount), in: &store)
         }
-        m.finish(in: &a.store)
+        m.finish(in: &store)
         if new.lidKey != GraphStorage.noKey && old.lidKey == GraphStorage.noKey {
             merged.lidKey = new.lidKey
             if s.keyRow[Int(new.lidKey)] < 0 { s.keyRow[Int(new.lidKey)] = Int32(row) }

@@ -1,0 +1,115 @@
+extension Graph {
+    /// This graph and `other` as one, as if one ``GraphParser`` had read this graph's
+    /// documents and then `other`'s: `other`'s documents come after this graph's (with their
+    /// primary data and top-level members), a resource in both is merged member by member
+    /// under `policy` (with the same warnings), and identifiers that name a resource of the
+    /// other graph now resolve to it. Neither graph changes (graphs are immutable).
+    ///
+    /// ```swift
+    /// let page1 = try Graph(contentsOf: "page1.json")
+    /// let page2 = try Graph(contentsOf: "page2.json")
+    /// let both = try page1.merging(page2)        // the later page's members win
+    /// ```
+    ///
+    /// Rows are re-interned and values copied once: the cost is a pass over both graphs,
+    /// without parsing them again.
+    ///
+    /// - Throws: ``JSONAPIError`` under ``DuplicatePolicy/error`` when a resource is in both.
+    public func merging(_ other: Graph, policy: DuplicatePolicy = .last) throws(JSONAPIError) -> Graph {
+        var options = DocumentOptions.default
+        options.parse.duplicateMembers = storage.namesMayRepeat || other.storage.namesMayRepeat ? .allowInValues : .reject
+        let sink = GraphSink(options: options, policy: policy)
+        var values = ByteArena(capacity: storage.values.count + other.storage.values.count + 16)
+        try sink.append(self, store: &values)
+        try sink.append(other, store: &values)
+        return sink.graph(values: values, inputBytes: storage.inputBytes + other.storage.inputBytes, shrink: false)
+    }
+}
+
+extension GraphSink {
+    /// Appends every resource and document of a finished graph as if they were read again:
+    /// names and keys re-interned, values copied into `store` (the value store being built),
+    /// and a resource already here merged under the policy, as ``resource(_:in:)`` does.
+    func append(_ g: Graph, store: inout ByteArena) throws(JSONAPIError) {
+        let o = g.storage
+        let s = storage
+        let documentBase = UInt32(s.documents.count)
+        let wasEmpty = s.resources.isEmpty && s.documents.isEmpty
+        var rowMap = [Int32](repeating: -1, count: o.resources.count)
+        for i in o.resources.indices {
+            let r = o.resources[i]
+            let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
+            let storeMark = store.count
+            let relStart = UInt32(s.relationships.count)
+            for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
+                let rel = o.relationships[k]
+                let targetStart = UInt32(s.linkage.count)
+                for t in o.linkage[Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount)] {
+                    let extraStart = UInt32(s.members.count)
+                    appendMembers(of: o, Int(t.extraStart)..<Int(t.extraStart + t.extraCount), store: &store)
+                    s.linkage.append(
+                        GraphStorage.LinkageRecord(
+                            key: rekey(t.key, of: o), lidKey: t.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(t.lidKey, of: o),
+                            meta: copy(t.meta, of: o, into: &store), extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
+                }
+                let extraStart = UInt32(s.members.count)
+                appendMembers(of: o, Int(rel.extraStart)..<Int(rel.extraStart + rel.extraCount), store: &store)
+                s.relationships.append(
+                    GraphStorage.RelationshipRecord(
+                        name: internSymbol(o.symbols.bytes(of: rel.name)), kind: rel.kind, targetStart: targetStart, targetCount: rel.targetCount,
+                        links: copy(rel.links, of: o, into: &store), meta: copy(rel.meta, of: o, into: &store),
+                        extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
+            }
+            let extraStart = UInt32(s.members.count)
+            appendMembers(of: o, Int(r.extraStart)..<Int(r.extraStart + r.extraCount), store: &store)
+            let key = rekey(r.key, of: o)
+            let record = GraphStorage.ResourceRecord(
+                type: internSymbol(o.symbols.bytes(of: r.type)), key: key,
+                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o), flags: r.flags,
+                document: r.document + documentBase, attributes: copy(r.attributes, of: o, into: &store),
+                links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store),
+                relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
+                extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart,
+                position: r.position, arrayIndex: r.arrayIndex)
+            growKeyRows()
+            rowMap[i] = try admit(
+                record, isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark, marks: marks,
+                store: &store)
+        }
+        let primaryBase = s.primaryRows.count
+        for row in o.primaryRows { s.primaryRows.append(rowMap[Int(row)]) }
+        for d in o.documents {
+            s.documents.append(
+                GraphStorage.DocumentRecord(
+                    shape: d.shape, primaryStart: d.primaryStart + primaryBase, primaryCount: d.primaryCount,
+                    meta: copy(d.meta, of: o, into: &store), links: copy(d.links, of: o, into: &store),
+                    jsonapi: copy(d.jsonapi, of: o, into: &store), errors: copy(d.errors, of: o, into: &store),
+                    extras: d.extras.map { copy($0, of: o, into: &store) }, position: d.position, source: d.source))
+        }
+        for w in o.warnings where s.warnings.count < keptWarnings { s.warnings.append(w) }
+        s.warningCount += o.warningCount
+        s.duplicateCount += o.duplicateCount
+        // nil: not counted (either graph's top level may hold such numbers).
+        s.topLevelUnsafeNumbers =
+            wasEmpty ? o.topLevelUnsafeNumbers : s.topLevelUnsafeNumbers.flatMap { a in o.topLevelUnsafeNumbers.map { a || $0 } }
+    }
+
+    /// The key of `o`'s key `k` here (the same bytes, under the same type and kind).
+    private func rekey(_ k: UInt32, of o: GraphStorage) -> UInt32 {
+        let type = internSymbol(o.symbols.bytes(of: o.keyType(k)))
+        return storage.keys.intern(o.keys.bytes(of: k), tag: o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type))
+    }
+
+    /// `o`'s value `span` copied to the end of `store`.
+    private func copy(_ span: ValueSpan, of o: GraphStorage, into store: inout ByteArena) -> ValueSpan {
+        guard !span.isNone else { return .none }
+        let start = store.count
+        store.append(o.values.bytes(in: span.range))
+        return ValueSpan(start: start, count: span.count)
+    }
+
+    /// `o`'s unknown-member spans in `range`, copied and appended to the member table.
+    private func appendMembers(of o: GraphStorage, _ range: Range<Int>, store: inout ByteArena) {
+        for m in o.members[range] { storage.members.append(copy(m, of: o, into: &store)) }
+    }
+}
