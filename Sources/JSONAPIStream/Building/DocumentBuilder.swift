@@ -37,8 +37,8 @@ final class DocumentBuilder: JSONEventReceiver {
     let validation: ValidationMode
     let keepsValues: Bool
     /// Receives warnings (lenient mode) as they are found.
-    @exclusivity(unchecked) var onDiagnostic: ((Diagnostic) -> Void)?
-    @exclusivity(unchecked) var warningCount = 0
+    var onDiagnostic: ((Diagnostic) -> Void)?
+    var warningCount = 0
     /// Resources handed to the sink so far (on the building thread).
     @exclusivity(unchecked) var resourcesBuilt = 0
 
@@ -74,14 +74,14 @@ final class DocumentBuilder: JSONEventReceiver {
     @exclusivity(unchecked) var documentCount = 0
     /// Whether each document's top-level `links` and `meta` are copied into ``lastDocument``
     /// as it closes (off by default: it costs a copy per document).
-    @exclusivity(unchecked) var recordsTopLevel = false
+    var recordsTopLevel = false
     /// The top-level members of the last document that closed (with ``recordsTopLevel``).
-    @exclusivity(unchecked) var lastDocument: DocumentTopLevel?
-    @exclusivity(unchecked) var documentHasErrors = false
-    @exclusivity(unchecked) var documentHasExtensionMember = false
-    @exclusivity(unchecked) var relationshipHasExtensionMember = false
+    var lastDocument: DocumentTopLevel?
+    var documentHasErrors = false
+    var documentHasExtensionMember = false
+    var relationshipHasExtensionMember = false
     /// Which came last at the top level, for R03's pointer.
-    @exclusivity(unchecked) var documentErrorsAfterData = false
+    var documentErrorsAfterData = false
     /// Whether `relationships` came after `attributes` in the resource, for R17's pointer.
     @exclusivity(unchecked) var relationshipsAfterAttributes = false
 

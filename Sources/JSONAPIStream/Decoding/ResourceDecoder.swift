@@ -180,11 +180,11 @@ final class ResourceDecoder: Decoder {
     @exclusivity(unchecked) var attributeAliases = AliasCache()
     @exclusivity(unchecked) var escapedNames = AliasCache()
     @exclusivity(unchecked) var relationshipAliases = AliasCache()
-    @exclusivity(unchecked) var allocations: [UnsafeMutableRawPointer] = []
+    var allocations: [UnsafeMutableRawPointer] = []
     /// The formatter of ``KeyDecodingStrategy/formatter(_:)``, and the wire names it gave,
     /// by coding key.
     let keyFormatter: KeyFormatter?
-    @exclusivity(unchecked) var wireNames: [String: UnsafeRawBufferPointer] = [:]
+    var wireNames: [String: UnsafeRawBufferPointer] = [:]
     /// Where a value decoded by itself (``LazyValue/decode(_:options:)``) is in its document
     /// (`/errors/0`), when known: its places are named from there.
     var valuePointer = ""

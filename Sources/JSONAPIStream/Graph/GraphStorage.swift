@@ -115,21 +115,21 @@ final class GraphStorage: @unchecked Sendable {
     @exclusivity(unchecked) var members: [ValueSpan] = []
     /// Rows of primary data, document after document, as they appeared.
     @exclusivity(unchecked) var primaryRows: [Int32] = []
-    @exclusivity(unchecked) var documents: [DocumentRecord] = []
+    var documents: [DocumentRecord] = []
     /// Rows in first-seen order per type symbol.
     @exclusivity(unchecked) var rowsByType: [[Int32]] = []
-    @exclusivity(unchecked) var warnings: [Diagnostic] = []
-    @exclusivity(unchecked) var warningCount = 0
-    @exclusivity(unchecked) var inputBytes = 0
+    var warnings: [Diagnostic] = []
+    var warningCount = 0
+    var inputBytes = 0
     /// Resources that appeared again and were merged.
-    @exclusivity(unchecked) var duplicateCount = 0
+    var duplicateCount = 0
     /// Whether a stored object may hold the same member name twice (only when the parse kept
     /// them, ``DuplicateMemberPolicy/allowInValues``). When false, a member lookup stops at
     /// the first match instead of reading the whole object for a later one.
-    @exclusivity(unchecked) var namesMayRepeat = true
+    var namesMayRepeat = true
     /// Under `--numbers safe`: whether a document's top-level members hold a number a double
     /// would change (`nil`: not counted, so any may).
-    @exclusivity(unchecked) var topLevelUnsafeNumbers: Bool? = nil
+    var topLevelUnsafeNumbers: Bool? = nil
 
     init() {}
 

@@ -31,7 +31,7 @@ public final class ByteWriter {
     /// Numbers written as strings so far.
     public private(set) var numbersQuoted = 0
     /// Bytes of the buffer already checked for unsafe numbers.
-    @exclusivity(unchecked) private var checkedUpTo = 0
+    private var checkedUpTo = 0
     private var rewritten = ByteArena(capacity: 16)
 
     /// A writer to `fd` (not closed by the writer).

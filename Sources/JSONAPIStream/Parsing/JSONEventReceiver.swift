@@ -61,9 +61,9 @@ class JSONEventReceiver {
     final let duplicatePolicy: DuplicateMemberPolicy
 
     /// The first failure a handler reported; it wins over yajl's own status.
-    @exclusivity(unchecked) final var failure: Diagnostic?
+    final var failure: Diagnostic?
     /// An error a handler's consumer threw (an output error), rethrown as it is.
-    @exclusivity(unchecked) final var thrown: JSONAPIError?
+    final var thrown: JSONAPIError?
     /// Positions and the input's name, kept by the stage that drives this receiver (the
     /// stream parser's ``StreamPositions`` or the tape replayer's ``ReplayPositions``).
     /// Unowned and unchecked because it is asked once per resource and a retained reference

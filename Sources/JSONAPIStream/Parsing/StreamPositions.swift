@@ -18,7 +18,7 @@ final class StreamPositions: SourcePositions {
     @exclusivity(unchecked) private var feedingCount = 0
     /// While yajl completes the input: the absolute offset of its last token, the only one
     /// yajl can still report.
-    @exclusivity(unchecked) private var completingTokenStart: Int? = nil
+    private var completingTokenStart: Int? = nil
     /// Where positions fall when no piece is being parsed: the end of what arrived.
     @exclusivity(unchecked) var received = 0
 
