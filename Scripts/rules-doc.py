@@ -26,6 +26,7 @@ groups = [
     ("J", "JSON text", "Checked on every input, in every mode: always errors (J10 and J11 have options). J00 is plain RFC 8259 syntax as yajl reports it; J01-J12 are what this library adds to yajl 2.1.0."),
     ("R", "JSON:API documents", "The MUST rules of JSON:API 1.1 that one document can show. Errors with `--strict` and in `validate`; by default `normalize` reports them as warnings and keeps the member."),
     ("C", "Request documents", "Checked with `--context create`, `update` or `relationship-update`."),
+    ("A", "The Atomic Operations extension", "Checked in a document that applies the extension (https://jsonapi.org/ext/atomic): its `jsonapi.ext` lists the extension's URI before `atomic:operations` or `atomic:results` comes, or `--extension atomic` applies it to every document. They are checked when the document has closed: the position is the document's, or where `atomic:operations` begins, and the pointer names the member at fault. Errors with `--strict` and in `validate`; warnings by default."),
     ("N", "The normalizer", "What the output writers report about the data they are given (not rules of the spec)."),
 ]
 out = ["# Rules", "",

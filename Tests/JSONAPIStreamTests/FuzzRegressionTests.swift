@@ -893,10 +893,23 @@ public enum FuzzChecks {
         var documents: [JSONObject] = []
         var resourceLines: [JSONObject] = []
         var duplicates = false
+        // Atomic Operations: each operation's line comes before its document's line.
+        var pendingOperations: [JSONValue] = []
+        var lastOperations: JSONValue? = nil
         for o in lines {
+            if o.keys == ["operation"] {
+                pendingOperations.append(o["operation"]!)
+                continue
+            }
             if o.keys == ["document"] {
                 if case .object(let d)? = o["document"] {
                     documents.append(d)
+                    if let ops = d["atomic:operations"] { lastOperations = ops }
+                    if !pendingOperations.isEmpty {
+                        if d["atomic:operations"] != nil { problems.append("ndjson document line keeps atomic:operations beside its operation lines") }
+                        lastOperations = .array(pendingOperations)
+                        pendingOperations = []
+                    }
                 } else {
                     problems.append("ndjson document line is not an object: \(JSONValue.object(o).jsonText.prefix(300))")
                 }
@@ -1054,9 +1067,19 @@ public enum FuzzChecks {
 
         // Document lines: primary data and top-level members.
         if !c.output.resourcesOnly && !duplicates {
+            // atomic:operations compared apart: as a top-level member, the last document's wins.
             var rest = JSONObject()
-            for m in top.members where m.key != "resources" { rest.append(m.key, m.value) }
-            let expected = topLevel(documents)
+            for m in top.members where m.key != "resources" && m.key != "atomic:operations" { rest.append(m.key, m.value) }
+            if top["atomic:operations"] != lastOperations {
+                problems.append("json atomic:operations differ from the ndjson operation lines: json \(text(top["atomic:operations"] ?? .null)) vs ndjson \(text(lastOperations ?? .null))")
+            }
+            if !pendingOperations.isEmpty { problems.append("ndjson operation lines after the last document line") }
+            let expected = topLevel(
+                documents.map { d in
+                    var o = JSONObject()
+                    for m in d.members where m.key != "atomic:operations" { o.append(m.key, m.value) }
+                    return o
+                })
             if JSONValue.object(rest) != expected {
                 problems.append("json top level differs from the ndjson document lines: \(difference(.object(rest), expected)); json \(text(.object(rest))) vs ndjson \(text(expected))")
             }

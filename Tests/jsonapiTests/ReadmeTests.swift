@@ -44,6 +44,9 @@ struct ReadmeTests {
         for line in nd.split(separator: "\n") { #expect(Self.readme.contains(line), "README lacks \(line)") }
         let edges = try run(["normalize", "--format", "edges", "Corpus/documents/spec-compound.json"]).out
         for line in edges.split(separator: "\n") { #expect(Self.readme.contains(line), "README lacks \(line)") }
+        let atomic = try run(["normalize", "--format", "ndjson", "--extension", "atomic", "docs/examples/atomic-request.json"]).out
+        #expect(atomic.split(separator: "\n").count == 3)
+        for line in atomic.split(separator: "\n") { #expect(Self.readme.contains("# " + line), "README lacks \(line)") }
         let stats = try run(["stats", "Corpus/documents/spec-compound.json"]).out
         for line in stats.split(separator: "\n").dropFirst() where !line.isEmpty {
             #expect(Self.readme.contains(line), "README lacks \(line)")

@@ -14,11 +14,16 @@ extension DocumentBuilder {
         documentErrorsAfterData = false
         documentHasErrors = false
         documentHasExtensionMember = false
+        documentDeclaresAtomic = false
+        pendingAtomic = nil
         return true
     }
 
     func finishDocument() -> Bool {
         document.extras = documentExtras
+        if validation != .off && (document.atomicOperations >= 0 || document.atomicResults >= 0) {
+            if !checkAtomicDocument() { return false }
+        }
         if validation != .off {
             let hasErrors = !document.errors.isNone
             if !document.hasData && !hasErrors && document.meta.isNone && !documentHasExtensionMember {

@@ -122,6 +122,17 @@ extension DocumentBuilder {
                 // The rest of the name follows the member-name rules (R41).
                 return checkMemberName(name, what: "extension member name", always: true)
             }
+            if ns == AtomicOperations.namespace && documentDeclaresAtomic {
+                // Applied by this document's jsonapi.ext (not cached: the next document may not).
+                if frames.last == .document { documentHasExtensionMember = true }
+                if frames.last == .relationship { relationshipHasExtensionMember = true }
+                var applied = options.extensions
+                applied.insert(ns)
+                if let problem = MemberNameRules.violation(name, extensions: applied, allowAt: true) {
+                    return report(problem.rule, "extension member name \(quoted(String(decoding: name, as: UTF8.self))): \(problem.message)")
+                }
+                return true
+            }
         }
         if validation == .off { return true }
         let text = String(decoding: name, as: UTF8.self)

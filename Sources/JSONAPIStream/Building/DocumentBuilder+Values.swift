@@ -143,7 +143,9 @@ extension DocumentBuilder {
         case .discard: break
         case .documentMeta: document.meta = span
         case .documentLinks: document.links = span
-        case .documentJSONAPI: document.jsonapi = span
+        case .documentJSONAPI:
+            document.jsonapi = span
+            if !documentDeclaresAtomic && !appliesAtomicByOption { documentDeclaresAtomic = declaresAtomic(span) }
         case .documentErrors: document.errors = span
         case .resourceAttributes: resource.attributes = span
         case .resourceLinks: resource.links = span
@@ -151,7 +153,12 @@ extension DocumentBuilder {
         case .relationshipLinks: relationship.links = span
         case .relationshipMeta: relationship.meta = span
         case .identifierMeta: identifier.meta = span
-        case .documentExtra: documentExtras.append(span)
+        case .documentExtra:
+            documentExtras.append(span)
+            if let atomic = pendingAtomic {
+                noteAtomic(atomic, extra: documentExtras.count - 1)
+                pendingAtomic = nil
+            }
         case .resourceExtra: resourceExtras.append(span)
         case .relationshipExtra: relationshipExtras.append(span)
         case .identifierExtra: identifierExtras.append(span)

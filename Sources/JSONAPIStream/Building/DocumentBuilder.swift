@@ -80,6 +80,11 @@ final class DocumentBuilder: JSONEventReceiver {
     var documentHasErrors = false
     var documentHasExtensionMember = false
     var relationshipHasExtensionMember = false
+    /// Whether the document's `jsonapi.ext` (read so far) applies the Atomic Operations extension.
+    var documentDeclaresAtomic = false
+    /// The atomic member whose value is being recorded, if any, and where its name was.
+    var pendingAtomic: AtomicMember?
+    var atomicKeyPosition = SourcePosition.start
     /// Which came last at the top level, for R03's pointer.
     var documentErrorsAfterData = false
     /// Whether `relationships` came after `attributes` in the resource, for R17's pointer.
@@ -266,7 +271,10 @@ final class DocumentBuilder: JSONEventReceiver {
                 documentErrorsAfterData = document.hasData
                 return true
             case .data, .included, .meta, .links, .jsonapi: return true
-            default: return unknownMember(name, rule: .R05, owner: "a document's top level")
+            default:
+                pendingAtomic = atomicMember(name)
+                if pendingAtomic != nil { atomicKeyPosition = currentLocation() }
+                return unknownMember(name, rule: .R05, owner: "a document's top level")
             }
         case .resource:
             switch known {

@@ -126,5 +126,11 @@ struct DocumentDraft {
     var errors = ValueSpan.none
     /// Unknown and `@`-members of the top level (`"name":value` spans in the store).
     var extras: [ValueSpan] = []
+    /// Under the Atomic Operations extension: which of `extras` is `atomic:operations`, and
+    /// which `atomic:results` (-1: none).
+    var atomicOperations: Int32 = -1
+    var atomicResults: Int32 = -1
+    /// Where the `atomic:operations` member began (for the extension's rules).
+    var atomicOperationsPosition = SourcePosition.start
     var hasData: Bool { primaryShape != .absent }
 }

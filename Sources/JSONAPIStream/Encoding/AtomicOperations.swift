@@ -19,6 +19,9 @@
 public struct AtomicOperations: Sendable {
     /// The extension's URI, as the `ext` media-type parameter and `jsonapi.ext` name it.
     public static let uri = "https://jsonapi.org/ext/atomic"
+    /// The extension's namespace: its members are `atomic:operations` and `atomic:results`,
+    /// and `DocumentOptions.extensions` containing it applies the extension to every document.
+    public static let namespace = "atomic"
     /// The media type of requests and responses under the extension.
     public static let mediaType = #"application/vnd.api+json; ext="https://jsonapi.org/ext/atomic""#
 
@@ -135,6 +138,93 @@ public struct AtomicOperation: Sendable, Hashable {
         self.href = href
         self.data = data
         self.meta = meta
+    }
+
+    /// The operation in an operation object, or nil when it is not one (not an object, or
+    /// without a valid `op`). Members of the wrong type are left out; ``problems(_:)`` says
+    /// what is wrong with them.
+    public init?(_ value: JSONValue) {
+        guard case .object = value, let code = value["op"]?.stringValue.flatMap(Code.init(rawValue:)) else { return nil }
+        op = code
+        if case .object = value["ref"], let type = value["ref"]?["type"]?.stringValue {
+            let r = value["ref"]!
+            ref = Ref(
+                ResourceIdentifier(type: type, id: r["id"]?.stringValue, lid: r["lid"]?.stringValue),
+                relationship: r["relationship"]?.stringValue)
+        }
+        href = value["href"]?.stringValue
+        data = value["data"]
+        if case .object(let m)? = value["meta"] { meta = m }
+    }
+
+    /// What an operation object breaks of the extension's rules (A04-A08): each with its
+    /// rule, a message and the pointer below the operation (`/op`, `/ref/type`, …).
+    static func problems(_ value: JSONValue) -> [(rule: Rule, message: String, pointer: String)] {
+        guard case .object = value else { return [(.A04, "an operation MUST be an object", "")] }
+        var out: [(rule: Rule, message: String, pointer: String)] = []
+        let code: Code?
+        switch value["op"] {
+        case nil:
+            out.append((.A05, "an operation MUST contain op", ""))
+            code = nil
+        case .string(let s)?:
+            code = Code(rawValue: s)
+            if code == nil { out.append((.A05, "op MUST be add, update or remove, not \(quoted(s))", "/op")) }
+        default:
+            out.append((.A05, "op MUST be a string: add, update or remove", "/op"))
+            code = nil
+        }
+        let ref = value["ref"]
+        if ref != nil && value["href"] != nil { out.append((.A06, "an operation MUST NOT contain both ref and href", "/href")) }
+        if let href = value["href"], href.stringValue == nil { out.append((.A06, "href MUST be a string (a URI-reference)", "/href")) }
+        var relationship: String?
+        if let ref {
+            if case .object = ref {
+                if ref["type"]?.stringValue == nil { out.append((.A07, "ref MUST contain type, a string", "/ref")) }
+                if ref["id"] == nil && ref["lid"] == nil { out.append((.A07, "ref MUST contain id or lid", "/ref")) }
+                for name in ["id", "lid", "relationship"] where ref[name] != nil && ref[name]?.stringValue == nil {
+                    out.append((.A07, "ref's \(name) MUST be a string", "/ref/\(name)"))
+                }
+                relationship = ref["relationship"]?.stringValue
+            } else {
+                out.append((.A07, "ref MUST be an object", "/ref"))
+            }
+        }
+        guard let code else { return out }
+        let data = value["data"]
+        if relationship != nil {
+            switch (code, data) {
+            case (_, nil):
+                out.append((.A08, "an operation on a relationship MUST contain data", ""))
+            case (.update, .null?):
+                break
+            case (.update, .object?):
+                if !isIdentifier(data!) { out.append((.A08, "a to-one relationship's data MUST be a resource identifier object or null", "/data")) }
+            case (_, .array(let list)?):
+                if let k = list.firstIndex(where: { !isIdentifier($0) }) {
+                    out.append((.A08, "relationship data MUST be resource identifier objects", "/data/\(k)"))
+                }
+            default:
+                let wanted = code == .update ? "null, a resource identifier object or an array of them" : "an array of resource identifier objects"
+                out.append((.A08, "\(code.rawValue) on a relationship MUST have data: \(wanted)", "/data"))
+            }
+        } else {
+            switch code {
+            case .add, .update:
+                if case .object? = data, data?["type"]?.stringValue != nil {
+                } else {
+                    out.append((.A08, "\(code.rawValue) of a resource MUST have data: a resource object with type", data == nil ? "" : "/data"))
+                }
+            case .remove:
+                if ref == nil && value["href"] == nil { out.append((.A08, "remove MUST name its target with ref or href", "")) }
+            }
+        }
+        return out
+    }
+
+    private static func isIdentifier(_ v: JSONValue) -> Bool {
+        guard case .object = v, v["type"]?.stringValue != nil else { return false }
+        return v["id"]?.stringValue != nil || v["lid"]?.stringValue != nil
     }
 
     /// The operation object.

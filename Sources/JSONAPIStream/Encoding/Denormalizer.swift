@@ -15,6 +15,8 @@ public final class Denormalizer {
     private var documentLines = 0
     private var singleShape: PrimaryDataShape = .absent
     private var recordCount = 0
+    /// Operation lines read since the last document line.
+    private var operations: [JSONValue] = []
 
     /// A denormalizer that merges resources as a graph built with `options` does.
     public init(options: DocumentOptions = .default) {
@@ -93,6 +95,10 @@ public final class Denormalizer {
         } else if let d = o["document"] {
             guard case .object(let doc) = d else { throw notNormalized("\"document\" is not an object", source, position) }
             try acceptDocumentLine(doc)
+        } else if let operation = o["operation"] {
+            // An Atomic Operations operation line: it goes back into `atomic:operations` of
+            // the document line that follows it.
+            operations.append(operation)
         } else if o["type"] != nil {
             try acceptResourceLine(o)
         } else {
@@ -148,6 +154,18 @@ public final class Denormalizer {
             }
         }
         if top["data"] == nil { singleShape = .absent }
+        if !operations.isEmpty {
+            // A document with operations had no data (the extension forbids it): its line's
+            // `"data":null` stands for none.
+            if top["data"] == .null {
+                var rest = JSONObject()
+                for m in top.members where m.key != "data" { rest.append(m.key, m.value) }
+                top = rest
+                singleShape = .absent
+            }
+            top.append("atomic:operations", .array(operations))
+            operations = []
+        }
         try feed(.object(top))
     }
 

@@ -4,6 +4,9 @@
 ///   checks this library adds on top of yajl 2.1.0).
 /// - `R01`–`R41`: JSON:API 1.1 MUST rules that one document can show.
 /// - `C01`–`C03`: rules for request documents (create, update, relationship update).
+/// - `A01`–`A08`: the Atomic Operations extension's rules (<https://jsonapi.org/ext/atomic>),
+///   checked when a document applies it (its `jsonapi.ext`, or the `atomic` namespace given
+///   in ``DocumentOptions/extensions``).
 /// - `N01`–`N04`: what the normalizer itself reports (merges, keys it cannot build).
 ///
 /// The identifiers never change meaning between releases; see `Corpus/invalid/` for a
@@ -15,6 +18,7 @@ public enum Rule: String, Sendable, CaseIterable, Comparable, CustomStringConver
     case R21, R22, R23, R24, R25, R26, R27, R28, R29, R30
     case R31, R32, R33, R34, R35, R36, R37, R38, R39, R40, R41
     case C01, C02, C03
+    case A01, A02, A03, A04, A05, A06, A07, A08
     case N01, N02, N03, N04
 
     public var description: String { rawValue }
@@ -84,6 +88,14 @@ public enum Rule: String, Sendable, CaseIterable, Comparable, CustomStringConver
         case .C01: "a create request MUST send one resource object with type"
         case .C02: "an update request MUST send one resource object with type and id"
         case .C03: "a relationship update MUST send null, an identifier or an array of identifiers"
+        case .A01: "a document with atomic:operations or atomic:results MUST NOT contain data or included"
+        case .A02: "a document MUST NOT contain both atomic:operations and atomic:results"
+        case .A03: "a document with atomic:operations or atomic:results MUST NOT contain errors"
+        case .A04: "atomic:operations MUST be an array of operation objects"
+        case .A05: "an operation MUST contain op, one of add, update or remove"
+        case .A06: "an operation MUST NOT contain both ref and href, and href MUST be a string"
+        case .A07: "ref MUST be an object with type and id or lid, and relationship a string"
+        case .A08: "an operation's data MUST fit its op and target"
         case .N01: "the same resource appeared more than once; members were merged"
         case .N02: "a byte order mark was stripped"
         case .N03: "a resource cannot be keyed"

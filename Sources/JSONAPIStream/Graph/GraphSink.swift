@@ -266,7 +266,7 @@ final class GraphSink: DocumentSink {
             GraphStorage.DocumentRecord(
                 shape: d.primaryShape, primaryStart: documentPrimaryStart, primaryCount: s.primaryRows.count - documentPrimaryStart,
                 meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position,
-                source: sourceName))
+                source: sourceName, atomicOperations: d.atomicOperations))
         documentPrimaryStart = s.primaryRows.count
     }
 

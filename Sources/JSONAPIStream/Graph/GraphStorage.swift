@@ -98,6 +98,9 @@ final class GraphStorage: @unchecked Sendable {
         var position: SourcePosition
         /// The input it came from.
         var source: String?
+        /// Which of `extras` is `atomic:operations` under the Atomic Operations extension (-1:
+        /// none, or the document did not apply it).
+        var atomicOperations: Int32 = -1
     }
 
     /// Minified JSON of every attribute, meta, links and unknown-member value.

@@ -96,6 +96,18 @@ final class StreamingSink: DocumentSink {
         parts.position = d.position
         parts.place = .document
         if let numberAlarm { out.mayHoldUnsafeNumbers = numberAlarm.outsideResources > 0 }
+        if d.atomicOperations >= 0 {
+            // Atomic Operations: one line per operation, in order, before the document's line
+            // (which then leaves `atomic:operations` out).
+            let member = d.extras[Int(d.atomicOperations)]
+            let valueStart = StoredJSON.skipString(store, at: member.start) + 1
+            for operation in StoredJSON.elements(store, valueStart..<member.range.upperBound) {
+                out.write(#"{"operation":"#)
+                out.write(UnsafeRawBufferPointer(rebasing: store[operation]))
+                out.write("}\n")
+                try out.endRecord()
+            }
+        }
         out.write(#"{"document":{"data":"#)
         switch d.primaryShape {
         case .absent, .null: out.write("null")
@@ -117,7 +129,10 @@ final class StreamingSink: DocumentSink {
         if !d.links.isNone { out.write(#","links":"#); out.write(v(d.links)) }
         if !d.jsonapi.isNone { out.write(#","jsonapi":"#); out.write(v(d.jsonapi)) }
         if !d.errors.isNone { out.write(#","errors":"#); out.write(v(d.errors)) }
-        for span in d.extras { out.write(byte: UInt8(ascii: ",")); out.write(v(span)) }
+        for (k, span) in d.extras.enumerated() where k != Int(d.atomicOperations) {
+            out.write(byte: UInt8(ascii: ","))
+            out.write(v(span))
+        }
         out.write("}}\n")
         try out.endRecord()
         documentsWritten += 1
