@@ -164,4 +164,78 @@ struct AtomicDocumentTests {
         let b = try graph(Self.examples[4].0, options: Self.atomic)
         #expect(try a.merging(b).atomicOperations == Self.examples[2].1 + Self.examples[4].1)
     }
+
+    // MARK: - atomic:results
+
+    static let results = #"""
+        {"jsonapi":{"version":"1.1","ext":["https://jsonapi.org/ext/atomic"]},
+         "atomic:results":[
+          {"data":{"type":"authors","id":"a-9","lid":"a1","attributes":{"name":"Ada"}}},
+          {"data":{"type":"articles","id":"13","attributes":{"title":"Notes","rating":4.50},"relationships":{"author":{"data":{"type":"authors","id":"a-9"}}}},"meta":{"took":3}},
+          {},
+          {"data":null,"meta":{"removed":true}},
+          {"data":{"type":"articles","id":"13","attributes":{"title":"Notes, again"}}}]}
+        """#
+
+    @Test func resultsResourcesAreTheGraphsMergedByTypeAndID() throws {
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        for size in [0, 1, 7] {
+            let g = try graph(Self.results, options: strict, chunk: size)
+            #expect(g.count == 2 && g.primary.isEmpty)
+            let results = g.atomicResults
+            #expect(results.map { $0.resource?.identifier.description ?? "-" } == ["authors/a-9", "articles/13", "-", "-", "articles/13"])
+            #expect(results[1].resource?.attributes.jsonText == #"{"title":"Notes, again","rating":4.50}"#)
+            #expect(results[1].meta?["took"] == 3 && results[3].meta?["removed"] == true)
+            // Relationships resolve between results.
+            #expect(results[1].resource?.relationship("author")?.resource?.attributes["name"]?.string == "Ada")
+            #expect(g[ResourceIdentifier(type: "authors", id: "a-9")]?.lid == "a1")
+            // Where each came from.
+            #expect(results[0].resource.map { g.storage.resources[$0.row].pointer } == "/atomic:results/0/data")
+            // Two results naming one resource are one resource, without a warning.
+            #expect(g.warnings.isEmpty)
+        }
+    }
+
+    @Test func resultsInNDJSONAndBackThroughDenormalize() throws {
+        let lines = try normalize(Self.results, format: .ndjson).split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines[0] == #"{"type":"authors","id":"a-9","lid":"a1","primary":false,"attributes":{"name":"Ada"},"relationships":{}}"#)
+        #expect(
+            lines[3]
+                == #"{"document":{"data":null,"jsonapi":{"version":"1.1","ext":["https://jsonapi.org/ext/atomic"]},"atomic:results":[{"data":{"type":"authors","id":"a-9","lid":"a1"}},{"data":{"type":"articles","id":"13"},"meta":{"took":3}},{},{"data":null,"meta":{"removed":true}},{"data":{"type":"articles","id":"13"}}]}}"#
+        )
+        let d = Denormalizer()
+        try d.read(.bytes(Array((lines.joined(separator: "\n") + "\n").utf8), name: "results.ndjson"))
+        let out = ByteWriter()
+        try d.write(to: out)
+        let back = try JSONValue(parsing: out.bytes)
+        // An atomic:results document again: each result around its resource, no data or included.
+        #expect(back["data"] == nil && back["included"] == nil)
+        #expect(back["atomic:results"]?[1]?["data"]?["attributes"]?["title"] == "Notes, again")
+        #expect(back["atomic:results"]?[1]?["meta"]?["took"] == 3)
+        // Normalized again: the same lines, except that a result merged into an earlier one
+        // comes back whole.
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        let again = try normalize(out.string, format: .json, document: strict)
+        #expect(again == (try normalize(Self.results, format: .json)))
+    }
+
+    @Test func clientResultsReadThroughTheGraph() throws {
+        var operations = AtomicOperations()
+        var author = EditableResource(type: "authors", lid: "a1")
+        author["name"] = "Ada"
+        try operations.add(author)
+        var article = EditableResource(type: "articles", lid: "r1")
+        article["title"] = "Notes"
+        try operations.add(article)
+        let body = #"{"atomic:results":[{"data":{"type":"authors","id":"7","attributes":{"name":"Ada"}}},{"data":{"type":"articles","id":"8","attributes":{"title":"Notes"}}}]}"#
+        let results = try AtomicResults(parsing: Array(body.utf8), operations: operations)
+        #expect(results.ids == ["a1": "7", "r1": "8"])
+        // A result that is not an object is refused, as in any document.
+        #expect(throws: JSONAPIError.self) {
+            try AtomicResults(parsing: Array(#"{"atomic:results":[5,{}]}"#.utf8), operations: operations)
+        }
+    }
 }

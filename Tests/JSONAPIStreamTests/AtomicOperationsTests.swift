@@ -45,7 +45,9 @@ import Testing
         #expect(results.results[0].resource?.attributes["name"]?.string == "Ada")
         #expect(results.results[0].meta?["n"]?.numberValue?.intValue == 1)
         #expect(results.results[1].resource == nil)
-        #expect(results.graph.primary.count == 1)
+        // The results' resources are the graph's (not primary data: they are results).
+        #expect(results.graph.count == 1 && results.graph.primary.isEmpty)
+        #expect(results.graph.atomicResults.map { $0.resource?.id } == ["121", nil])
 
         #expect(throws: JSONAPIError.self) { try AtomicResults(parsing: Array(#"{"atomic:results":[{}]}"#.utf8), operations: operations) }
         #expect(throws: JSONAPIError.self) { try AtomicResults(parsing: Array(#"{"data":[]}"#.utf8), operations: operations) }

@@ -97,4 +97,32 @@ struct DenormalizeCommandTests {
         #expect(truncated.stderr.contains("error:") && truncated.stderr.contains("[J"), "\(truncated.stderr)")
         #expect(truncated.stdout.isEmpty)
     }
+
+    /// Atomic Operations through the commands: operations and results come back as the
+    /// documents had them, whether the document said so in jsonapi.ext or the option did.
+    @Test func atomicDocumentsComeBack() throws {
+        let results = Data(
+            #"{"atomic:results":[{"data":{"type":"tags","id":"1","attributes":{"name":"swift"}}},{},{"data":{"type":"tags","id":"1","attributes":{"name":"Swift"}},"meta":{"n":2}}]}"#
+                .utf8)
+        let lines = try run(["normalize", "--quiet", "--format", "ndjson", "--extension", "atomic", "-"], stdin: results)
+        #expect(lines.status == 0, "\(lines.stderr)")
+        #expect(lines.out.split(separator: "\n").count == 3)
+        // Without the option, denormalize cannot know: the resources come back included.
+        let plain = try run(["denormalize"], stdin: lines.stdout)
+        #expect(try JSONValue(parsing: Array(plain.stdout))["included"] != nil)
+        let back = try run(["denormalize", "--extension", "atomic"], stdin: lines.stdout)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(
+            back.out
+                == #"{"atomic:results":[{"data":{"type":"tags","id":"1","attributes":{"name":"Swift"},"relationships":{}}},{},{"data":{"type":"tags","id":"1","attributes":{"name":"Swift"},"relationships":{}},"meta":{"n":2}}]}"#
+                + "\n")
+        let check = try run(["validate", "--extension", "atomic", "-"], stdin: back.stdout)
+        #expect(check.status == 0, "\(check.out)\(check.stderr)")
+
+        let operations = Data(#"{"jsonapi":{"ext":["https://jsonapi.org/ext/atomic"]},"atomic:operations":[{"op":"remove","ref":{"type":"tags","id":"1"}}]}"#.utf8)
+        let opLines = try run(["normalize", "--quiet", "--format", "ndjson", "-"], stdin: operations)
+        #expect(opLines.out.hasPrefix(#"{"operation":{"op":"remove","ref":{"type":"tags","id":"1"}}}"#))
+        let opBack = try run(["denormalize"], stdin: opLines.stdout)
+        #expect(opBack.out == #"{"jsonapi":{"ext":["https://jsonapi.org/ext/atomic"]},"atomic:operations":[{"op":"remove","ref":{"type":"tags","id":"1"}}]}"# + "\n")
+    }
 }

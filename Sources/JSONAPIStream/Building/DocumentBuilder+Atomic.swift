@@ -74,4 +74,146 @@ extension DocumentBuilder {
         }
         return true
     }
+
+    // MARK: - atomic:results
+
+    /// `atomic:results` starts: the text the document will keep as that member.
+    func beginResults() {
+        resultsText.removeAll()
+        resultsText.append(#""atomic:results":["#)
+        resultIndex = 0
+        resultsHaveElement = false
+    }
+
+    /// A result object starts.
+    func startResult() {
+        if resultsHaveElement { resultsText.append(UInt8(ascii: ",")) }
+        resultsHaveElement = true
+        resultsText.append(UInt8(ascii: "{"))
+        resultHasMember = false
+    }
+
+    /// Appends a member of the current result: `prefix` then `value` (a `"name":value` span
+    /// has an empty prefix).
+    func appendResultMember(_ prefix: StaticString, _ value: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
+        if resultHasMember { resultsText.append(UInt8(ascii: ",")) }
+        resultHasMember = true
+        resultsText.append(prefix)
+        resultsText.append(value)
+    }
+
+    /// A result's resource has been handed to the sink: the result keeps its identifier.
+    func noteResultResource() {
+        appendResultMember(#""data":{"type":"#)
+        JSONEscaping.appendQuoted(arenas.scratch.bytes(in: resource.type.range), to: &resultsText)
+        if !resource.id.isNone {
+            resultsText.append(#","id":"#)
+            JSONEscaping.appendQuoted(arenas.scratch.bytes(in: resource.id.range), to: &resultsText)
+        }
+        if !resource.lid.isNone {
+            resultsText.append(#","lid":"#)
+            JSONEscaping.appendQuoted(arenas.scratch.bytes(in: resource.lid.range), to: &resultsText)
+        }
+        resultsText.append(UInt8(ascii: "}"))
+    }
+
+    /// A result object ends.
+    @inline(never)
+    func finishResult() -> Bool {
+        resultsText.append(UInt8(ascii: "}"))
+        resultIndex &+= 1
+        return true
+    }
+
+    /// `atomic:results` ends: its text becomes one of the document's members.
+    @inline(never)
+    func finishResults() {
+        resultsText.append(UInt8(ascii: "]"))
+        let start = arenas.store.count
+        resultsText.withBytes { arenas.store.append($0) }
+        documentExtras.append(ValueSpan(start: start, count: arenas.store.count - start))
+        document.atomicResults = Int32(documentExtras.count - 1)
+    }
+
+    // MARK: - Events under the extension (kept out of the hot event functions)
+
+    /// A top-level member JSON:API does not define: the extension's, or an unknown one.
+    @inline(never)
+    func otherDocumentMember(_ name: UnsafeRawBufferPointer) -> Bool {
+        let atomic = atomicMember(name)
+        pendingAtomic = atomic
+        if atomic != nil { atomicKeyPosition = currentLocation() }
+        if !unknownMember(name, rule: .R05, owner: "a document's top level") { return false }
+        if atomic == .results && (appliesAtomicByOption || documentDeclaresAtomic) {
+            // Read as results (their resources go to the sink), not kept as written.
+            member = .atomicResults
+            pendingAtomic = nil
+        }
+        return true
+    }
+
+    /// An object as `atomic:results` itself, as a result, or inside a result.
+    @inline(never)
+    func startObjectInResults(_ top: Frame) -> Bool {
+        switch top {
+        case .resultsArray:
+            frames.append(.result)
+            startResult()
+            return true
+        case .result:
+            switch member {
+            case .data:
+                let ok = startResource(primary: false, index: resultIndex)
+                resource.inResults = true
+                return ok
+            case .meta: return beginRaw(.resultMeta, checked: .meta, object: true)
+            default: return beginRaw(.resultExtra, checked: nil, object: true)
+            }
+        default:
+            return beginRawReporting(.documentExtra, .A09, "atomic:results MUST be an array of result objects, not an object", isObject: true)
+        }
+    }
+
+    /// An array as `atomic:results` itself, as a result, or inside a result.
+    @inline(never)
+    func startArrayInResults(_ top: Frame) -> Bool {
+        switch top {
+        case .resultsArray:
+            resultIndex &+= 1  // skipped, but counted: the next result keeps its index
+            return badShape(.A09, "a result MUST be an object, not an array", container: true, isObject: false)
+        case .result:
+            switch member {
+            case .data: return badShape(.A09, "a result's data MUST be a resource object or null, not an array", container: true, isObject: false)
+            case .meta: return beginRawReporting(.resultMeta, .R24, "meta MUST be an object, not an array", isObject: false)
+            default: return beginRaw(.resultExtra, checked: nil, object: false)
+            }
+        default:
+            frames.append(.resultsArray)
+            beginResults()
+            return true
+        }
+    }
+
+    /// A scalar as a result, or as a result's data.
+    @inline(never)
+    func skipResultScalar(_ top: Frame) -> Bool {
+        if top == .resultsArray {
+            resultIndex &+= 1  // skipped, but counted: the next result keeps its index
+            return badShape(.A09, "a result MUST be an object", container: false)
+        }
+        return badShape(.A09, "a result's data MUST be a resource object or null", container: false)
+    }
+
+    /// A scalar as `atomic:results` (kept as an unknown member).
+    @inline(never)
+    func reportResultsShape() -> Bool {
+        validation == .off || report(.A09, "atomic:results MUST be an array of result objects")
+    }
+
+    /// `"data": null` in a result.
+    @inline(never)
+    func nullResultData() -> Bool {
+        appendResultMember(#""data":null"#)
+        return true
+    }
 }

@@ -110,6 +110,7 @@ extension DocumentBuilder {
             return failWith(error)
         }
         resourcesBuilt &+= 1
+        if resource.inResults { noteResultResource() }
         if !keepsValues { arenas.store.truncate(to: resource.storeMark) }
         member = .none
         return true

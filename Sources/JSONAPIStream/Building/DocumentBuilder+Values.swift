@@ -21,7 +21,18 @@ extension DocumentBuilder {
             case .links: target = .documentLinks; schema = .links(.document)
             case .jsonapi: target = .documentJSONAPI; schema = .jsonapi
             case .errors: target = .documentErrors; schema = .errors
+            case .atomicResults:
+                if !reportResultsShape() { return false }
+                target = .documentExtra
             default: target = .documentExtra
+            }
+        case .resultsArray, .result:
+            guard top == .result && member != .data else { return skipResultScalar(top) }
+            if member == .meta {
+                target = .resultMeta
+                schema = .meta
+            } else {
+                target = .resultExtra
             }
         case .dataArray:
             return badShape(.R06, "primary data MUST be resource objects, not scalars", container: false)
@@ -162,6 +173,10 @@ extension DocumentBuilder {
         case .resourceExtra: resourceExtras.append(span)
         case .relationshipExtra: relationshipExtras.append(span)
         case .identifierExtra: identifierExtras.append(span)
+        case .resultMeta:
+            appendResultMember(#""meta":"#, arenas.store.bytes(in: span.range))
+        case .resultExtra:
+            appendResultMember("", arenas.store.bytes(in: span.range))
         }
     }
 

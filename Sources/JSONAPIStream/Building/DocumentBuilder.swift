@@ -21,10 +21,14 @@
 final class DocumentBuilder: JSONEventReceiver {
     enum Frame: UInt8 {
         case document, dataArray, includedArray, resource, relationships, relationship, linkageArray, identifier
+        /// `atomic:results` and one result object in it (Atomic Operations).
+        case resultsArray, result
     }
 
     enum Member: UInt8 {
         case none, data, included, meta, links, jsonapi, errors, type, id, lid, attributes, relationships, other
+        /// `atomic:results` in a document that applies the Atomic Operations extension.
+        case atomicResults
     }
 
     // MARK: Configuration
@@ -85,6 +89,12 @@ final class DocumentBuilder: JSONEventReceiver {
     /// The atomic member whose value is being recorded, if any, and where its name was.
     var pendingAtomic: AtomicMember?
     var atomicKeyPosition = SourcePosition.start
+    /// `atomic:results` as the document will keep it (each result's resource as its
+    /// identifier, its other members as written), built as the results stream by.
+    var resultsText = ByteArena(capacity: 256)
+    var resultIndex: Int32 = 0
+    var resultsHaveElement = false
+    var resultHasMember = false
     /// Which came last at the top level, for R03's pointer.
     var documentErrorsAfterData = false
     /// Whether `relationships` came after `attributes` in the resource, for R17's pointer.
@@ -125,8 +135,10 @@ final class DocumentBuilder: JSONEventReceiver {
             case .jsonapi: return beginRaw(.documentJSONAPI, checked: .jsonapi, object: true)
             case .errors:
                 return beginRawReporting(.documentErrors, .R08, "errors MUST be an array of error objects, not an object", isObject: true)
+            case .atomicResults: return startObjectInResults(.document)
             default: return beginRaw(.documentExtra, checked: nil, object: true)
             }
+        case .resultsArray, .result: return startObjectInResults(top)
         case .dataArray:
             return startResource(primary: true, index: Int32(levels[levels.count - 2].count - 1))
         case .includedArray:
@@ -193,8 +205,10 @@ final class DocumentBuilder: JSONEventReceiver {
             case .meta: return beginRawReporting(.documentMeta, .R24, "meta MUST be an object, not an array", isObject: false)
             case .links: return beginRawReporting(.documentLinks, .R25, "links MUST be an object, not an array", isObject: false)
             case .jsonapi: return beginRawReporting(.documentJSONAPI, .R30, "jsonapi MUST be an object, not an array", isObject: false)
+            case .atomicResults: return startArrayInResults(.document)
             default: return beginRaw(.documentExtra, checked: nil, object: false)
             }
+        case .resultsArray, .result: return startArrayInResults(top)
         case .dataArray:
             return badShape(.R06, "primary data MUST be resource objects, not an array inside the array", container: true, isObject: false)
         case .includedArray:
@@ -242,13 +256,14 @@ final class DocumentBuilder: JSONEventReceiver {
         case .relationship: return finishRelationship()
         case .identifier: return finishIdentifier()
         case .relationships: return true
-        case .dataArray, .includedArray, .linkageArray: return true
+        case .result: return finishResult()
+        case .dataArray, .includedArray, .linkageArray, .resultsArray: return true
         }
     }
 
     override func onEndArray() -> Bool {
         if raw.isActive { return rawEndContainer(close: UInt8(ascii: "]")) }
-        _ = frames.popLast()
+        if frames.popLast() == .resultsArray { finishResults() }
         return true
     }
 
@@ -271,10 +286,7 @@ final class DocumentBuilder: JSONEventReceiver {
                 documentErrorsAfterData = document.hasData
                 return true
             case .data, .included, .meta, .links, .jsonapi: return true
-            default:
-                pendingAtomic = atomicMember(name)
-                if pendingAtomic != nil { atomicKeyPosition = currentLocation() }
-                return unknownMember(name, rule: .R05, owner: "a document's top level")
+            default: return otherDocumentMember(name)
             }
         case .resource:
             switch known {
@@ -294,6 +306,10 @@ final class DocumentBuilder: JSONEventReceiver {
             case .type, .id, .lid, .meta: return true
             default: return unknownMember(name, rule: .R14, owner: "a resource identifier object")
             }
+        case .result:
+            // A result object has data and meta; other members are kept as written.
+            if known != .data && known != .meta { member = .other }
+            return true
         default:
             return true
         }
@@ -370,6 +386,8 @@ final class DocumentBuilder: JSONEventReceiver {
                 relationship.kind = .null
                 return true
             }
+        case .result:
+            if member == .data { return nullResultData() }
         default: break
         }
         return scalar {

@@ -80,6 +80,8 @@ struct ResourceDraft {
     var relationships: Range<Int32> = 0..<0
     var extras: Range<Int32> = 0..<0
     var isPrimary = false
+    /// In `atomic:results` (a result's data), not in `data` or `included`.
+    var inResults = false
     /// Whether the resource object had a `relationships` member (possibly empty).
     var hadRelationships = false
     /// Index in the `data` or `included` array, or -1 for a single primary resource.
@@ -89,7 +91,7 @@ struct ResourceDraft {
     /// Where the value store stood when this resource began.
     var storeMark = 0
 
-    var place: ResourcePlace { .resource(primary: isPrimary, index: arrayIndex) }
+    var place: ResourcePlace { inResults ? .result(index: arrayIndex) : .resource(primary: isPrimary, index: arrayIndex) }
 
     /// `/data`, `/data/3` or `/included/7`.
     var pointer: String { place.pointer }
@@ -102,6 +104,8 @@ enum ResourcePlace: Hashable, Sendable {
     case document
     /// In `data` (or `included`), at `index`; -1 for the single primary resource.
     case resource(primary: Bool, index: Int32)
+    /// The `data` of the result at `index` of `atomic:results`.
+    case result(index: Int32)
 
     /// `""`, `/data`, `/data/3` or `/included/7`.
     var pointer: String {
@@ -110,6 +114,7 @@ enum ResourcePlace: Hashable, Sendable {
         case .resource(let primary, let index):
             let base = primary ? "/data" : "/included"
             return index >= 0 ? "\(base)/\(index)" : base
+        case .result(let index): return "/atomic:results/\(index)/data"
         }
     }
 }

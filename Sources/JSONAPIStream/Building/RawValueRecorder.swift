@@ -6,10 +6,14 @@ enum RawTarget: UInt8 {
     case resourceAttributes, resourceLinks, resourceMeta, resourceExtra
     case relationshipLinks, relationshipMeta, relationshipExtra
     case identifierMeta, identifierExtra
+    /// A result's `meta` and other members (Atomic Operations).
+    case resultMeta, resultExtra
 
     /// An unknown member, kept as `"name":value`.
     @inline(__always)
-    var isExtra: Bool { self == .documentExtra || self == .resourceExtra || self == .relationshipExtra || self == .identifierExtra }
+    var isExtra: Bool {
+        self == .documentExtra || self == .resourceExtra || self == .relationshipExtra || self == .identifierExtra || self == .resultExtra
+    }
 
     /// A value stored as it is, whose repeated member names may stay
     /// (``DuplicateMemberPolicy/allowInValues``): everything but links, `jsonapi` and errors,

@@ -272,31 +272,17 @@ public struct AtomicResults: Sendable {
     ///   result per operation, a result's resource is invalid, or an added resource came back
     ///   with another type than it was added with.
     public init(parsing body: [UInt8], operations: AtomicOperations, options: DocumentOptions = .default) throws(JSONAPIError) {
-        let document = try JSONValue(parsing: body, options: options.parse)
-        guard case .array(let list)? = document["atomic:results"] else {
+        // Read once, as the graph reads any document under the extension: the results'
+        // resources merge by type and id (added, then updated, they are one resource).
+        var o = options
+        o.extensions.insert(AtomicOperations.namespace)
+        graph = try Graph(bytes: body, options: o)
+        guard graph.hasAtomicResults else {
             throw JSONAPIError.input("the response has no atomic:results array")
         }
-        guard list.count == operations.operations.count else {
-            throw JSONAPIError.input("\(list.count) atomic:results for \(operations.operations.count) operations")
-        }
-        var data: [JSONValue] = []
-        var positions: [Int?] = []
-        for (i, result) in list.enumerated() {
-            guard case .object = result else { throw JSONAPIError.input("atomic:results/\(i) is not an object") }
-            if let d = result["data"], case .object = d {
-                positions.append(data.count)
-                data.append(d)
-            } else {
-                positions.append(nil)
-            }
-        }
-        var top = JSONObject()
-        top.append("data", .array(data))
-        // The graph merges a resource returned twice (added, then updated) by type and id.
-        graph = try Graph(json: JSONValue.object(top).jsonText, options: options)
-        let resources = graph.primary
-        results = list.enumerated().map { i, result in
-            Result(resource: positions[i].flatMap { resources.indices.contains($0) ? resources[$0] : nil }, meta: result["meta"])
+        results = graph.atomicResults
+        guard results.count == operations.operations.count else {
+            throw JSONAPIError.input("\(results.count) atomic:results for \(operations.operations.count) operations")
         }
         ids = [:]
         for (operation, result) in zip(operations.operations, results) {

@@ -154,16 +154,16 @@ public final class Denormalizer {
             }
         }
         if top["data"] == nil { singleShape = .absent }
-        if !operations.isEmpty {
-            // A document with operations had no data (the extension forbids it): its line's
-            // `"data":null` stands for none.
+        if !operations.isEmpty || top["atomic:results"] != nil {
+            // A document with operations or results had no data (the extension forbids it):
+            // its line's `"data":null` stands for none.
             if top["data"] == .null {
                 var rest = JSONObject()
                 for m in top.members where m.key != "data" { rest.append(m.key, m.value) }
                 top = rest
                 singleShape = .absent
             }
-            top.append("atomic:operations", .array(operations))
+            if !operations.isEmpty { top.append("atomic:operations", .array(operations)) }
             operations = []
         }
         try feed(.object(top))

@@ -169,7 +169,10 @@ struct DocumentEncoder {
         var taken = seen
         var rows: [Int] = []
         guard let paths = options.include else {
+            // The data of a result in atomic:results is written there, not in included.
+            let results = s.documents.contains { $0.atomicResults >= 0 }
             for row in 0..<s.resources.count where !taken[row] {
+                if results && s.resources[row].flags & GraphStorage.ResourceRecord.result != 0 { continue }
                 rows.append(row)
             }
             return rows
@@ -343,12 +346,47 @@ struct DocumentEncoder {
             FlatJSONWriter.writeErrorObjects(errorSpans, all, to: out)
             out.write(byte: UInt8(ascii: "]"))
         }
+        let hasResults = s.documents.contains { $0.atomicResults >= 0 }
         for m in FlatJSONWriter.mergedDocumentExtras(s, all) {
             comma()
             out.write(UnsafeRawBufferPointer(rebasing: all[m.name]))
             out.write(byte: UInt8(ascii: ":"))
-            out.write(UnsafeRawBufferPointer(rebasing: all[m.value]))
+            if hasResults && StoredJSON.nameEquals(all, m.name, staticBytes("atomic:results")) {
+                try writeResults(all, m.value, writer, parts)
+            } else {
+                out.write(UnsafeRawBufferPointer(rebasing: all[m.value]))
+            }
         }
+    }
+
+    /// `atomic:results` as the graph keeps it (each result's resource as its identifier),
+    /// written with each result's resource in full.
+    private func writeResults(_ all: UnsafeRawBufferPointer, _ value: Range<Int>, _ writer: ResourceWriter, _ parts: ResourceParts) throws(JSONAPIError) {
+        let graph = Graph(storage: storage)
+        out.write(byte: UInt8(ascii: "["))
+        for (i, element) in StoredJSON.elements(all, value).enumerated() {
+            if i > 0 { out.write(byte: UInt8(ascii: ",")) }
+            guard all[element.lowerBound] == UInt8(ascii: "{") else {
+                out.write(UnsafeRawBufferPointer(rebasing: all[element]))
+                continue
+            }
+            out.write(byte: UInt8(ascii: "{"))
+            for (k, member) in StoredJSON.members(all, element).enumerated() {
+                if k > 0 { out.write(byte: UInt8(ascii: ",")) }
+                out.write(UnsafeRawBufferPointer(rebasing: all[member.name]))
+                out.write(byte: UInt8(ascii: ":"))
+                let data = StoredJSON.nameEquals(all, member.name, staticBytes("data")) ? StoredJSON.decode(all, member.value) : .null
+                if let type = data["type"]?.stringValue,
+                    let resource = graph[ResourceIdentifier(type: type, id: data["id"]?.stringValue, lid: data["lid"]?.stringValue)]
+                {
+                    try writeResource(resource.row, writer, parts)
+                } else {
+                    out.write(UnsafeRawBufferPointer(rebasing: all[member.value]))
+                }
+            }
+            out.write(byte: UInt8(ascii: "}"))
+        }
+        out.write(byte: UInt8(ascii: "]"))
     }
 }
 

@@ -4,7 +4,7 @@
 ///   checks this library adds on top of yajl 2.1.0).
 /// - `R01`–`R41`: JSON:API 1.1 MUST rules that one document can show.
 /// - `C01`–`C03`: rules for request documents (create, update, relationship update).
-/// - `A01`–`A08`: the Atomic Operations extension's rules (<https://jsonapi.org/ext/atomic>),
+/// - `A01`–`A09`: the Atomic Operations extension's rules (<https://jsonapi.org/ext/atomic>),
 ///   checked when a document applies it (its `jsonapi.ext`, or the `atomic` namespace given
 ///   in ``DocumentOptions/extensions``).
 /// - `N01`–`N04`: what the normalizer itself reports (merges, keys it cannot build).
@@ -18,7 +18,7 @@ public enum Rule: String, Sendable, CaseIterable, Comparable, CustomStringConver
     case R21, R22, R23, R24, R25, R26, R27, R28, R29, R30
     case R31, R32, R33, R34, R35, R36, R37, R38, R39, R40, R41
     case C01, C02, C03
-    case A01, A02, A03, A04, A05, A06, A07, A08
+    case A01, A02, A03, A04, A05, A06, A07, A08, A09
     case N01, N02, N03, N04
 
     public var description: String { rawValue }
@@ -96,6 +96,7 @@ public enum Rule: String, Sendable, CaseIterable, Comparable, CustomStringConver
         case .A06: "an operation MUST NOT contain both ref and href, and href MUST be a string"
         case .A07: "ref MUST be an object with type and id or lid, and relationship a string"
         case .A08: "an operation's data MUST fit its op and target"
+        case .A09: "atomic:results MUST be an array of result objects, whose data is a resource object or null"
         case .N01: "the same resource appeared more than once; members were merged"
         case .N02: "a byte order mark was stripped"
         case .N03: "a resource cannot be keyed"

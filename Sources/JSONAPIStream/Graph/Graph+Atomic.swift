@@ -24,4 +24,29 @@ extension Graph {
         }
         return out
     }
+
+    /// The results of the documents that apply the Atomic Operations extension
+    /// (`atomic:results`), in order, document after document: each result's resource (read
+    /// into the graph like an included resource, merged by type and id) and its `meta`.
+    public var atomicResults: [AtomicResults.Result] {
+        let s = storage
+        var list: [JSONValue] = []
+        s.values.withBytes { all in
+            for d in s.documents where d.atomicResults >= 0 {
+                let span = d.extras[Int(d.atomicResults)]
+                let valueStart = StoredJSON.skipString(all, at: span.start) + 1
+                if case .array(let results) = StoredJSON.decode(all, valueStart..<span.range.upperBound) { list += results }
+            }
+        }
+        return list.map { result in
+            var resource: Resource? = nil
+            if let data = result["data"], let type = data["type"]?.stringValue {
+                resource = self[ResourceIdentifier(type: type, id: data["id"]?.stringValue, lid: data["lid"]?.stringValue)]
+            }
+            return AtomicResults.Result(resource: resource, meta: result["meta"])
+        }
+    }
+
+    /// Whether a document of the graph had `atomic:results` under the extension.
+    var hasAtomicResults: Bool { storage.documents.contains { $0.atomicResults >= 0 } }
 }

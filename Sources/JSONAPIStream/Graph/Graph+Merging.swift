@@ -85,7 +85,7 @@ extension GraphSink {
                     meta: copy(d.meta, of: o, into: &store), links: copy(d.links, of: o, into: &store),
                     jsonapi: copy(d.jsonapi, of: o, into: &store), errors: copy(d.errors, of: o, into: &store),
                     extras: d.extras.map { copy($0, of: o, into: &store) }, position: d.position, source: d.source,
-                    atomicOperations: d.atomicOperations))
+                    atomicOperations: d.atomicOperations, atomicResults: d.atomicResults))
         }
         for w in o.warnings where s.warnings.count < keptWarnings { s.warnings.append(w) }
         s.warningCount += o.warningCount

@@ -66,6 +66,7 @@ final class GraphSink: DocumentSink {
         var flags: UInt8 = r.isPrimary ? GraphStorage.ResourceRecord.primary : GraphStorage.ResourceRecord.included
         if !r.id.isNone { flags |= GraphStorage.ResourceRecord.hasID } else if r.lid.isNone { flags |= GraphStorage.ResourceRecord.anonymous }
         if r.hadRelationships { flags |= GraphStorage.ResourceRecord.hasRelationships }
+        if r.inResults { flags |= GraphStorage.ResourceRecord.result }
         if let alarm = numberAlarm, alarm.inCurrentResource > 0 { flags |= GraphStorage.ResourceRecord.unsafeNumbers }
         let record = GraphStorage.ResourceRecord(
             type: type, key: key, lidKey: lidKey, flags: flags, document: UInt32(r.documentIndex),
@@ -179,20 +180,27 @@ final class GraphSink: DocumentSink {
         let identity = describe(row: row)
         // A primary-data item with only type, id and meta is a resource identifier (a
         // relationship endpoint's response), not a second resource object.
-        let newIsIdentifier = isPrimary && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
+        // So is a result's data that is only an identifier (atomic:results as normalize
+        // writes it).
+        var isResult = false
+        if case .result = place { isResult = true }
+        let newIsIdentifier = (isPrimary || isResult) && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
         let oldIsIdentifier =
             old.flags & GraphStorage.ResourceRecord.included == 0
             && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
         let sameDocument = old.document == new.document
         let firstPlace = self.place(of: old)
-        if policy == .error {
+        // Results of several operations that name one resource (added, then updated) are
+        // that resource, merged without a word.
+        let bothResults = isResult && old.flags & GraphStorage.ResourceRecord.result != 0
+        if policy == .error && !bothResults {
             throw JSONAPIError.document(
                 Diagnostic(
                     severity: .error, rule: sameDocument ? .R22 : .N01,
                     message: "\(identity) appears again (first at \(firstPlace)); duplicates are refused",
                     location: new.position, pointer: place.pointer, source: sourceName))
         }
-        if !newIsIdentifier && !oldIsIdentifier {
+        if !newIsIdentifier && !oldIsIdentifier && !bothResults {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
             warn(
                 Diagnostic(
@@ -266,7 +274,7 @@ final class GraphSink: DocumentSink {
             GraphStorage.DocumentRecord(
                 shape: d.primaryShape, primaryStart: documentPrimaryStart, primaryCount: s.primaryRows.count - documentPrimaryStart,
                 meta: d.meta, links: d.links, jsonapi: d.jsonapi, errors: d.errors, extras: d.extras, position: d.position,
-                source: sourceName, atomicOperations: d.atomicOperations))
+                source: sourceName, atomicOperations: d.atomicOperations, atomicResults: d.atomicResults))
         documentPrimaryStart = s.primaryRows.count
     }
 

@@ -49,7 +49,8 @@ final class GraphStorage: @unchecked Sendable {
         var pointer: String { place.pointer }
 
         var place: ResourcePlace {
-            .resource(primary: !(flags & Self.included != 0 && flags & Self.primary == 0), index: arrayIndex)
+            if flags & Self.result != 0 && flags & Self.primary == 0 { return .result(index: arrayIndex) }
+            return .resource(primary: !(flags & Self.included != 0 && flags & Self.primary == 0), index: arrayIndex)
         }
 
         static let hasID: UInt8 = 1
@@ -63,6 +64,8 @@ final class GraphStorage: @unchecked Sendable {
         /// A number a double would change is in its values (counted under `--numbers safe`
         /// only, ``NumberAlarm``).
         static let unsafeNumbers: UInt8 = 32
+        /// The data of a result in `atomic:results` (Atomic Operations); with `included`.
+        static let result: UInt8 = 64
     }
 
     struct RelationshipRecord {
@@ -101,6 +104,9 @@ final class GraphStorage: @unchecked Sendable {
         /// Which of `extras` is `atomic:operations` under the Atomic Operations extension (-1:
         /// none, or the document did not apply it).
         var atomicOperations: Int32 = -1
+        /// Which of `extras` is `atomic:results`, rebuilt with each result's resource as its
+        /// identifier (-1: none).
+        var atomicResults: Int32 = -1
     }
 
     /// Minified JSON of every attribute, meta, links and unknown-member value.

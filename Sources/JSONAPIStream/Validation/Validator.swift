@@ -31,6 +31,10 @@ final class Validator: DocumentSink {
     private var checksCompound: Bool { options.compoundRules }
 
     func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
+        // A result's resource (Atomic Operations) is no part of a compound document: the same
+        // resource may come back from several operations (no R22), and nothing links to it
+        // (no R23).
+        if r.inResults { return }
         let asIdentifier = r.attributes.isNone && r.relationships.isEmpty && r.links.isNone
         if r.isPrimary {
             primaryCount += 1

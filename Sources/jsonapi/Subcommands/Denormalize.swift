@@ -26,6 +26,11 @@ struct Denormalize: ParsableCommand {
     @Option(help: "Rewrite attribute, relationship and meta names: as-is, camel, snake or kebab.")
     var keys: KeyFormat = .asIs
 
+    @Option(
+        name: .customLong("extension"),
+        help: "Namespace of an extension the documents applied without saying so in jsonapi.ext (repeatable): --extension atomic puts atomic:results back together.")
+    var extensions: [String] = []
+
     @Option(name: .shortAndLong, help: "Write to FILE (through a temporary file renamed on success).")
     var output: String?
 
@@ -39,7 +44,9 @@ struct Denormalize: ParsableCommand {
         options.keys = keys
         let file: OutputFile
         do { file = try OutputFile(path: output) } catch { throw report(error) }
-        let denormalizer = Denormalizer()
+        var documentOptions = DocumentOptions.default
+        documentOptions.extensions = Set(extensions)
+        let denormalizer = Denormalizer(options: documentOptions)
         do {
             for source in input.sources {
                 var isDirectory: ObjCBool = false
