@@ -12,12 +12,16 @@ extension Graph {
     }
 
     /// The operation objects as the documents have them (every one, valid or not).
-    public var atomicOperationValues: [JSONValue] {
+    public var atomicOperationValues: [JSONValue] { elements(of: \.atomicOperations) }
+
+    /// The elements of one of each document's top-level members (an array), document after
+    /// document; `member` says which of a document's extras it is (-1: none).
+    private func elements(of member: KeyPath<GraphStorage.DocumentRecord, Int32>) -> [JSONValue] {
         let s = storage
         var out: [JSONValue] = []
         s.values.withBytes { all in
-            for d in s.documents where d.atomicOperations >= 0 {
-                let span = d.extras[Int(d.atomicOperations)]
+            for d in s.documents where d[keyPath: member] >= 0 {
+                let span = d.extras[Int(d[keyPath: member])]
                 let valueStart = StoredJSON.skipString(all, at: span.start) + 1
                 if case .array(let list) = StoredJSON.decode(all, valueStart..<span.range.upperBound) { out += list }
             }
@@ -29,15 +33,7 @@ extension Graph {
     /// (`atomic:results`), in order, document after document: each result's resource (read
     /// into the graph like an included resource, merged by type and id) and its `meta`.
     public var atomicResults: [AtomicResults.Result] {
-        let s = storage
-        var list: [JSONValue] = []
-        s.values.withBytes { all in
-            for d in s.documents where d.atomicResults >= 0 {
-                let span = d.extras[Int(d.atomicResults)]
-                let valueStart = StoredJSON.skipString(all, at: span.start) + 1
-                if case .array(let results) = StoredJSON.decode(all, valueStart..<span.range.upperBound) { list += results }
-            }
-        }
+        let list = elements(of: \.atomicResults)
         return list.map { result in
             var resource: Resource? = nil
             if let data = result["data"], let type = data["type"]?.stringValue {
