@@ -29,6 +29,18 @@ extension ByteArena {
         if b.count > start { append(UnsafeRawBufferPointer(rebasing: b[start...])) }
     }
 
+    /// A COPY text field and the tab after it.
+    mutating func textField(_ b: UnsafeRawBufferPointer?) {
+        copyText(b)
+        tab()
+    }
+
+    /// A COPY integer field and the tab after it.
+    mutating func digitsField(_ n: Int64) {
+        appendDigits(n)
+        tab()
+    }
+
     mutating func copyText(_ s: String) {
         var s = s
         s.withUTF8 { copyText(UnsafeRawBufferPointer($0)) }

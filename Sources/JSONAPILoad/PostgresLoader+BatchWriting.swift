@@ -53,8 +53,7 @@ extension PostgresLoader {
         for i in fresh {
             let r = batch.resources[i]
             appendIdentity(r, into: &out)
-            out.appendDigits(documentKey!)
-            out.tab()
+            out.digitsField(documentKey!)
             out.append(r.primary ? UInt8(ascii: "t") : UInt8(ascii: "f"))
             out.tab()
             out.append(batch.view(r.hash))
@@ -231,19 +230,14 @@ extension PostgresLoader {
     }
 
     private func appendRelationship(_ r: PostgresBatch.Resource, _ rel: PostgresBatch.Relationship, key: Int64, into out: inout ByteArena) {
-        out.appendDigits(key)
-        out.tab()
+        out.digitsField(key)
         appendFrom(r, rel, into: &out)
         out.append(rel.shape)
         out.tab()
-        out.appendDigits(Int64(rel.edges.count))
-        out.tab()
-        out.copyText(rel.links.map(batch.view))
-        out.tab()
-        out.copyText(rel.meta.map(batch.view))
-        out.tab()
-        out.copyText(rel.other.map(batch.view))
-        out.tab()
+        out.digitsField(Int64(rel.edges.count))
+        out.textField(rel.links.map(batch.view))
+        out.textField(rel.meta.map(batch.view))
+        out.textField(rel.other.map(batch.view))
         out.appendDigits(documentKey!)
         out.append(UInt8(ascii: "\n"))
     }
@@ -252,38 +246,27 @@ extension PostgresLoader {
     /// `from_id`, `from_lid`, `name`, each followed by a tab.
     private func appendFrom(_ r: PostgresBatch.Resource, _ rel: PostgresBatch.Relationship, into out: inout ByteArena) {
         appendIdentity(r, into: &out)
-        out.copyText(batch.view(rel.name))
-        out.tab()
+        out.textField(batch.view(rel.name))
     }
 
     /// A resource's `key`, `type`, `id`, `lid`, each followed by a tab: how `_resources`
     /// lines and the `_relationships` and `_edges` lines (``appendFrom(_:_:into:)``) start.
     private func appendIdentity(_ r: PostgresBatch.Resource, into out: inout ByteArena) {
-        out.appendDigits(r.key)
-        out.tab()
-        out.copyText(batch.view(r.type))
-        out.tab()
-        out.copyText(r.id.map(batch.view))
-        out.tab()
-        out.copyText(r.lid.map(batch.view))
-        out.tab()
+        out.digitsField(r.key)
+        out.textField(batch.view(r.type))
+        out.textField(r.id.map(batch.view))
+        out.textField(r.lid.map(batch.view))
     }
 
     func appendEdges(_ r: PostgresBatch.Resource, _ rel: PostgresBatch.Relationship, into out: inout ByteArena) {
         for (position, e) in batch.edges[rel.edges].enumerated() {
             appendFrom(r, rel, into: &out)
-            out.appendDigits(Int64(position))
-            out.tab()
-            out.copyText(batch.view(e.type))
-            out.tab()
-            out.copyText(e.id.map(batch.view))
-            out.tab()
-            out.copyText(e.lid.map(batch.view))
-            out.tab()
-            out.copyText(e.meta.map(batch.view))
-            out.tab()
-            out.copyText(e.other.map(batch.view))
-            out.tab()
+            out.digitsField(Int64(position))
+            out.textField(batch.view(e.type))
+            out.textField(e.id.map(batch.view))
+            out.textField(e.lid.map(batch.view))
+            out.textField(e.meta.map(batch.view))
+            out.textField(e.other.map(batch.view))
             out.appendDigits(documentKey!)
             out.append(UInt8(ascii: "\n"))
         }

@@ -1,7 +1,9 @@
 // The Atomic Operations extension (https://jsonapi.org/ext/atomic) as a document applies it:
-// which top-level members are the extension's, and its rules (A01-A08), checked once the
-// document has closed. `atomic:operations` is stored as the document's other unknown members
-// are (every sink keeps it as it was); the graph and the NDJSON writer read its operations.
+// which top-level members are the extension's, and its rules (A01-A08 checked once the
+// document has closed, A09 as the results stream by). `atomic:operations` is stored as the
+// document's other unknown members are (every sink keeps it as it was); the graph and the
+// NDJSON writer read its operations. Each result's data in `atomic:results` is a resource for
+// the sink, and the member is rebuilt with each resource as its identifier.
 
 /// A top-level member of the extension.
 enum AtomicMember {
@@ -20,24 +22,21 @@ extension DocumentBuilder {
         return nil
     }
 
-    /// Whether the stored `jsonapi` object lists the extension in `ext`.
+    /// Whether the stored `jsonapi` object lists the extension in `ext` (read in place: most
+    /// documents have a `jsonapi` member, few an `ext`).
     func declaresAtomic(_ span: ValueSpan) -> Bool {
-        let value = arenas.store.withBytes { StoredJSON.decode($0, span.range) }
-        guard case .array(let ext)? = value["ext"] else { return false }
-        return ext.contains { $0.stringValue == AtomicOperations.uri }
-    }
-
-    /// Notes that the document's extra member `extra` is the extension's `member`, when the
-    /// document applies the extension (otherwise it stays an unknown member).
-    func noteAtomic(_ member: AtomicMember, extra: Int) {
-        guard appliesAtomicByOption || documentDeclaresAtomic else { return }
-        switch member {
-        case .operations:
-            document.atomicOperations = Int32(extra)
-            document.atomicOperationsPosition = atomicKeyPosition
-        case .results:
-            document.atomicResults = Int32(extra)
+        var found = false
+        arenas.store.withBytes { all in
+            StoredJSON.forEachMember(all, span.range) { name, value in
+                guard StoredJSON.nameEquals(all, name, staticBytes("ext")) else { return true }
+                // Stored strings are minimally escaped: the URI is stored as written here.
+                found = StoredJSON.elements(all, value).contains {
+                    memoryEqual(UnsafeRawBufferPointer(rebasing: all[$0]), staticBytes(#""https://jsonapi.org/ext/atomic""#))
+                }
+                return false
+            }
         }
+        return found
     }
 
     /// The extension's rules over the closed document. Positions are the document's, or the
@@ -140,14 +139,16 @@ extension DocumentBuilder {
     /// A top-level member JSON:API does not define: the extension's, or an unknown one.
     @inline(never)
     func otherDocumentMember(_ name: UnsafeRawBufferPointer) -> Bool {
-        let atomic = atomicMember(name)
-        pendingAtomic = atomic
-        if atomic != nil { atomicKeyPosition = currentLocation() }
         if !unknownMember(name, rule: .R05, owner: "a document's top level") { return false }
-        if atomic == .results && (appliesAtomicByOption || documentDeclaresAtomic) {
+        guard let atomic = atomicMember(name), appliesAtomicByOption || documentDeclaresAtomic else { return true }
+        switch atomic {
+        case .operations:
+            // Kept as written, as unknown members are; noted when its value has been recorded.
+            recordingAtomicOperations = true
+            document.atomicOperationsPosition = currentLocation()
+        case .results:
             // Read as results (their resources go to the sink), not kept as written.
             member = .atomicResults
-            pendingAtomic = nil
         }
         return true
     }

@@ -15,7 +15,7 @@ extension DocumentBuilder {
         documentHasErrors = false
         documentHasExtensionMember = false
         documentDeclaresAtomic = false
-        pendingAtomic = nil
+        recordingAtomicOperations = false
         return true
     }
 

@@ -166,9 +166,9 @@ extension DocumentBuilder {
         case .identifierMeta: identifier.meta = span
         case .documentExtra:
             documentExtras.append(span)
-            if let atomic = pendingAtomic {
-                noteAtomic(atomic, extra: documentExtras.count - 1)
-                pendingAtomic = nil
+            if recordingAtomicOperations {
+                document.atomicOperations = Int32(documentExtras.count - 1)
+                recordingAtomicOperations = false
             }
         case .resourceExtra: resourceExtras.append(span)
         case .relationshipExtra: relationshipExtras.append(span)

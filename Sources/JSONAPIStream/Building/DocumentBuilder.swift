@@ -86,9 +86,9 @@ final class DocumentBuilder: JSONEventReceiver {
     var relationshipHasExtensionMember = false
     /// Whether the document's `jsonapi.ext` (read so far) applies the Atomic Operations extension.
     var documentDeclaresAtomic = false
-    /// The atomic member whose value is being recorded, if any, and where its name was.
-    var pendingAtomic: AtomicMember?
-    var atomicKeyPosition = SourcePosition.start
+    /// Whether the value being recorded is `atomic:operations` of a document that applies the
+    /// extension.
+    var recordingAtomicOperations = false
     /// `atomic:results` as the document will keep it (each result's resource as its
     /// identifier, its other members as written), built as the results stream by.
     var resultsText = ByteArena(capacity: 256)

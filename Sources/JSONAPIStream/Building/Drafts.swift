@@ -107,6 +107,12 @@ enum ResourcePlace: Hashable, Sendable {
     /// The `data` of the result at `index` of `atomic:results`.
     case result(index: Int32)
 
+    /// Whether this is a result's data in `atomic:results`.
+    var isResult: Bool {
+        if case .result = self { return true }
+        return false
+    }
+
     /// `""`, `/data`, `/data/3` or `/included/7`.
     var pointer: String {
         switch self {

@@ -182,8 +182,7 @@ final class GraphSink: DocumentSink {
         // relationship endpoint's response), not a second resource object.
         // So is a result's data that is only an identifier (atomic:results as normalize
         // writes it).
-        var isResult = false
-        if case .result = place { isResult = true }
+        let isResult = place.isResult
         let newIsIdentifier = (isPrimary || isResult) && new.attributes.isNone && new.relationshipCount == 0 && new.links.isNone
         let oldIsIdentifier =
             old.flags & GraphStorage.ResourceRecord.included == 0
