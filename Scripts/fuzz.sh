@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a given time: Scripts/fuzz.sh TARGET SECONDS [LIBFUZZER ARGS...]
 #
-#   TARGET   parse | chunks | roundtrip | syntax | decode   (see Tests/JSONAPIStreamTests/FuzzRegressionTests.swift)
+#   TARGET   parse | chunks | roundtrip | syntax | decode | load | workers   (see Tests/JSONAPIStreamTests/FuzzRegressionTests.swift)
 #   SECONDS  total run time (-max_total_time)
 #
 # Builds Fuzz/ (release, debug info, -sanitize=fuzzer,address; the C parts with ASan too) into
@@ -30,7 +30,8 @@ case "$target" in
     syntax) product=FuzzSyntax ;;
     decode) product=FuzzDecode ;;
     load) product=FuzzLoad ;;
-    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax|decode|load SECONDS [libFuzzer args]" >&2; exit 2 ;;
+    workers) product=FuzzWorkers ;;
+    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax|decode|load|workers SECONDS [libFuzzer args]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number" >&2; exit 2; }
 shift 2
@@ -57,6 +58,8 @@ header() {
     case "$target" in
         chunks)
             printf '\x00\x00\x01\x01' ; cat "$file" ;;          # lenient, coalesce 1, 1-byte chunks
+        workers)
+            printf '\x00\x00\x21\x07' ; cat "$file" ;;          # lenient, batches of 11 bytes, chunks of 7
         roundtrip|load)
             printf '\x00\xc0\x00' ; cat "$file" ;;              # lenient, default coalescing, whole
         *) cat "$file" ;;
@@ -70,6 +73,8 @@ header2() {
     case "$target" in
         chunks)     # strict, request context by name, coalesce 7, pipelined, chunks of 3 and 17 bytes
             printf "\\x01\\x$(printf %02x $((0x40 | ctx)))\\x0a\\x03\\x11" ; cat "$file" ;;
+        workers)    # strict, request context by name, batches of 21 bytes, chunks of 3 and 255
+            printf "\\x01\\x$(printf %02x $((0x40 | ctx)))\\x42\\x03\\xff" ; cat "$file" ;;
         roundtrip|load)  # camel keys, extension "ext" applied, request context by name, coalesce 1, pipelined, whole
             printf "\\x40\\x$(printf %02x $((0x10 | ctx)))\\x08" ; cat "$file" ;;
     esac
@@ -82,7 +87,7 @@ for f in Corpus/documents/*.json Corpus/documents/multi/*.json Corpus/invalid/*.
     case "$f" in */manifest.json) continue ;; esac
     n=$((n + 1))
     header "$f" > "$work/seeds/s$n"
-    if [ "$target" = chunks ] || [ "$target" = roundtrip ] || [ "$target" = load ]; then header2 "$f" > "$work/seeds/t$n"; fi
+    if [ "$target" = chunks ] || [ "$target" = roundtrip ] || [ "$target" = load ] || [ "$target" = workers ]; then header2 "$f" > "$work/seeds/t$n"; fi
 done
 
 log="$work/log-$(date +%Y%m%d-%H%M%S).txt"

@@ -53,3 +53,20 @@ int jsonapi_stack_room(size_t reserve) {
     if (stack_low == stack_high || here < stack_low || here >= stack_high) return 1;
     return here - stack_low >= reserve;
 }
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+#include <unistd.h>
+
+int jsonapi_usable_cores(void) {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0) return n;
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}

@@ -16,24 +16,44 @@ public struct DocumentGenerator: Sendable {
     public var includedPerResource: Int
     /// Whether to indent the output.
     public var pretty: Bool
+    /// Documents to write, one per line, as pages of a crawl: the articles are shared out in
+    /// order (ids go on from page to page), each page includes what it references, and people
+    /// and tags recur from page to page (the same resources in several documents).
+    public var documents: Int = 1
+    /// Articles of the page being written (the pools are sized by it).
+    private var pageResources: Int? = nil
 
     /// A generator of `resources` articles, each with `includedPerResource` included comments.
-    public init(resources: Int, seed: UInt64 = 1, includedPerResource: Int = 2, pretty: Bool = false) {
+    public init(resources: Int, seed: UInt64 = 1, includedPerResource: Int = 2, pretty: Bool = false, documents: Int = 1) {
         self.resources = resources
         self.seed = seed
         self.includedPerResource = includedPerResource
         self.pretty = pretty
+        self.documents = documents
     }
 
     /// Size of the people pool.
-    var people: Int { max(1, resources / 10) }
+    var people: Int { max(1, (pageResources ?? resources) / 10) }
     /// Size of the tag pool.
-    var tags: Int { max(1, min(200, resources / 5)) }
+    var tags: Int { max(1, min(200, (pageResources ?? resources) / 5)) }
 
-    /// Writes the document to `writer`, one record per resource (the writer flushes between
-    /// resources, so memory stays bounded).
+    /// Writes the document (or ``documents`` of them) to `writer`, one record per resource
+    /// (the writer flushes between resources, so memory stays bounded).
     public func write(to writer: ByteWriter) throws(JSONAPIError) {
         var rng = SplitMix64(seed: seed)
+        let pages = max(1, documents)
+        for k in 0..<pages {
+            var page = self
+            let articles = resources * k / pages..<resources * (k + 1) / pages
+            page.pageResources = articles.count
+            try page.writeDocument(articles, page: k + 1, last: pages > 1 && k == pages - 1, writer, &rng)
+        }
+        try writer.flush()
+    }
+
+    /// One document: the articles `articles`, page `page` of the crawl.
+    private func writeDocument(_ articles: Range<Int>, page: Int, last: Bool, _ writer: ByteWriter, _ rng: inout SplitMix64) throws(JSONAPIError) {
+        let count = articles.count
         var w = JSONTextBuilder(writer: writer, pretty: pretty)
         w.open("{")
         w.key("jsonapi"); w.raw(#"{"version":"1.1"}"#)
@@ -45,23 +65,23 @@ public struct DocumentGenerator: Sendable {
         w.close("}")
         w.key("links")
         w.open("{")
-        w.key("self"); w.string("https://api.example.com/articles?page[number]=1")
-        w.key("next"); w.string("https://api.example.com/articles?page[number]=2")
+        w.key("self"); w.string("https://api.example.com/articles?page[number]=\(page)")
+        if !last { w.key("next"); w.string("https://api.example.com/articles?page[number]=\(page + 1)") }
         w.close("}")
         w.key("data")
         w.open("[")
-        for i in 0..<resources {
+        for i in articles {
             writeArticle(i, &w, &rng)
             try writer.endRecord()
         }
         w.close("]")
         w.key("included")
         w.open("[")
-        for p in 0..<min(people, resources == 0 ? 0 : people) {
+        for p in 0..<(count == 0 ? 0 : people) {
             writePerson(p, &w, &rng)
             try writer.endRecord()
         }
-        for t in 0..<(resources == 0 ? 0 : tags) {
+        for t in 0..<(count == 0 ? 0 : tags) {
             w.element()
             w.open("{")
             w.key("type"); w.string("tags")
@@ -72,7 +92,7 @@ public struct DocumentGenerator: Sendable {
             w.close("}")
             w.close("}")
         }
-        for i in 0..<resources {
+        for i in articles {
             for c in 0..<includedPerResource {
                 writeComment(article: i, index: c, &w, &rng)
             }
@@ -81,8 +101,9 @@ public struct DocumentGenerator: Sendable {
         w.close("]")
         w.close("}")
         w.newline()
+        // Pages of a dump: one per line.
+        if documents > 1 { writer.write(byte: 0x0A) }
         try writer.endRecord()
-        try writer.flush()
     }
 
     private func writeArticle(_ i: Int, _ w: inout JSONTextBuilder, _ rng: inout SplitMix64) {

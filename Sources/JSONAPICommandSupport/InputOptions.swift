@@ -21,6 +21,28 @@ package struct InputOptions: ParsableArguments {
     }
 }
 
+/// `--workers`: how many workers read an input of many documents.
+package struct WorkerOptions: ParsableArguments {
+    package init() {}
+
+    @Option(
+        help: ArgumentHelp(
+            "Workers that read inputs of many documents (concatenated, one per line, several files), each with its own parser; the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input).",
+            valueName: "n"))
+    package var workers: Int?
+
+    package func validate() throws {
+        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
+    }
+
+    /// `options` with the workers asked for.
+    package func applied(to options: DocumentOptions) -> DocumentOptions {
+        var o = options
+        if let workers { o.parse.workers = workers }
+        return o
+    }
+}
+
 /// How documents are checked and what limits apply.
 package struct ParsingOptions: ParsableArguments {
     package init() {}

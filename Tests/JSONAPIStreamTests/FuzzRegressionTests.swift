@@ -30,6 +30,10 @@
 //   of the same bytes; every failure must be a `DecodingError` with a message.
 // - `load`: the `roundtrip` header and a document, loaded into SQLite and read back (the check
 //   is in FuzzLoadChecks.swift).
+// - `workers`: the `chunks` header and a document, read three times over as one input (a dump),
+//   normalized to NDJSON and edges by one reader and by 2 and 3 workers with batches of a few
+//   bytes (`ParseOptions.workerBatchBytes`): the same output bytes (also before an error), the
+//   same warnings in the same order, the same error.
 
 import Foundation
 import JSONAPIStream
@@ -39,7 +43,7 @@ import Testing
 #endif
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case parse, chunks, roundtrip, syntax, decode, load
+    case parse, chunks, roundtrip, syntax, decode, load, workers
 }
 
 public enum FuzzChecks {
@@ -52,6 +56,7 @@ public enum FuzzChecks {
         case .syntax: return syntax(input)
         case .decode: return decode(input)
         case .load: return load(input)
+        case .workers: return workers(input)
         }
     }
 
@@ -766,6 +771,41 @@ public enum FuzzChecks {
                 problems.append(
                     "\(what): findings differ at read size \(size == .max ? "whole" : String(size)), coalesce \(c.coalesce)\(c.pipelined ? ", pipelined" : "")\(invalid): \(firstDifference(whole.warnings, pieces.warnings))"
                 )
+            }
+        }
+        return problems
+    }
+
+    // MARK: - workers
+
+    static func workers(_ input: [UInt8]) -> [String] {
+        let c = Config(input)
+        // Three copies: document boundaries for the workers to cut at (when the body is one
+        // JSON text), the body's own trailing content between them otherwise.
+        let dump = c.body + [0x0A] + c.body + [0x20, 0x0D, 0x0A] + c.body
+        let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0) * 5
+        var problems: [String] = []
+        for format in [OutputFormat.ndjson, .edges] {
+            var one = c.document
+            one.parse.workers = 1
+            let reference = normalize(dump, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+            for n in [2, 3] {
+                var many = c.document
+                many.parse.workers = n
+                many.parse.workerBatchBytes = batch
+                let run = normalize(dump, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+                let how = "\(format), \(n) workers, batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
+                if reference.error != run.error {
+                    problems.append("\(how): one reader gives \(describe(reference.error)); workers \(describe(run.error))")
+                }
+                if reference.output != run.output {
+                    problems.append(
+                        "\(how): output differs: one reader \(String(decoding: reference.output.suffix(300), as: UTF8.self).debugDescription) vs \(String(decoding: run.output.suffix(300), as: UTF8.self).debugDescription)"
+                    )
+                }
+                if reference.warnings != run.warnings {
+                    problems.append("\(how): warnings differ: \(firstDifference(reference.warnings, run.warnings))")
+                }
             }
         }
         return problems
@@ -1556,6 +1596,7 @@ struct FuzzRegressionTests {
                 (.chunks, [0, 0, 1, 1] + doc), (.chunks, [0x01, 0x40, 0x0A, 3, 17] + doc),
                 (.roundtrip, [0, 0, 0] + doc), (.roundtrip, [0x40, 0x04, 0x08] + doc),
                 (.decode, doc), (.load, [0, 0, 0] + doc), (.load, [0x10, 0x00, 0x08] + doc),
+                (.workers, [0, 0, 0x21, 7] + doc), (.workers, [0x01, 0x40, 0x42, 3, 255] + doc),
             ] {
                 for p in FuzzChecks.check(target, input) { problems.append("\(target) \(folder)/\(name): \(p)") }
             }

@@ -24,6 +24,59 @@ struct NormalizeCommandTests {
         }
     }
 
+    // MARK: - Many documents, several workers
+
+    /// A crawl's dump from `generate --documents` (one page per line, article ids going on
+    /// from page to page, the last page without `next`), normalized by one worker and by
+    /// several: the same bytes. With a broken page in it: the same error, after the same lines.
+    @Test func aDumpIsTheSameOnEveryNumberOfWorkers() throws {
+        let generated = try run(["generate", "--resources", "3000", "--documents", "120", "--seed", "3"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let pages = generated.stdout.split(separator: 0x0A)
+        #expect(pages.count == 120)
+        let first = String(decoding: pages[0], as: UTF8.self)
+        let last = String(decoding: pages[119], as: UTF8.self)
+        #expect(first.contains(#""data":[{"type":"articles","id":"1","#))
+        #expect(first.contains(#"page[number]=2""#))
+        #expect(last.contains(#"{"type":"articles","id":"3000","#) && !last.contains(#""next""#))
+        #expect(generated.stdout.count > 4 << 20, "more than the 4 MiB after which workers are used")
+
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("dump.ndjson").path
+        try generated.stdout.write(to: URL(fileURLWithPath: path))
+        for format in ["ndjson", "edges"] {
+            let one = try run(["normalize", "--format", format, "--workers", "1", path])
+            #expect(one.status == 0, "\(one.stderr)")
+            for workers in ["2", "3"] {
+                let many = try run(["normalize", "--format", format, "--workers", workers, "--chunk-size", "65537", path])
+                #expect(many.status == 0, "\(many.stderr)")
+                #expect(many.stdout == one.stdout, "\(format) with \(workers) workers differs")
+            }
+        }
+
+        // Page 100 loses the quote that ends one of its ids.
+        var broken = generated.stdout
+        let start = pages[0..<99].reduce(0) { $0 + $1.count + 1 }
+        let page = broken[start...]
+        let at = page.firstRange(of: Data(#""id":"2"#.utf8))!.upperBound
+        let close = broken[at...].firstIndex(of: UInt8(ascii: "\""))!
+        broken[close] = UInt8(ascii: "x")
+        try broken.write(to: URL(fileURLWithPath: path))
+        let one = try run(["normalize", "--format", "ndjson", "--workers", "1", path])
+        let many = try run(["normalize", "--format", "ndjson", "--workers", "2", path])
+        #expect(one.status == 1 && many.status == 1)
+        #expect(one.stderr.contains(":100:") && many.stderr == one.stderr, "\(many.stderr) vs \(one.stderr)")
+        #expect(many.stdout == one.stdout)
+    }
+
+    @Test func workersMustBeAtLeastOne() throws {
+        let r = try run(["normalize", "--workers", "0", "Corpus/documents/spec-compound.json"])
+        #expect(r.status == 2 && r.stderr.contains("--workers must be at least 1"))
+        let g = try run(["generate", "--resources", "10", "--documents", "0"])
+        #expect(g.status == 2 && g.stderr.contains("--documents must be at least 1"))
+    }
+
     // MARK: - Inputs
 
     @Test func readsStandardInputAndDash() throws {

@@ -23,6 +23,36 @@ int jsonapi_stack_room(size_t reserve);
 size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
                           size_t *open_quote);
 
+/// The cores this process may run on: its CPU affinity (`taskset`, a cgroup's cpuset) on
+/// Linux, else the processors online; at least 1.
+int jsonapi_usable_cores(void);
+
+/// Where the document splitter (split.c) is in an input: what it needs to go on with the
+/// next bytes, and what it counted so far.
+typedef struct jsonapi_split_state {
+    /// Absolute offset of the next byte to scan.
+    int64_t offset;
+    /// Open objects and arrays (negative after a stray closing bracket: no more cuts).
+    int64_t depth;
+    /// Top-level objects and arrays opened so far.
+    int64_t documents;
+    /// Line feeds so far, and the offset just after the last one (0 when none).
+    int64_t lines;
+    int64_t line_start;
+    /// Inside a string; the next byte escaped by a backslash.
+    unsigned char in_string;
+    unsigned char escaped;
+} jsonapi_split_state;
+
+/// Scans `p[0..<n]` (its first byte at `s->offset`) for the end of a top-level object or
+/// array. Returns 1 with `*cut` set to the index just after the first closing bracket that
+/// ends one, where that index is above `cut_from`, and `*s` as it is after the bytes before
+/// `*cut`; returns 0 with `*s` after all `n` bytes when there is none. Quotes, escapes and
+/// brackets are followed as JSON has them; anything else is left to the parser, which then
+/// reports the input's first error where it is.
+int jsonapi_split_scan(const void *p, size_t n, size_t cut_from, jsonapi_split_state *s,
+                       size_t *cut);
+
 /// The length of the longest prefix of `p[0..<n]` whose bytes a URI-reference may hold and
 /// that need no closer look once its first delimiter is behind: A-Z a-z 0-9 and
 /// - . _ ~ : / ? @ ! $ & ' ( ) * + , ; =  (not % # [ ], nor any byte a URI may not hold).

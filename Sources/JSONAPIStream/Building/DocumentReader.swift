@@ -10,8 +10,9 @@ final class DocumentReader {
     private enum State {
         /// No input open.
         case idle
-        /// An input begun and not read yet: the mode is chosen at its first read.
-        case begun(name: String?)
+        /// An input begun and not read yet: the mode is chosen at its first read. `segment`:
+        /// only part of the input is read here, from that place (a worker's).
+        case begun(name: String?, segment: SegmentStart?)
         /// Reading an input on this thread.
         case reading(JSONStreamParser)
         /// Reading an input on two threads (``mode`` is pipelined).
@@ -71,9 +72,16 @@ final class DocumentReader {
     }
 
     /// Starts reading the input begun as `name`, on one thread or two.
-    private func start(named name: String?, firstRead: Int) {
+    private func start(named name: String?, segment: SegmentStart?, firstRead: Int) {
         decide(firstRead: firstRead)
-        if let engine {
+        if let segment {
+            precondition(engine == nil, "a worker reads its segments on its own thread")
+            builder.documentCount = segment.documentIndex
+            let s = JSONStreamParser(outlet: builder, options: options.parse)
+            s.sourceName = name
+            s.start(at: segment)
+            state = .reading(s)
+        } else if let engine {
             engine.begin(sourceName: name)
             state = .readingPipelined
         } else {
@@ -92,12 +100,18 @@ final class DocumentReader {
     /// Starts the next input, ending the current one first.
     func begin(sourceName: String?) throws(JSONAPIError) {
         if case .idle = state {} else { try end() }
-        state = .begun(name: sourceName)
+        state = .begun(name: sourceName, segment: nil)
+    }
+
+    /// Starts reading a segment of an input (a worker's), ending the current one first.
+    func begin(sourceName: String?, segment: SegmentStart) throws(JSONAPIError) {
+        if case .idle = state {} else { try end() }
+        state = .begun(name: sourceName, segment: segment)
     }
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         if case .idle = state { try begin(sourceName: nil) }
-        if case .begun(let name) = state { start(named: name, firstRead: chunk.count) }
+        if case .begun(let name, let segment) = state { start(named: name, segment: segment, firstRead: chunk.count) }
         bytesRead += chunk.count
         do throws(JSONAPIError) {
             switch state {
@@ -115,7 +129,7 @@ final class DocumentReader {
     /// Ends the current input: anything left open is an error.
     func end() throws(JSONAPIError) {
         // Nothing was read: finish an empty input (an error) on this thread.
-        if case .begun(let name) = state { start(named: name, firstRead: 0) }
+        if case .begun(let name, let segment) = state { start(named: name, segment: segment, firstRead: 0) }
         do throws(JSONAPIError) {
             switch state {
             case .idle:
@@ -160,6 +174,24 @@ final class DocumentReader {
         }
         try end()
     }
+}
+
+/// Where a segment of an input starts, when a worker reads it apart from the bytes before it
+/// (``ParallelReader``): what a parser that had read those bytes would know, so that offsets,
+/// lines, document numbers and diagnostics are the same as one parser reading the whole input.
+struct SegmentStart: Sendable {
+    /// Offset of its first byte in the input.
+    var offset = 0
+    /// Line of that byte, and the offset where that line starts.
+    var line = 1
+    var lineStart = 0
+    /// Documents read before it (in this input and the inputs before).
+    var documentIndex = 0
+    /// Whether it starts the input (a byte order mark is looked for).
+    var startsInput = true
+    /// The last byte before it that is not white space (the bracket that closed the document
+    /// before it), `nil` at the start of the input.
+    var precededBy: UInt8? = nil
 }
 
 extension JSONAPIError {

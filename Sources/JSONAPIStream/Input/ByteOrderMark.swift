@@ -6,6 +6,13 @@ struct ByteOrderMarkCheck {
     private var held: [UInt8] = []
     private(set) var isSettled = false
 
+    /// The input began before these bytes (a worker's segment after its start): there is no
+    /// mark to look for.
+    mutating func settleWithoutMark() {
+        precondition(held.isEmpty, "no byte was taken")
+        isSettled = true
+    }
+
     /// Bytes held back so far.
     var heldCount: Int { held.count }
 

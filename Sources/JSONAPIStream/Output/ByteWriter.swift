@@ -138,6 +138,35 @@ public final class ByteWriter {
         buffer.giveBack(ifAbove: 16 * (flushThreshold + 4096), to: flushThreshold + 4096)
     }
 
+    /// Moves everything written so far (numbers settled) into `arena`, which must be empty;
+    /// the writer goes on with an empty buffer (a worker's output, handed over).
+    func take(into arena: inout ByteArena) {
+        settleNumbers()
+        // The next batch's output is about as large: room for it from the start.
+        var next = ByteArena(capacity: max(64 * 1024, buffer.count + buffer.count / 8))
+        swap(&buffer, &next)
+        swap(&arena, &next)
+        checkedUpTo = 0
+    }
+
+    /// Appends `count` whole records another writer wrote and settled (``take(into:)``),
+    /// `quoted` numbers among them; writes the buffer out when it is full.
+    func appendRecords(_ records: borrowing ByteArena, count: Int, quoted: Int) throws(JSONAPIError) {
+        settleNumbers()
+        if case .fd(let fd) = destination, records.count >= flushThreshold / 4 {
+            // Large: written out as it is, after what is buffered, without a copy.
+            try flush()
+            try records.withBytes { (all) throws(JSONAPIError) in try writeAll(fd, all, path: "output") }
+            bytesWritten += records.count
+        } else {
+            records.withBytes { buffer.append($0) }
+            checkedUpTo = buffer.count
+        }
+        recordsCompleted &+= count
+        numbersQuoted += quoted
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
     /// Drops everything buffered, giving back what one long record made the buffer grow to
     /// (the dry runs that check a record before writing it).
     func discardAll() {

@@ -3,6 +3,11 @@
 /// NDJSON and edges stream: each resource is written as soon as its object closes and then
 /// forgotten. Flat JSON needs every resource grouped by type, so it builds a ``Graph`` first.
 ///
+/// Inputs of many documents are read by several workers for NDJSON and edges
+/// (``ParseOptions/workers``; not with a ``DuplicatePolicy`` other than `last`,
+/// ``Limits/maxResources`` or ``recordsTopLevel``, which need every document in one place):
+/// the same bytes in the same order, the same warnings, the same first error.
+///
 /// ```swift
 /// let out = ByteWriter(fd: 1)
 /// let normalizer = Normalizer(format: .ndjson, out: out)
@@ -23,6 +28,9 @@ public final class Normalizer {
     private let streaming: StreamingSink?
     private let graphSink: GraphSink?
     private var diagnosticHandler: ((Diagnostic) -> Void)?
+    /// The workers' reader, when the input may be read by several (``stream`` is then its
+    /// caller's stream, used when the input turns out not to be many documents).
+    private var parallel: ParallelReader?
 
     /// A normalizer writing `format` to `out`.
     public init(
@@ -52,6 +60,19 @@ public final class Normalizer {
             streaming?.numberAlarm = alarm
             graphSink?.numberAlarm = alarm
         }
+        let workers = document.parse.effectiveWorkers
+        if format != .json && duplicates == .last && document.parse.limits.maxResources == nil && workers > 1 {
+            var one = document
+            one.parse.workers = 1
+            one.parse.concurrency = .sequential
+            parallel = ParallelReader(
+                workers: workers, batchBytes: document.parse.workerBatchBytes, sequential: stream,
+                makeWorker: {
+                    let n = Normalizer(format: format, out: ByteWriter(), output: output, document: one, duplicates: duplicates)
+                    return ParallelWorker(stream: n.stream, out: n.out, owner: n, observe: { n.onDiagnostic = $0 })
+                },
+                deliver: { [out] (o) throws(JSONAPIError) in try out.appendRecords(o.bytes, count: o.records, quoted: o.numbersQuoted) })
+        }
     }
 
     /// Receives warnings as they are found.
@@ -60,6 +81,7 @@ public final class Normalizer {
         set {
             diagnosticHandler = newValue
             stream.onDiagnostic = newValue
+            parallel?.onDiagnostic = newValue
             streaming?.onDiagnostic = newValue
             graphSink?.onDiagnostic = newValue
         }
@@ -72,16 +94,30 @@ public final class Normalizer {
     public var numbersQuoted: Int { out.numbersQuoted }
 
     /// Resources read so far.
-    public var resourcesRead: Int { stream.resourcesRead }
+    public var resourcesRead: Int { parallel?.resourcesRead ?? stream.resourcesRead }
 
     /// Bytes read so far.
-    public var bytesRead: Int { stream.bytesRead }
+    public var bytesRead: Int { parallel.map { $0.isParallel ? $0.bytesRead : stream.bytesRead } ?? stream.bytesRead }
+
+    /// Whether workers read the input (known once the first bytes, up to 4 MiB, are read).
+    public var isReadByWorkers: Bool { parallel?.isParallel ?? false }
+
+    /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
+    func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
+        parallel?.batchBytes = batchBytes
+        parallel?.continuationBytes = continuationBytes
+        parallel?.decisionBytes = decisionBytes
+    }
 
     /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
     /// it closes (off by default). Set it before the first ``feed(_:)``.
     public var recordsTopLevel: Bool {
         get { stream.recordsTopLevel }
-        set { stream.recordsTopLevel = newValue }
+        set {
+            stream.recordsTopLevel = newValue
+            // Each document's top level is kept in one place: one stream reads.
+            if newValue { parallel = nil }
+        }
     }
 
     /// The top-level `links` and `meta` of the last document read, with ``recordsTopLevel``;
@@ -90,21 +126,34 @@ public final class Normalizer {
 
     /// Reads one input as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        try stream.read(source, chunkSize: chunkSize)
+        guard let parallel else { return try stream.read(source, chunkSize: chunkSize) }
+        try parallel.beginInput(named: source.name)
+        do throws(JSONAPIError) {
+            try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try parallel.feed(chunk) }
+            try parallel.endInput()
+        } catch {
+            throw error.withSourceIfMissing(source.name)
+        }
     }
 
     /// Starts an input fed with ``feed(_:)``.
-    public func beginInput(named name: String) throws(JSONAPIError) { try stream.beginInput(named: name) }
+    public func beginInput(named name: String) throws(JSONAPIError) {
+        if let parallel { try parallel.beginInput(named: name) } else { try stream.beginInput(named: name) }
+    }
 
     /// Reads the next piece of the current input.
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        if let parallel { try parallel.feed(chunk) } else { try stream.feed(chunk) }
+    }
 
     /// Ends the current input: a document left open is an error.
-    public func endInput() throws(JSONAPIError) { try stream.endInput() }
+    public func endInput() throws(JSONAPIError) {
+        if let parallel { try parallel.endInput() } else { try stream.endInput() }
+    }
 
     /// Writes what is left (the flat object for `json`) and flushes.
     public func finish() throws(JSONAPIError) {
-        try stream.finish()
+        if let parallel { try parallel.finish() } else { try stream.finish() }
         if let graphSink {
             let graph = graphSink.graph(values: stream.reader.takeValueStore(), inputBytes: stream.bytesRead, shrink: false)
             try FlatJSONWriter(graph: graph, out: out, options: output).write()

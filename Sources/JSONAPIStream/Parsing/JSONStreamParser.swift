@@ -74,6 +74,22 @@ final class JSONStreamParser {
 
     var hasFailed: Bool { error != nil }
 
+    /// Reads a segment of an input whose earlier bytes another parser reads (``SegmentStart``):
+    /// offsets, lines and what preceded it carry on, so that positions and diagnostics are
+    /// those of one parser reading the whole input. Called before the first ``feed(_:)``.
+    func start(at segment: SegmentStart) {
+        precondition(received == 0 && pending.isEmpty, "a segment starts before any byte")
+        received = segment.offset
+        pendingBase = segment.offset
+        memoryCheckedAt = segment.offset
+        positions.received = segment.offset
+        positions.startLines(line: segment.line, lineStart: segment.lineStart)
+        if !segment.startsInput {
+            byteOrderMark.settleWithoutMark()
+            lastSignificantByteFed = segment.precededBy
+        }
+    }
+
     // MARK: - Feeding
 
     /// Parses the next piece of the input. Any size from one byte up gives the same result.
@@ -158,6 +174,7 @@ final class JSONStreamParser {
             // A large read and nothing waiting: pre-scan and parse in place, keep the tail.
             let base = received
             received += chunk.count
+            positions.received = received
             pendingBase = base
             positions.lendNewlines(to: &prescan.newlines)
             do {
@@ -181,6 +198,7 @@ final class JSONStreamParser {
         }
         pending.append(chunk)
         received += chunk.count
+        positions.received = received
         let scanFrom = pendingScanned
         positions.lendNewlines(to: &prescan.newlines)
         do {

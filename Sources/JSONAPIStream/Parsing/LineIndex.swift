@@ -14,6 +14,13 @@ struct LineIndex {
         baseLineStart = 0
     }
 
+    /// Lines carry on from bytes read elsewhere: the next line feed ends `line`, which
+    /// starts at `lineStart` (a worker's segment of an input).
+    mutating func start(line: Int, lineStart: Int) {
+        baseLine = line
+        baseLineStart = lineStart
+    }
+
     /// Summarises the line feeds of `newlines` before `end` (all of them by default), which
     /// are removed from it.
     mutating func absorb(_ newlines: inout [Int], before end: Int = .max) {

@@ -1,3 +1,5 @@
+internal import CPlatform
+
 /// Limits that bound the work and memory of a parse. Each overflow is its own error.
 ///
 /// Defaults: nesting depth 512, member names 64 KiB, strings
@@ -59,6 +61,21 @@ public struct ParseOptions: Sendable, Hashable {
     /// One thread or two; results are the same either way. Parsing a single JSON text
     /// (``multipleDocuments`` off) always uses one.
     public var concurrency = ParseConcurrency.automatic
+    /// Workers for inputs of many documents (concatenated, one per line, several inputs):
+    /// each reads whole documents with its own parser, and the output comes in input order,
+    /// the same bytes whatever the number. `nil` (the default): one per core this process may
+    /// use when there are 3 or more; with 2, one reader (which builds on a second thread, and
+    /// was measured faster there than two workers). 1, or ``concurrency`` `sequential`, reads
+    /// on the caller's stream only. Used by
+    /// ``Normalizer`` (NDJSON and edges); a single large document stays on the caller's
+    /// stream (two threads, as ``concurrency`` says).
+    public var workers: Int? = nil
+    /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after
+    /// the first document that reaches this size). A document longer than 8 times this goes
+    /// to one worker in pieces. Workers are used only when the first 8 times this many bytes
+    /// hold the end of a document (documents smaller than that); else the caller's stream
+    /// reads. Memory: about 4 batches per worker in flight, input and output.
+    public var workerBatchBytes: Int = 512 * 1024
     /// Limits on depth, sizes and counts.
     public var limits: Limits = .default
     /// What a UTF-8 byte order mark does: an error (J10), or it is stripped with a warning (N02).
@@ -78,4 +95,13 @@ public struct ParseOptions: Sendable, Hashable {
 
     /// The defaults.
     public static let `default` = ParseOptions()
+
+    /// The workers ``workers`` asks for: 1 when ``concurrency`` is `sequential` or only
+    /// one JSON text is read.
+    var effectiveWorkers: Int {
+        guard concurrency != .sequential && multipleDocuments else { return 1 }
+        if let workers { return max(1, workers) }
+        let cores = Int(jsonapi_usable_cores())
+        return cores >= 3 ? cores : 1
+    }
 }

@@ -37,6 +37,9 @@ final class StreamPositions: SourcePositions {
     /// Line feeds before `end` are no longer needed one by one: they are summarised.
     func dropLines(before end: Int) { lines.absorb(&newlines, before: end) }
 
+    /// Lines carry on from bytes read elsewhere (``SegmentStart``).
+    func startLines(line: Int, lineStart: Int) { lines.start(line: line, lineStart: lineStart) }
+
     /// Lines restart (after a skipped byte order mark, whose bytes still count in offsets).
     func resetLines() {
         lines.reset()

@@ -100,6 +100,14 @@ public final class DocumentStream {
         try reader.begin(sourceName: name)
     }
 
+    /// Starts reading a segment of an input from the place `segment` says (a worker of a
+    /// ``ParallelReader``), ending the current one.
+    func beginSegment(named name: String?, at segment: SegmentStart) throws(JSONAPIError) {
+        guard !finished else { throw JSONAPIError.misuse("beginInput after finish") }
+        for s in labelled { s.sourceName = name }
+        try reader.begin(sourceName: name, segment: segment)
+    }
+
     /// Reads the next piece of the current input.
     public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         guard !finished else { throw JSONAPIError.misuse("feed after finish") }

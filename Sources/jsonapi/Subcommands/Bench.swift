@@ -56,6 +56,12 @@ struct Bench: ParsableCommand {
     @Option(help: "Threads for the library's passes: automatic (what the other commands do: a second thread builds when the first read is 64 KiB or more), sequential or pipelined.")
     var concurrency: ParseConcurrency = .automatic
 
+    @Option(
+        help:
+            "Workers for inputs of many documents, such as a dump from generate --documents (default: one per core with 3 or more cores, else 1: one reader, on one thread or two as --concurrency says). Only NDJSON uses them today."
+    )
+    var workers: Int?
+
     @Option(help: "text or json.")
     var format: BenchFormat = .text
 
@@ -68,6 +74,7 @@ struct Bench: ParsableCommand {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard chunkSize >= 1 else { throw ValidationError("--chunk-size must be at least 1") }
+        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
         guard generated.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--resources must be at least 1") }
         guard !files.contains("-") else { throw ValidationError("bench reads files, not standard input") }
         _ = try selectedPasses()
@@ -125,7 +132,7 @@ struct Bench: ParsableCommand {
                 for pass in passes {
                     let label = rounds > 1 ? " (round \(round + 1) of \(rounds))" : ""
                     progress("\(inputs[i].name): \(pass.rawValue)\(label)")
-                    let outcome = BenchChild.run(executable: executable, pass: pass, path: inputs[i].path, runs: runs, chunkSize: chunkSize, concurrency: concurrency)
+                    let outcome = BenchChild.run(executable: executable, pass: pass, path: inputs[i].path, runs: runs, chunkSize: chunkSize, concurrency: concurrency, workers: workers)
                     inputs[i].outcomes[pass, default: BenchOutcome()].merge(outcome)
                 }
             }
@@ -133,7 +140,7 @@ struct Bench: ParsableCommand {
 
         var machine = BenchMachine.current
         machine.loadAverage = [loadBefore, BenchMachine.loadAverage].compactMap { $0 }
-        let report = BenchReport(machine: machine, runs: runs, rounds: rounds, chunkSize: chunkSize, concurrency: concurrency, inputs: inputs, passes: passes)
+        let report = BenchReport(machine: machine, runs: runs, rounds: rounds, chunkSize: chunkSize, concurrency: concurrency, workers: workers, inputs: inputs, passes: passes)
         do {
             switch format {
             case .text: try Terminal.standardOutput(report.text)

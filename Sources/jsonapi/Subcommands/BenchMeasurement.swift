@@ -69,13 +69,14 @@ enum BenchChild {
         }
     }
 
-    static func run(executable: String, pass: BenchmarkPass, path: String, runs: Int, chunkSize: Int, concurrency: ParseConcurrency) -> BenchOutcome {
+    static func run(executable: String, pass: BenchmarkPass, path: String, runs: Int, chunkSize: Int, concurrency: ParseConcurrency, workers: Int? = nil) -> BenchOutcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "bench-pass", "--pass", pass.rawValue, "--runs", String(runs), "--warmup", "1",
-            "--chunk-size", String(chunkSize), "--concurrency", concurrency.rawValue, path,
-        ]
+        process.arguments =
+            [
+                "bench-pass", "--pass", pass.rawValue, "--runs", String(runs), "--warmup", "1",
+                "--chunk-size", String(chunkSize), "--concurrency", concurrency.rawValue,
+            ] + (workers.map { ["--workers", String($0)] } ?? []) + [path]
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

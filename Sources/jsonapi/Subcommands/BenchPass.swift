@@ -28,6 +28,9 @@ struct BenchPass: ParsableCommand {
     @Option(help: "automatic, sequential or pipelined.")
     var concurrency: ParseConcurrency = .automatic
 
+    @Option(help: "Workers for inputs of many documents (default: as normalize).")
+    var workers: Int?
+
     @Option(name: .customLong("min-run-seconds"), help: "Repeat the pass within a timed run until the run takes this long (measured on the last warm-up run; none without warm-up).")
     var minRunSeconds = 0.02
 
@@ -46,6 +49,7 @@ struct BenchPass: ParsableCommand {
         }
         var options = DocumentOptions()
         options.parse.concurrency = concurrency
+        options.parse.workers = workers
         let before = ResidentMemory.current
         var seconds: [Double] = []
         var cpuSeconds: [Double] = []

@@ -80,6 +80,8 @@ struct BenchReport {
     var rounds: Int
     var chunkSize: Int
     var concurrency: ParseConcurrency
+    /// `--workers`, `nil` for one per core.
+    var workers: Int? = nil
     var inputs: [BenchInput]
     var passes: [BenchmarkPass]
 
@@ -115,6 +117,8 @@ struct BenchReport {
         var warmupRuns: Int
         var chunkSize: Int
         var concurrency: String
+        /// Workers for inputs of many documents: a number, or "cores" (one per core).
+        var workers: String
         var statistic: String
         var inputs: [InputReport]
     }
@@ -148,7 +152,8 @@ struct BenchReport {
 
     var json: String {
         let document = Document(
-            machine: machine, runs: runs, rounds: rounds, warmupRuns: 1, chunkSize: chunkSize, concurrency: concurrency.rawValue, statistic: "median",
+            machine: machine, runs: runs, rounds: rounds, warmupRuns: 1, chunkSize: chunkSize, concurrency: concurrency.rawValue,
+            workers: workers.map(String.init) ?? "cores", statistic: "median",
             inputs: inputs.map { InputReport(name: $0.name, file: $0.temporary ? nil : $0.path, bytes: $0.bytes, resources: $0.resources, passes: rows($0)) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -188,7 +193,10 @@ struct BenchReport {
             }
         }
         lines.append("")
-        lines.append("median of \(runs * rounds) runs after a warm-up run, each pass in its own process; concurrency \(concurrency.rawValue); MB = 10^6 bytes, MiB = 2^20")
+        let workersText = workers.map(String.init) ?? "default"
+        lines.append(
+            "median of \(runs * rounds) runs after a warm-up run, each pass in its own process; concurrency \(concurrency.rawValue); workers \(workersText); MB = 10^6 bytes, MiB = 2^20"
+        )
         return lines.joined(separator: "\n")
     }
 

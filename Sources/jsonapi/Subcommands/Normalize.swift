@@ -10,6 +10,10 @@ struct Normalize: ParsableCommand {
             then one line per document; streams in bounded memory. edges: one line per \
             relationship linkage entry. Several files, and several documents per input, merge.
 
+            ndjson and edges read inputs of many documents on --workers workers (by default \
+            one per core with 3 or more cores), with the same output, warnings and first error as one; not with \
+            --on-duplicate first|error or --max-resources, which need every document in one place.
+
             --split-by-type DIR: one table per resource type (DIR/TYPE.ndjson or .csv, every \
             row with the same columns), _documents, _relationships and _edges tables, and \
             _schema.json with each column's type; numbers are safe unless --numbers exact. \
@@ -18,6 +22,7 @@ struct Normalize: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var parsing: ParsingOptions
+    @OptionGroup var workers: WorkerOptions
     @OptionGroup var reporting: ReportingOptions
 
     @OptionGroup var out: NormalizeOutputOptions
@@ -43,7 +48,7 @@ struct Normalize: ParsableCommand {
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let file: OutputFile
         do { file = try OutputFile(path: out.output) } catch { throw report(error) }
-        let normalizer = out.normalizer(writingTo: file, document: parsing.documentOptions())
+        let normalizer = out.normalizer(writingTo: file, document: workers.applied(to: parsing.documentOptions()))
         normalizer.onDiagnostic = { warnings.print($0) }
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {

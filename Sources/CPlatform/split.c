@@ -1,0 +1,169 @@
+// The document splitter of the parallel reader: finds where top-level values end, so that
+// whole documents can be parsed by separate workers. 64 bytes at a time with SSE2, a byte at
+// a time elsewhere; the same answers either way.
+#include "cplatform.h"
+#include <stdint.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+// One byte of the scalar path. Returns 1 when the byte closes a top-level value.
+static inline int split_byte(jsonapi_split_state *s, unsigned char c) {
+    if (s->escaped) {
+        s->escaped = 0;
+        return 0;
+    }
+    if (s->in_string) {
+        if (c == '"') s->in_string = 0;
+        else if (c == '\\') s->escaped = 1;
+        return 0;
+    }
+    if (c == '"') {
+        s->in_string = 1;
+    } else if ((c | 0x20) == '{') {
+        if (s->depth == 0) s->documents += 1;
+        s->depth += 1;
+    } else if ((c | 0x20) == '}') {
+        s->depth -= 1;
+        return s->depth == 0;
+    }
+    return 0;
+}
+
+#if defined(__SSE2__)
+// Bit i set when byte i of the 64 bytes at p equals c.
+static inline uint64_t mask64(const __m128i v[4], char c) {
+    const __m128i k = _mm_set1_epi8(c);
+    return (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[0], k))
+        | ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[1], k)) << 16)
+        | ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[2], k)) << 32)
+        | ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[3], k)) << 48);
+}
+
+// The cut just after byte k of the block at i, which closed a top-level value (outside any
+// string): the line feeds of the block before it are counted, and the state is the cut's.
+static inline int cut_after(jsonapi_split_state *s, int64_t base, size_t i, unsigned k, uint64_t lines,
+                            size_t *cut) {
+    uint64_t before = k == 63 ? lines : lines & ((2ull << k) - 1);
+    if (before != 0) {
+        s->lines += __builtin_popcountll(before);
+        s->line_start = base + (int64_t)(i + 63 - (size_t)__builtin_clzll(before)) + 1;
+    }
+    s->in_string = 0;
+    *cut = i + k + 1;
+    s->offset = base + (int64_t)*cut;
+    return 1;
+}
+
+// Bit i set when an odd number of bits at or below i are set in x.
+static inline uint64_t prefix_xor(uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+#endif
+
+int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s,
+                       size_t *cut) {
+    const unsigned char *p = bytes;
+    const int64_t base = s->offset;
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i lower = _mm_set1_epi8(0x20);
+    // Invariant: bytes p[0..<i] are scanned; s holds the state after them.
+    while (i + 64 <= n) {
+        __m128i v[4], l[4];
+        for (int k = 0; k < 4; k++) {
+            v[k] = _mm_loadu_si128((const __m128i *)(p + i + 16 * k));
+            // `{` and `[` differ only in bit 0x20, as do `}` and `]`.
+            l[k] = _mm_or_si128(v[k], lower);
+        }
+        uint64_t quotes = mask64(v, '"'), backslashes = mask64(v, '\\');
+        uint64_t lines = mask64(v, '\n');
+        uint64_t opens = mask64(l, '{'), closes = mask64(l, '}');
+        if (backslashes == 0 && !s->escaped) {
+            // No escapes: a byte is inside a string when an odd number of quotes come
+            // before it (counting the string the block starts in).
+            uint64_t inside = prefix_xor(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
+            opens &= ~inside;
+            closes &= ~inside;
+            s->in_string = (unsigned char)(inside >> 63);
+            int64_t closing = __builtin_popcountll(closes);
+            if (s->depth > closing) {
+                // The depth cannot come back to 0 in this block: no document ends or begins.
+                s->depth += __builtin_popcountll(opens) - closing;
+            } else {
+                // Bracket by bracket.
+                uint64_t m = opens | closes;
+                while (m != 0) {
+                    unsigned k = (unsigned)__builtin_ctzll(m);
+                    m &= m - 1;
+                    if ((opens >> k) & 1) {
+                        if (s->depth == 0) s->documents += 1;
+                        s->depth += 1;
+                        continue;
+                    }
+                    s->depth -= 1;
+                    if (s->depth == 0 && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
+                }
+            }
+        } else {
+            // Escapes: byte by byte through the quotes, backslashes and brackets.
+            uint64_t m = quotes | backslashes | opens | closes;
+            if (s->escaped) {
+                s->escaped = 0;
+                m &= ~1ull;
+            }
+            while (m != 0) {
+                unsigned k = (unsigned)__builtin_ctzll(m);
+                m &= m - 1;
+                unsigned char c = p[i + k];
+                if (s->in_string) {
+                    if (c == '"') {
+                        s->in_string = 0;
+                    } else if (c == '\\') {
+                        // The next byte is escaped, whatever it is.
+                        if (k == 63) s->escaped = 1;
+                        else m &= ~(1ull << (k + 1));
+                    }
+                    continue;
+                }
+                if (c == '"') {
+                    s->in_string = 1;
+                } else if ((c | 0x20) == '{') {
+                    if (s->depth == 0) s->documents += 1;
+                    s->depth += 1;
+                } else if ((c | 0x20) == '}') {
+                    s->depth -= 1;
+                    if (s->depth == 0 && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
+                }
+                // (A backslash outside a string is not JSON; the parser reports it.)
+            }
+        }
+        if (lines != 0) {
+            s->lines += __builtin_popcountll(lines);
+            s->line_start = base + (int64_t)(i + 63 - (size_t)__builtin_clzll(lines)) + 1;
+        }
+        i += 64;
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned char c = p[i];
+        if (c == '\n') {
+            s->lines += 1;
+            s->line_start = base + (int64_t)i + 1;
+        }
+        if (split_byte(s, c) && i + 1 > cut_from) {
+            *cut = i + 1;
+            s->offset = base + (int64_t)*cut;
+            return 1;
+        }
+    }
+    s->offset = base + (int64_t)n;
+    return 0;
+}

@@ -1,0 +1,520 @@
+import Foundation
+internal import CPlatform
+
+/// Reads inputs of many documents on several workers, each with its own yajl handle, builder
+/// and sinks, and hands their output over in input order.
+///
+/// ```
+/// caller:   feed ─> splitter ─> batches of whole documents ─┬─> worker 1 ─> output ┐
+///                                                          └─> worker 2 ─> output ┴─> in order ─> deliver
+/// ```
+///
+/// - The caller's thread splits the input where top-level values end (`jsonapi_split_scan`:
+///   quotes, escapes, brackets and line feeds, 32 bytes at a time), into batches of at least
+///   ``batchBytes``. Each batch knows where it starts (``SegmentStart``: offset, line,
+///   documents before it), so a worker reports the positions, document numbers and
+///   diagnostics one parser reading the whole input would.
+/// - A document longer than ``continuationBytes`` is handed over in pieces, all to the same
+///   worker, which reads it as one parser would (any read size gives the same result).
+/// - Outputs, warnings and the first error are delivered in input order: what comes after
+///   the first error is dropped, as a sequential read would never have reached it. Memory is
+///   bounded by the window of batches in flight (``window``).
+/// - Whether to use workers is decided on the first ``decisionBytes`` of input: when they
+///   hold no document boundary (one large document) or the whole input is smaller, the
+///   caller's own stream reads everything (on one thread, or two for a large document).
+final class ParallelReader {
+    /// What one worker produced for one batch, delivered in input order.
+    struct Output: ~Copyable {
+        var bytes: ByteArena
+        var records: Int
+        var numbersQuoted: Int
+    }
+
+    /// Bytes after which a batch ends at the next document boundary.
+    var batchBytes: Int
+    /// Bytes after which a batch with no document boundary is handed over anyway (the rest of
+    /// its document follows on the same worker).
+    var continuationBytes: Int
+    /// Bytes read before deciding whether workers are used.
+    var decisionBytes: Int
+    /// Batches handed to workers and not yet delivered, at most.
+    let window: Int
+    let workerCount: Int
+
+    /// The caller's own stream: used when the input is not read by workers.
+    let sequential: DocumentStream
+    private let makeWorker: () -> ParallelWorker
+    private let deliver: (consuming Output) throws(JSONAPIError) -> Void
+    /// Warnings, delivered in input order.
+    var onDiagnostic: ((Diagnostic) -> Void)?
+
+    private enum Mode {
+        /// Gathering the first bytes (``held``).
+        case undecided
+        case sequential
+        case parallel
+    }
+    private var mode = Mode.undecided
+    private var failure: JSONAPIError?
+    private var finished = false
+
+    // The splitter's place in the current input.
+    private var split = DocumentSplitter()
+    private var inputOpen = false
+    private var inputName: String?
+    private var inputStarted = false
+    /// Documents in the inputs before the current one.
+    private var documentsBefore = 0
+    /// The batch being gathered.
+    private var current: ParallelBatch?
+    private var nextID = 0
+    /// Batches gathered before the decision.
+    private var held: [ParallelBatch] = []
+    private var heldBytes = 0
+    private var heldSegments = 0
+    /// The worker reading the segment the next batch continues, if it continues one.
+    private var continuingWorker: Int?
+
+    /// The workers' threads and queues (started at the decision).
+    private var pool: WorkerPool?
+    /// The next batch to deliver, and how many were handed out.
+    private var nextToDeliver = 0
+    private var inFlight = 0
+    /// Worker choice for a batch that starts a segment: the next in turn.
+    private var turn = 0
+    /// Warnings of the parser held until their input ends (a skipped byte order mark is
+    /// reported when the input ends, as one parser reports it).
+    private var inputNotices: [Diagnostic] = []
+
+    private(set) var bytesRead = 0
+    private(set) var resourcesDelivered = 0
+
+    /// A reader with `workers` workers made by `makeWorker`, batches of
+    /// `batchBytes` (``ParseOptions/workerBatchBytes``), `sequential` for inputs that are not
+    /// many documents; `deliver` receives the outputs in input order.
+    init(
+        workers: Int, batchBytes: Int, sequential: DocumentStream, makeWorker: @escaping () -> ParallelWorker,
+        deliver: @escaping (consuming Output) throws(JSONAPIError) -> Void
+    ) {
+        precondition(workers >= 2, "one worker reads on the caller's stream")
+        workerCount = workers
+        self.sequential = sequential
+        self.batchBytes = max(1, batchBytes)
+        let (limit, overflow) = self.batchBytes.multipliedReportingOverflow(by: 8)
+        continuationBytes = overflow ? .max : limit
+        decisionBytes = continuationBytes
+        window = 4 * workers
+        self.makeWorker = makeWorker
+        self.deliver = deliver
+    }
+
+    deinit { pool?.stop() }
+
+    /// Whether workers read the input (decided after the first bytes).
+    var isParallel: Bool { if case .parallel = mode { true } else { false } }
+
+    /// Resources read so far (delivered ones, when workers read).
+    var resourcesRead: Int { isParallel ? resourcesDelivered : sequential.resourcesRead }
+
+    // MARK: - The caller's side
+
+    func beginInput(named name: String?) throws(JSONAPIError) {
+        try checkUsable()
+        if inputOpen { try endInput() }
+        if case .sequential = mode { return try sequential.beginInput(named: name) }
+        inputOpen = true
+        inputName = name
+        inputStarted = false
+        split = DocumentSplitter()
+    }
+
+    func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        try checkUsable()
+        if case .sequential = mode { return try sequential.feed(chunk) }
+        if !inputOpen { try beginInput(named: nil) }
+        guard chunk.count > 0 else { return }
+        bytesRead += chunk.count
+        var rest = chunk
+        while !rest.isEmpty {
+            let batch = currentBatch()
+            let cutFrom = max(0, batchBytes - batch.bytes.count - 1)
+            // Batches never grow past `continuationBytes`, whatever the read size: the same
+            // input gives the same batches.
+            let piece = UnsafeRawBufferPointer(rebasing: rest[..<min(rest.count, max(1, continuationBytes - batch.bytes.count))])
+            if let cut = split.scan(piece, cutAfter: cutFrom) {
+                batch.bytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
+                try close(batch, endsSegment: true, endsInput: false, precededBy: rest[cut - 1])
+                rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
+            } else {
+                batch.bytes.append(piece)
+                rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
+                if batch.bytes.count >= continuationBytes {
+                    try close(batch, endsSegment: false, endsInput: false, precededBy: nil)
+                }
+            }
+            if case .sequential = mode {
+                // Decided while gathering: the rest goes to the caller's stream.
+                if !rest.isEmpty { try sequential.feed(rest) }
+                return
+            }
+        }
+        try deliverReady(waiting: false)
+    }
+
+    func endInput() throws(JSONAPIError) {
+        try checkUsable()
+        if case .sequential = mode { return try sequential.endInput() }
+        guard inputOpen else { return }
+        inputOpen = false
+        // The last batch of the input (possibly only white space after the last document,
+        // or nothing: an empty input, whose error the worker reports).
+        let batch = currentBatch()
+        documentsBefore += split.documents
+        // White space after the input's last document: nothing to read (a parser would
+        // call it an empty input), but the input ends in its turn.
+        if let segment = batch.segment, !segment.startsInput, batch.isBlank { batch.skipsReading = true }
+        try close(batch, endsSegment: true, endsInput: true, precededBy: nil)
+        // (Decided on the caller's stream just now: the batch replayed there ended the input.)
+        try deliverReady(waiting: false)
+    }
+
+    /// Ends the last input and delivers everything; the workers stop.
+    func finish() throws(JSONAPIError) {
+        try checkUsable()
+        if inputOpen { try endInput() }
+        finished = true
+        switch mode {
+        case .undecided:
+            try decide(parallel: false)
+            try sequential.finish()
+        case .sequential:
+            try sequential.finish()
+        case .parallel:
+            defer { pool?.stop() }
+            try deliverReady(waiting: true)
+            sequential.abandon()
+        }
+    }
+
+    /// Stops without reading what is left.
+    func abandon() {
+        finished = true
+        pool?.stop()
+        sequential.abandon()
+    }
+
+    private func checkUsable() throws(JSONAPIError) {
+        if let failure { throw failure }
+        guard !finished else { throw JSONAPIError.misuse("read after finish") }
+    }
+
+    // MARK: - Batches
+
+    private func currentBatch() -> ParallelBatch {
+        if let current { return current }
+        var segment: SegmentStart? = nil
+        if continuingWorker == nil {
+            segment = SegmentStart(
+                offset: split.offset, line: split.line, lineStart: split.lineStart,
+                documentIndex: documentsBefore + split.documents, startsInput: !inputStarted, precededBy: lastCutByte)
+        }
+        inputStarted = true
+        let b = ParallelBatch(id: nextID, segment: segment, name: inputName)
+        nextID += 1
+        current = b
+        return b
+    }
+
+    /// The bracket that ended the last segment of the current input.
+    private var lastCutByte: UInt8?
+
+    /// Hands `batch` over (or holds it, before the decision).
+    private func close(_ batch: ParallelBatch, endsSegment: Bool, endsInput: Bool, precededBy: UInt8?) throws(JSONAPIError) {
+        current = nil
+        batch.endsSegment = endsSegment
+        batch.endsInput = endsInput
+        lastCutByte = endsInput ? nil : precededBy ?? lastCutByte
+        switch mode {
+        case .undecided:
+            held.append(batch)
+            heldBytes += batch.bytes.count
+            if endsSegment { heldSegments += 1 }
+            if !endsSegment { continuingWorker = 0 } else { continuingWorker = nil }
+            if heldBytes >= decisionBytes {
+                // Workers pay off when the first bytes hold a document boundary: documents
+                // smaller than that.
+                try decide(parallel: heldSegments >= 1)
+            }
+        case .parallel:
+            try dispatch(batch)
+        case .sequential:
+            preconditionFailure("no batch is gathered on the caller's stream")
+        }
+    }
+
+    private func decide(parallel: Bool) throws(JSONAPIError) {
+        let batches = held
+        held = []
+        heldBytes = 0
+        if parallel {
+            mode = .parallel
+            startWorkers()
+            continuingWorker = nil
+            for b in batches { try dispatch(b) }
+            return
+        }
+        mode = .sequential
+        // Everything gathered goes to the caller's stream, as it came.
+        for b in batches {
+            if let segment = b.segment, segment.startsInput { try sequential.beginInput(named: b.name) }
+            try b.bytes.withBytes { (bytes) throws(JSONAPIError) in try sequential.feed(bytes) }
+            if b.endsInput { try sequential.endInput() }
+        }
+        // The open input (begun by its first batch) goes on in the caller's stream.
+    }
+
+    private func dispatch(_ batch: ParallelBatch) throws(JSONAPIError) {
+        // The window is full: deliver (waiting) until there is room.
+        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
+        let w: Int
+        if let c = continuingWorker {
+            w = c
+        } else {
+            w = turn
+            turn = (turn + 1) % workerCount
+        }
+        continuingWorker = batch.endsSegment ? nil : w
+        inFlight += 1
+        pool!.push(batch, to: w)
+    }
+
+    /// Delivers finished batches in order: all that are ready, or (`waiting`) all in flight,
+    /// or `atMost` of them.
+    private func deliverReady(waiting: Bool, atMost: Int = .max) throws(JSONAPIError) {
+        guard case .parallel = mode else { return }
+        var delivered = 0
+        while delivered < atMost && inFlight > 0 {
+            guard let batch = pool!.take(nextToDeliver, waiting: waiting) else { return }
+            nextToDeliver += 1
+            inFlight -= 1
+            delivered += 1
+            try deliverOne(batch)
+        }
+    }
+
+    private func deliverOne(_ batch: ParallelBatch) throws(JSONAPIError) {
+        for d in batch.diagnostics { onDiagnostic?(d) }
+        resourcesDelivered += batch.resources
+        var output = Output(bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted)
+        swap(&output.bytes, &batch.output)
+        do throws(JSONAPIError) {
+            try deliver(output)
+        } catch {
+            failure = error
+            pool?.stop()
+            throw error
+        }
+        inputNotices += batch.notices
+        if let error = batch.error {
+            failure = error
+            pool?.stop()
+            throw error
+        }
+        if batch.endsInput {
+            for n in inputNotices { onDiagnostic?(n) }
+            inputNotices = []
+        }
+    }
+
+    private func startWorkers() {
+        pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })
+    }
+}
+
+/// The workers' threads, each with its queue of batches, and the batches they finished.
+/// Its own object (the threads hold it, not the reader), so that a reader dropped without
+/// ``ParallelReader/finish()`` still stops them.
+private final class WorkerPool: @unchecked Sendable {
+    private let lock = NSCondition()
+    private let workers: [ParallelWorker]
+    // Under `lock`:
+    private var queues: [[ParallelBatch]]
+    private var done: [Int: ParallelBatch] = [:]
+    private var stopping = false
+    private var running: Int
+
+    init(_ workers: [ParallelWorker]) {
+        self.workers = workers
+        queues = Array(repeating: [], count: workers.count)
+        running = workers.count
+        for (w, worker) in workers.enumerated() {
+            let t = Thread { [self] in self.work(w, worker) }
+            t.name = "jsonapi-worker-\(w + 1)"
+            t.stackSize = 1 << 20
+            t.start()
+        }
+    }
+
+    func push(_ batch: ParallelBatch, to w: Int) {
+        lock.lock()
+        queues[w].append(batch)
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Batch `id` once read: `nil` when it is not read yet and `waiting` is false.
+    func take(_ id: Int, waiting: Bool) -> ParallelBatch? {
+        lock.lock()
+        defer { lock.unlock() }
+        if waiting {
+            while done[id] == nil { lock.wait() }
+        }
+        return done.removeValue(forKey: id)
+    }
+
+    private func work(_ w: Int, _ worker: ParallelWorker) {
+        while true {
+            lock.lock()
+            while queues[w].isEmpty && !stopping { lock.wait() }
+            if stopping {
+                running -= 1
+                lock.broadcast()
+                lock.unlock()
+                return
+            }
+            let batch = queues[w].removeFirst()
+            lock.unlock()
+            worker.read(batch)
+            lock.lock()
+            done[batch.id] = batch
+            lock.broadcast()
+            lock.unlock()
+        }
+    }
+
+    /// Stops the threads and waits for them (a batch being read is finished first). Safe to
+    /// call twice.
+    func stop() {
+        lock.lock()
+        stopping = true
+        lock.broadcast()
+        while running > 0 { lock.wait() }
+        queues = queues.map { _ in [] }
+        done = [:]
+        lock.unlock()
+        for w in workers { w.stream.abandon() }
+    }
+}
+
+/// A run of whole documents (or a piece of one) for one worker, and what reading it gave.
+/// The reader's thread fills it, one worker reads it, then the reader's thread delivers it:
+/// only one thread at a time touches it (handed over under the reader's lock).
+final class ParallelBatch: @unchecked Sendable {
+    let id: Int
+    var bytes = ByteArena(capacity: 64 * 1024)
+    /// Where the segment it begins starts; `nil` when it goes on with the segment of the
+    /// batch before it (on the same worker).
+    let segment: SegmentStart?
+    let name: String?
+    /// Whether its segment ends with it (after a document, or at the end of the input).
+    var endsSegment = false
+    var endsInput = false
+    /// Nothing to read: the white space that ends an input after its last document.
+    var skipsReading = false
+
+    /// Whether the bytes are all JSON white space (or none).
+    var isBlank: Bool {
+        bytes.withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+    }
+
+    // What the worker read.
+    var output = ByteArena(capacity: 16)
+    var records = 0
+    var numbersQuoted = 0
+    var resources = 0
+    var diagnostics: [Diagnostic] = []
+    /// The parser's warnings about the input as a whole (reported at its end).
+    var notices: [Diagnostic] = []
+    var error: JSONAPIError?
+
+    init(id: Int, segment: SegmentStart?, name: String?) {
+        self.id = id
+        self.segment = segment
+        self.name = name
+    }
+}
+
+/// One worker's pipeline: a stream of its own (read on the worker's thread) into sinks of its
+/// own, which write to `out` (or produce nothing but diagnostics).
+final class ParallelWorker: @unchecked Sendable {
+    let stream: DocumentStream
+    let out: ByteWriter?
+    /// What the pipeline belongs to (kept alive with it).
+    private let owner: AnyObject?
+    private var batch: ParallelBatch?
+    private var resourcesBefore = 0
+    private var recordsBefore = 0
+    private var quotedBefore = 0
+
+    /// `observe` installs the handler that receives the pipeline's warnings.
+    init(stream: DocumentStream, out: ByteWriter?, owner: AnyObject?, observe: (@escaping (Diagnostic) -> Void) -> Void) {
+        self.stream = stream
+        self.out = out
+        self.owner = owner
+        observe { [unowned self] d in
+            guard let batch = self.batch else { return }
+            if d.rule == .N02 { batch.notices.append(d) } else { batch.diagnostics.append(d) }
+        }
+    }
+
+    /// Reads `batch` on the calling thread (the worker's), leaving what it gave in it.
+    func read(_ batch: ParallelBatch) {
+        self.batch = batch
+        defer { self.batch = nil }
+        if batch.skipsReading { return }
+        do throws(JSONAPIError) {
+            if let segment = batch.segment { try stream.beginSegment(named: batch.name, at: segment) }
+            try batch.bytes.withBytes { (b) throws(JSONAPIError) in try stream.feed(b) }
+            if batch.endsSegment { try stream.endInput() }
+        } catch {
+            batch.error = error
+        }
+        batch.bytes = ByteArena(capacity: 16)
+        let resources = stream.resourcesRead
+        batch.resources = resources - resourcesBefore
+        resourcesBefore = resources
+        if let out {
+            out.take(into: &batch.output)
+            batch.records = out.recordsCompleted - recordsBefore
+            recordsBefore = out.recordsCompleted
+            batch.numbersQuoted = out.numbersQuoted - quotedBefore
+            quotedBefore = out.numbersQuoted
+        }
+    }
+}
+
+/// Finds where the top-level values of an input end (`jsonapi_split_scan` in CPlatform:
+/// quotes, escapes and brackets followed as JSON has them, 32 bytes at a time), counting
+/// documents and lines on the way. Anything else is the parser's to check: on input that is
+/// not JSON the places found are still places to cut, and the parser of the batch that holds
+/// the first error reports it.
+struct DocumentSplitter {
+    private var state = jsonapi_split_state()
+
+    /// Offset of the next byte to scan.
+    var offset: Int { Int(state.offset) }
+    /// Top-level objects and arrays begun so far.
+    var documents: Int { Int(state.documents) }
+    /// Line of the next byte, and the offset where that line starts.
+    var line: Int { Int(state.lines) + 1 }
+    var lineStart: Int { Int(state.line_start) }
+
+    /// Scans `bytes` (which follow those scanned before) up to the first top-level value that
+    /// ends after index `cutAfter`, and returns the index just after its closing bracket; or
+    /// scans them all and returns `nil`.
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, cutAfter: Int) -> Int? {
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return nil }
+        var cut = 0
+        return jsonapi_split_scan(p, bytes.count, cutAfter, &state, &cut) != 0 ? cut : nil
+    }
+}

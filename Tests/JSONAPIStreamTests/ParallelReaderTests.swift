@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+@testable import JSONAPIStream
+
+/// Inputs of many documents read by several workers (``ParseOptions/workers``) must be
+/// indistinguishable from one reader: the same output bytes, the same warnings in the same
+/// order, the same first error (rule, message, position, pointer, input), for any read size
+/// and any number of workers. Small batch sizes put the corpus through the workers' paths:
+/// batches of several documents, documents handed over in pieces, inputs that stay on one
+/// stream.
+struct ParallelReaderTests {
+    struct Run: Equatable {
+        var output: String
+        var error: JSONAPIError?
+        var warnings: [Diagnostic]
+        var byWorkers: Bool
+    }
+
+    /// Normalizes `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time.
+    static func run(
+        _ inputs: [(String, [UInt8])], format: OutputFormat = .ndjson, workers: Int, chunk: Int,
+        options: DocumentOptions = DocumentOptions(), batch: Int = 900, continuation: Int = 2500, decision: Int = 4000
+    ) -> Run {
+        var o = options
+        o.parse.workers = workers
+        let out = ByteWriter()
+        let n = Normalizer(format: format, out: out, document: o)
+        n.tuneWorkers(batchBytes: batch, continuationBytes: continuation, decisionBytes: decision)
+        var warnings: [Diagnostic] = []
+        n.onDiagnostic = { warnings.append($0) }
+        do throws(JSONAPIError) {
+            for (name, bytes) in inputs {
+                try n.beginInput(named: name)
+                try feedChunked(bytes, chunk: chunk) { (b) throws(JSONAPIError) in try n.feed(b) }
+                try n.endInput()
+            }
+            try n.finish()
+            return Run(output: out.string, error: nil, warnings: warnings, byWorkers: n.isReadByWorkers)
+        } catch {
+            return Run(output: out.string, error: error, warnings: warnings, byWorkers: n.isReadByWorkers)
+        }
+    }
+
+    /// Every corpus document that normalizes without error by default, each followed by one of
+    /// the separators JSON texts may have between them (or none).
+    static let dump: [UInt8] = {
+        let separators = ["\n", "", "  \r\n", "\t", "\n\n"]
+        var bytes: [UInt8] = []
+        var k = 0
+        for dir in ["documents", "valid"] {
+            for file in CorpusTests.files(dir) where file.hasSuffix(".json") {
+                guard let data = try? Data(contentsOf: corpusURL("\(dir)/\(file)")) else { continue }
+                let doc = Array(data)
+                guard run([("one", doc)], workers: 1, chunk: 0).error == nil else { continue }
+                bytes += doc
+                bytes += Array(separators[k % separators.count].utf8)
+                k += 1
+            }
+        }
+        return bytes
+    }()
+
+    @Test func theDumpHoldsManyDocuments() {
+        // More than a batch and more than the decision: the workers' paths are taken.
+        #expect(Self.dump.count > 30_000)
+        #expect(Self.run([("dump", Self.dump)], workers: 2, chunk: 0).byWorkers)
+    }
+
+    @Test(arguments: [OutputFormat.ndjson, .edges])
+    func manyDocumentsGiveTheSameBytesWarningsAndOrder(_ format: OutputFormat) {
+        let one = Self.run([("dump", Self.dump)], format: format, workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        #expect(!one.byWorkers)
+        #expect(one.output.count > 4_000)
+        for workers in [2, 3] {
+            for chunk in [0, 1, 7, 4096] {
+                let many = Self.run([("dump", Self.dump)], format: format, workers: workers, chunk: chunk)
+                #expect(many.byWorkers, "\(workers) workers, read size \(chunk)")
+                #expect(many.output == one.output, "\(format), \(workers) workers, read size \(chunk): output differs")
+                #expect(many.warnings == one.warnings, "\(format), \(workers) workers, read size \(chunk): warnings differ")
+                #expect(many.error == nil)
+            }
+        }
+    }
+
+    @Test func strictModeAndSafeNumbersGiveTheSameBytes() {
+        var o = DocumentOptions()
+        o.validation = .strict
+        let input = [("dump", Self.dump)]
+        let one = Self.run(input, workers: 1, chunk: 0, options: o)
+        let many = Self.run(input, workers: 2, chunk: 0, options: o)
+        // Strict mode stops at the corpus's first rule violation: the same one, after the
+        // same lines.
+        #expect(many == Run(output: one.output, error: one.error, warnings: one.warnings, byWorkers: true))
+    }
+
+    @Test func severalInputsKeepTheirOwnPositionsAndOrder() {
+        // Cut the dump between two documents near its middle: the second input starts there.
+        let text = Self.dump
+        let cut = Self.boundary(near: text.count / 2)
+        let inputs = [("a.json", Array(text[..<cut])), ("b.json", Array(text[cut...])), ("c.json", Array(text[..<cut]))]
+        let one = Self.run(inputs, workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        for chunk in [0, 13] {
+            let many = Self.run(inputs, workers: 2, chunk: chunk)
+            #expect(many.output == one.output)
+            #expect(many.warnings == one.warnings)
+            #expect(many.warnings.contains { $0.source == "b.json" } == one.warnings.contains { $0.source == "b.json" })
+        }
+    }
+
+    @Test func aByteOrderMarkIsReportedWhenItsInputEnds() {
+        var o = DocumentOptions()
+        o.parse.byteOrderMark = .strip
+        let input = [("bom.json", [0xEF, 0xBB, 0xBF] + Self.dump), ("next.json", Self.dump)]
+        let one = Self.run(input, workers: 1, chunk: 0, options: o)
+        let many = Self.run(input, workers: 2, chunk: 5, options: o)
+        #expect(one.warnings.contains { $0.rule == .N02 })
+        #expect(many.output == one.output)
+        #expect(many.warnings == one.warnings)
+        #expect(many.byWorkers)
+    }
+
+    /// Each invalid fixture in the middle of the dump: the same first error at the same
+    /// place, after the same output and warnings.
+    @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
+    func anInvalidDocumentAmongManyFailsTheSameWay(_ name: String) throws {
+        let entry = CorpusTests.manifest("invalid").first { $0.0 == name }!.1
+        var (o, _, _) = CorpusTests.options(entry)
+        o.validation = .strict
+        let fixture = Array(try Data(contentsOf: corpusURL("invalid/\(name)")))
+        let prefix = Array(Self.dump.prefix(upTo: Self.boundary(near: 6000)))
+        let suffix = Array(Self.dump[..<Self.boundary(near: 3000)])
+        let input = [("in.json", prefix + fixture + [0x0A] + suffix)]
+        let one = Self.run(input, workers: 1, chunk: 0, options: o)
+        // (Output rules, N01-N05, are not errors of the document.)
+        if !name.hasPrefix("N") { #expect(one.error != nil, "\(name) fails") }
+        for (workers, chunk) in [(2, 0), (3, 11)] {
+            let many = Self.run(input, workers: workers, chunk: chunk, options: o)
+            #expect(many.error == one.error, "\(name), \(workers) workers: \(String(describing: many.error)) vs \(String(describing: one.error))")
+            #expect(many.output == one.output, "\(name), \(workers) workers: output differs")
+            #expect(many.warnings == one.warnings, "\(name), \(workers) workers: warnings differ")
+        }
+    }
+
+    @Test func inputsTooSmallOrOneLargeDocumentStayOnOneStream() {
+        let small = Self.run([("small", Array(Self.dump.prefix(upTo: Self.boundary(near: 2000))))], workers: 2, chunk: 0)
+        #expect(small.error == nil && !small.byWorkers)
+        // One document larger than the decision size: no document boundary in it.
+        var big = Array(#"{"data":["#.utf8)
+        for i in 0..<400 {
+            if i > 0 { big.append(UInt8(ascii: ",")) }
+            big += Array(#"{"type":"t","id":"\#(i)","attributes":{"s":"{[\"]}"}}"#.utf8)
+        }
+        big += Array("]}\n".utf8)
+        let one = Self.run([("big", big + big)], workers: 1, chunk: 0)
+        let many = Self.run([("big", big + big)], workers: 2, chunk: 0)
+        #expect(big.count > 4000)
+        #expect(!many.byWorkers)
+        #expect(many.output == one.output && one.error == nil)
+        // The same documents with a larger decision size: two documents, each handed over in
+        // pieces (continuation batches) to one worker.
+        let pieces = Self.run([("big", big + big)], workers: 2, chunk: 0, batch: 300, continuation: 1000, decision: big.count + 1000)
+        #expect(pieces.byWorkers)
+        #expect(pieces.output == one.output)
+    }
+
+    @Test func anEmptyOrBlankInputFailsAsOnOneStream() {
+        for text in ["", "  \n", "{\"data\":null}\n   ", "{\"data\":null} {"] {
+            let input = [("in", Array(Self.dump.prefix(upTo: Self.boundary(near: 5000))) + Array(text.utf8)), ("blank", Array(text.utf8))]
+            let one = Self.run(input, workers: 1, chunk: 0)
+            let many = Self.run(input, workers: 2, chunk: 0)
+            #expect(many.error == one.error, "\(text.debugDescription)")
+            #expect(many.output == one.output)
+        }
+    }
+
+    /// The offset just after the document that ends at or after `offset` in the dump.
+    static func boundary(near offset: Int) -> Int {
+        var s = DocumentSplitter()
+        return Self.dump.withUnsafeBytes { b in s.scan(b, cutAfter: offset) ?? b.count }
+    }
+
+    /// The splitter against a byte-at-a-time reading of the same rules, on text where
+    /// brackets, quotes and escapes fall on every side of its 32-byte blocks, read in pieces
+    /// of every size.
+    @Test func theSplitterFindsTheBoundariesAByteAtATimeReadingFinds() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array(#"{}[]"\ ,:a1\n"#.utf8) + [0x0A]
+        for round in 0..<300 {
+            var text: [UInt8] = []
+            let length = Int.random(in: 0..<300, using: &rng)
+            for _ in 0..<length { text.append(alphabet.randomElement(using: &rng)!) }
+            if round % 3 == 0 { text = Array(#"{"a":"x\"}]\\"}[{"b":[1,"]"]}]"#.utf8) + text }
+            let (expected, documents) = Self.reference(text)
+            for piece in [1, 5, 31, 32, 33, 64, 1000] {
+                var s = DocumentSplitter()
+                var cuts: [Int] = []
+                var lines: [(Int, Int)] = []
+                var start = 0
+                while start < text.count {
+                    let end = min(text.count, start + piece)
+                    var at = start
+                    while at < end {
+                        let found = text[at..<end].withUnsafeBytes { s.scan($0, cutAfter: 0) }
+                        guard let found else { break }
+                        at += found
+                        cuts.append(at)
+                        lines.append((s.line, s.lineStart))
+                        #expect(s.offset == at)
+                    }
+                    start = end
+                }
+                #expect(cuts == expected.map(\.cut), "round \(round), pieces of \(piece): \(String(decoding: text, as: UTF8.self).debugDescription)")
+                #expect(lines.map(\.0) == expected.map(\.line) && lines.map(\.1) == expected.map(\.lineStart))
+                #expect(s.offset == text.count)
+                #expect(s.documents == documents)
+            }
+        }
+    }
+
+    /// Where a plain reading of the rules cuts: after each closing bracket that brings the
+    /// depth back to 0, outside strings; and how many top-level values it saw begin.
+    static func reference(_ text: [UInt8]) -> (cuts: [(cut: Int, line: Int, lineStart: Int)], documents: Int) {
+        var cuts: [(Int, Int, Int)] = []
+        var depth = 0, documents = 0, line = 1, lineStart = 0
+        var inString = false, escaped = false
+        for (i, c) in text.enumerated() {
+            if c == 0x0A {
+                line += 1
+                lineStart = i + 1
+            }
+            if escaped {
+                escaped = false
+                continue
+            }
+            if inString {
+                if c == UInt8(ascii: "\"") { inString = false } else if c == UInt8(ascii: "\\") { escaped = true }
+                continue
+            }
+            switch c {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 0 { documents += 1 }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { cuts.append((i + 1, line, lineStart)) }
+            default: break
+            }
+        }
+        return (cuts, documents)
+    }
+}
