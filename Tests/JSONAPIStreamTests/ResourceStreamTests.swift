@@ -16,6 +16,8 @@ struct ResourceStreamTests {
                 out.append("\(r.identifier) primary=\(r.isPrimary) \(r.pointer) \(r.attributes?.jsonText ?? "-") \(r.relationships.map(\.name))")
             case .document(let d):
                 out.append("document \(d.index) \(d.primaryShape) meta=\(d.meta?.jsonText ?? "-") errors=\(d.errors.count)")
+            case .warning(let w):
+                out.append("warning \(w)")
             }
         }
         return out
@@ -120,6 +122,40 @@ struct ResourceStreamTests {
         }
     }
 
+    /// In lenient mode each warning comes as an event, where it was found (before the resource
+    /// that breaks the rule), the same warnings `DocumentStream` reports; in strict mode the
+    /// first is the error that ends the iteration, after the resources before it.
+    @Test func warningsComeInOrderAndStrictModeStops() async throws {
+        let text = #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2","attributes":{"a+b":1}},{"type":"a","id":"3"}]}"#
+        let bytes = Array(text.utf8)
+        let lines = try await Self.lines(ResourceStream(.bytes(bytes, name: "doc"), chunkSize: 5))
+        #expect(lines.count == 5, "\(lines)")
+        #expect(lines[0].hasPrefix("a/1 "))
+        #expect(lines[1].hasPrefix("warning doc:1:67: warning[R38]"), "\(lines[1])")
+        #expect(lines[2].hasPrefix("a/2 ") && lines[3].hasPrefix("a/3 ") && lines[4].hasPrefix("document 0"))
+
+        var reported: [Diagnostic] = []
+        let stream = DocumentStream(sinks: [])
+        stream.onDiagnostic = { reported.append($0) }
+        try stream.read(.bytes(bytes, name: "doc"))
+        try stream.finish()
+        #expect(lines[1] == "warning \(reported[0])" && reported.count == 1)
+
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        var seen: [String] = []
+        do {
+            for try await event in ResourceStream(.bytes(bytes, name: "doc"), options: strict) {
+                if case .resource(let r) = event { seen.append(r.identifier.description) }
+                if case .warning = event { Issue.record("no warnings under strict") }
+            }
+            Issue.record("strict mode stops")
+        } catch let error as JSONAPIError {
+            #expect(seen == ["a/1"])
+            #expect(error.diagnostic?.rule == reported[0].rule)
+        }
+    }
+
     /// The README's example, run from the repository's root as written there, prints what
     /// its comments show.
     @Test func readmeExamplePrintsWhatTheReadmeShows() async throws {
@@ -129,6 +165,7 @@ struct ResourceStreamTests {
             switch event {
             case .resource(let r): print(r.identifier, r.isPrimary)
             case .document(let d): print(d.primaryShape, d.errors)
+            case .warning(let w): print(w)
             }
         }
         #expect(Array(printed.prefix(2)) == ["articles/1 true", "people/9 false"])
@@ -136,5 +173,6 @@ struct ResourceStreamTests {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("print(r.identifier, r.isPrimary)   // articles/1 true, people/9 false, …"))
         #expect(readme.contains("print(d.primaryShape, d.errors)    // many []"))
+        #expect(readme.contains("case .warning(let w): print(w)"))
     }
 }

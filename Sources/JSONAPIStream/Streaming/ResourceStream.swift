@@ -14,13 +14,17 @@
 /// memory, or any `AsyncSequence` of bytes (a network body). Cancelling the task ends the
 /// iteration with `CancellationError` at the next element. Errors are ``JSONAPIError``s with
 /// their positions, as ``DocumentStream`` throws them; under ``ValidationMode/strict`` a rule
-/// violation stops the iteration.
+/// violation stops the iteration, and in lenient mode it is a ``Event/warning(_:)`` in order.
 public struct ResourceStream: AsyncSequence, Sendable {
-    /// What the stream gives: a resource as it closes, or a document's top level as the
-    /// document ends (after its resources).
+    /// What the stream gives: a resource as it closes, a document's top level as the
+    /// document ends (after its resources), and, in lenient mode, each warning where it was
+    /// found (a rule a resource breaks comes before that resource).
     public enum Event: Sendable {
         case resource(StreamedResource)
         case document(StreamedDocument)
+        /// A rule broken, or a notice (``ValidationMode/lenient``; under
+        /// ``ValidationMode/strict`` the first one is the error that ends the stream).
+        case warning(Diagnostic)
     }
 
     /// A resource or a document's top level.
@@ -129,6 +133,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
             let collector = Collector()
             self.collector = collector
             stream = DocumentStream(options: o, sinks: [collector])
+            stream.onDiagnostic = { [unowned collector] d in collector.events.append(.warning(d)) }
             self.chunkSize = chunkSize
             chunk.reserveCapacity(chunkSize)
         }
