@@ -73,4 +73,64 @@ struct KeyFormatterTests {
         #expect("\(error)".contains(#"no attribute or relationship "name""#), "\(error)")
         #expect("\(error)".contains("looked up under the formatter's names"), "\(error)")
     }
+
+    /// A graph written back as a document with the formatter: attribute, relationship and
+    /// meta member names on the wire, types, ids and values as they are; read back with the
+    /// same formatter, the model is the one that was read.
+    @Test func aGraphIsWrittenWithTheFormatter() throws {
+        let upper = KeyFormatter { $0.uppercased() }
+        let doc = #"""
+            {"data":{"type":"articles","id":"1","attributes":{"title":"Hi","publishedAt":"2026-01-01T00:00:00Z"},
+              "relationships":{"author":{"data":{"type":"people","id":"9"},"meta":{"since":2}}},"meta":{"n":1}}}
+            """#
+        let graph = try Graph(json: doc)
+        var options = DocumentEncodingOptions()
+        options.keyFormatter = upper
+        let text = String(decoding: try graph.document(options: options), as: UTF8.self)
+        #expect(text.contains(#""attributes":{"TITLE":"Hi","PUBLISHEDAT":"2026-01-01T00:00:00Z"}"#), "\(text)")
+        #expect(text.contains(#""relationships":{"AUTHOR":{"data":{"type":"people","id":"9"},"meta":{"SINCE":2}}}"#), "\(text)")
+        #expect(text.contains(#""type":"articles","id":"1""#) && text.contains(#""meta":{"N":1}"#), "\(text)")
+        var decoding = DecodingOptions()
+        decoding.keys = .formatter(upper)
+        let back = try Graph(json: text).decode(Article.self, options: decoding)
+        let original = try graph.decode(Article.self)
+        #expect(back.title == original.title && back.publishedAt == original.publishedAt && back.author == original.author)
+    }
+
+    /// Two names the formatter makes equal are refused (N04), naming the formatter.
+    @Test func namesTheFormatterMakesEqualAreRefused() throws {
+        let graph = try Graph(json: #"{"data":{"type":"a","id":"1","attributes":{"x":1,"y":2}}}"#)
+        var options = DocumentEncodingOptions()
+        options.keyFormatter = KeyFormatter { _ in "same" }
+        do {
+            _ = try graph.document(options: options)
+            Issue.record("expected N04")
+        } catch {
+            #expect(error.diagnostic?.rule == .N04)
+            #expect(error.diagnostic?.message.contains("the key formatter") == true, "\(error)")
+        }
+    }
+
+    /// The writers of `normalize` take the same formatter: the built-in snake case as a
+    /// formatter writes what `--keys snake` writes, in every format and in tables.
+    @Test func theWritersTakeTheFormatterToo() throws {
+        let path = corpusURL("documents/spec-compound.json").path
+        for format in OutputFormat.allCases {
+            func run(_ output: OutputOptions) throws -> String {
+                let out = ByteWriter()
+                let n = Normalizer(format: format, out: out, output: output)
+                try n.read(.file(path))
+                try n.finish()
+                return out.string
+            }
+            var builtIn = OutputOptions()
+            builtIn.keys = .snake
+            var custom = OutputOptions()
+            custom.keyFormatter = .snakeCase
+            let a = try run(builtIn)
+            #expect(a == (try run(custom)), "\(format)")
+            if format != .edges { #expect(a.contains("first_name"), "\(format)") }
+        }
+        #expect(KeyFormatter.snakeCase == KeyFormatter.snakeCase && KeyFormatter.snakeCase != KeyFormatter { $0 })
+    }
 }

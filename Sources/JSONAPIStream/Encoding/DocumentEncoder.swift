@@ -8,6 +8,9 @@ public struct DocumentEncodingOptions: Sendable, Hashable {
     public var fields: [String: Set<String>] = [:]
     /// Rewrites attribute, relationship and meta member names.
     public var keys = KeyFormat.asIs
+    /// Rewrites the same names with your own function instead of ``keys``: the
+    /// ``KeyFormatter`` your models are decoded and encoded with (model name → wire name).
+    public var keyFormatter: KeyFormatter? = nil
 
     /// The defaults.
     public init() {}
@@ -71,6 +74,7 @@ struct DocumentEncoder {
         let s = storage
         var output = OutputOptions()
         output.keys = options.keys
+        output.keyFormatter = options.keyFormatter
         let writer = ResourceWriter(out: out, options: output)
         let parts = ResourceParts()
 
@@ -290,7 +294,7 @@ struct DocumentEncoder {
                 if !firstRelationship { out.write(byte: UInt8(ascii: ",")) }
                 firstRelationship = false
                 var name: [UInt8] = []
-                if options.keys.apply(rel.name, into: &name) { name.withUnsafeBytes { writer.writeQuoted($0) } } else { writer.writeQuoted(rel.name) }
+                if writer.options.formatName(rel.name, into: &name) { name.withUnsafeBytes { writer.writeQuoted($0) } } else { writer.writeQuoted(rel.name) }
                 out.write(byte: UInt8(ascii: ":"))
                 try writer.writeRelationshipObject(rel, parts)
             }

@@ -50,7 +50,7 @@ extension ResourceWriter {
     /// Whether the canonical form of `p`'s line can be written from its parts: names as they
     /// are and no unknown members.
     static func canonicalFromParts(_ p: ResourceParts, _ options: OutputOptions) -> Bool {
-        guard options.keys == .asIs, p.resourceExtras.isEmpty else { return false }
+        guard !options.formatsNames, p.resourceExtras.isEmpty else { return false }
         for r in p.relationships where !r.extras.isEmpty { return false }
         for t in p.identifiers where !t.extras.isEmpty { return false }
         return true

@@ -2,6 +2,9 @@
 public struct OutputOptions: Sendable, Hashable {
     /// Rewrites attribute, relationship and meta member names.
     public var keys = KeyFormat.asIs
+    /// Rewrites the same names with your own function instead of ``keys`` (library use; the
+    /// same ``KeyFormatter`` that typed decoding and encoding take).
+    public var keyFormatter: KeyFormatter? = nil
     /// Adds `"hash"` to each NDJSON resource line.
     public var hash = false
     /// NDJSON: no document lines.
@@ -22,6 +25,27 @@ public struct OutputOptions: Sendable, Hashable {
 
     /// Whether any selection applies.
     var selects: Bool { types != nil || !keepFields.isEmpty }
+
+    /// Whether member names are rewritten (``keys`` or ``keyFormatter``).
+    var formatsNames: Bool { keyFormatter != nil || keys != .asIs }
+
+    /// The rewriting, as messages name it.
+    var keysDescription: String { keyFormatter != nil ? "the key formatter" : "--keys \(keys.rawValue)" }
+
+    /// `name` rewritten into `out`; `false` (and `out` empty) when it stays as it is.
+    func formatName(_ name: UnsafeRawBufferPointer, into out: inout [UInt8]) -> Bool {
+        guard let keyFormatter else { return keys.apply(name, into: &out) }
+        out.removeAll(keepingCapacity: true)
+        let wire = keyFormatter.wireName(for: String(decoding: name, as: UTF8.self))
+        if wire.utf8.elementsEqual(name) { return false }
+        out.append(contentsOf: wire.utf8)
+        return true
+    }
+
+    /// `name` rewritten.
+    func formatName(_ name: String) -> String {
+        keyFormatter?.wireName(for: name) ?? keys.apply(name)
+    }
 }
 
 /// ``OutputOptions/types`` and ``OutputOptions/keepFields`` as bytes, for the writers.
@@ -194,7 +218,7 @@ final class ResourceWriter {
                 out.write(#"{"from":"#)
                 writeResourceIdentifier(p)
                 out.write(#","relationship":"#)
-                if options.keys.apply(rel.name, into: &name) {
+                if options.formatName(rel.name, into: &name) {
                     name.withUnsafeBytes { writeQuoted($0) }
                 } else {
                     writeQuoted(rel.name)
@@ -236,7 +260,7 @@ final class ResourceWriter {
     /// Writes a stored object, rewriting its member names (not nested ones) when keys are
     /// formatted; two names that become equal are an error (`N04`).
     func writeObject(_ value: UnsafeRawBufferPointer, formatNames: Bool, what: String, at p: ResourceParts, pointer: String) throws(JSONAPIError) {
-        guard formatNames && options.keys != .asIs, value.first == UInt8(ascii: "{") else {
+        guard formatNames && options.formatsNames, value.first == UInt8(ascii: "{") else {
             out.write(value)
             return
         }
@@ -246,10 +270,10 @@ final class ResourceWriter {
         var first = true
         StoredJSON.forEachMember(value, 0..<value.count) { nameRange, valueRange in
             let raw = StoredJSON.decodeString(value, nameRange)
-            let formatted = options.keys.apply(raw)
+            let formatted = options.formatName(raw)
             let bytes = Array(formatted.utf8)
             if names.contains(bytes) {
-                failure = collision("two \(what) names become \(JSONEscaping.quotedString(formatted)) with --keys \(options.keys.rawValue)", p, pointer + "/" + escapePointerToken(raw))
+                failure = collision("two \(what) names become \(JSONEscaping.quotedString(formatted)) with \(options.keysDescription)", p, pointer + "/" + escapePointerToken(raw))
                 return false
             }
             names.append(bytes)
@@ -268,14 +292,14 @@ final class ResourceWriter {
     private func formattedName(_ raw: UnsafeRawBufferPointer, what: String, at p: ResourceParts, pointer: String) throws(JSONAPIError) {
         // Names as they are: distinct in the input (duplicates are refused there), so nothing
         // to compare.
-        if options.keys == .asIs {
+        if !options.formatsNames {
             writeQuoted(raw)
             return
         }
         // The name as written (`apply` leaves `name` empty when the name is unchanged).
-        if !options.keys.apply(raw, into: &name) { name.append(contentsOf: raw) }
+        if !options.formatName(raw, into: &name) { name.append(contentsOf: raw) }
         if seenNames.contains(name) {
-            throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: name, as: UTF8.self))) with --keys \(options.keys.rawValue)", p, pointer)
+            throw collision("two \(what) names become \(JSONEscaping.quotedString(String(decoding: name, as: UTF8.self))) with \(options.keysDescription)", p, pointer)
         }
         seenNames.append(name)
         name.withUnsafeBytes { writeQuoted($0) }

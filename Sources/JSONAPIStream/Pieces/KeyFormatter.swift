@@ -14,11 +14,24 @@
 /// `links` and members nested inside attribute values keep their names. A coding key
 /// renamed in `CodingKeys` (`case publishedAt = "published"`) is formatted too: the
 /// formatter sees `published`.
-public struct KeyFormatter: Sendable {
+///
+/// Two formatters are equal when they are copies of one made by ``init(_:)`` (functions
+/// cannot be compared).
+public struct KeyFormatter: Sendable, Hashable {
     private let body: @Sendable (String) -> String
+    /// Who this formatter is, for equality.
+    private let identity = Identity()
+
+    private final class Identity: Sendable {}
 
     /// A formatter from model names to wire names.
     public init(_ wireName: @escaping @Sendable (String) -> String) { body = wireName }
+
+    /// Whether both are copies of one formatter.
+    public static func == (a: KeyFormatter, b: KeyFormatter) -> Bool { a.identity === b.identity }
+
+    /// Hashes the formatter's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(identity)) }
 
     /// The name on the wire of the model's `name`.
     public func wireName(for name: String) -> String { body(name) }

@@ -156,7 +156,7 @@ final class TableSink: DocumentSink {
         var collision: String? = nil
         if let a = p.attributes, a.first == UInt8(ascii: "{") {
             StoredJSON.forEachMember(a, 0..<a.count) { name, value in
-                let k = t.attribute(UnsafeRawBufferPointer(rebasing: a[name]), keys: options.keys)
+                let k = t.attribute(UnsafeRawBufferPointer(rebasing: a[name]), keys: options)
                 let c = Int(t.attributeNames[k].column)
                 if c < 0 {
                     t.hasOther = true
@@ -176,7 +176,7 @@ final class TableSink: DocumentSink {
             throw JSONAPIError.document(
                 Diagnostic(
                     severity: .error, rule: .N04,
-                    message: "two attribute names become \(JSONEscaping.quotedString(collision)) with --keys \(options.keys.rawValue)",
+                    message: "two attribute names become \(JSONEscaping.quotedString(collision)) with \(options.keysDescription)",
                     location: p.position, pointer: p.pointer + "/attributes"))
         }
         t.fewestColumns = min(t.fewestColumns, present)
@@ -219,7 +219,7 @@ final class TableSink: DocumentSink {
     /// A `meta` object with its member names formatted (as it is without `--keys`).
     private func formattedMeta(_ m: UnsafeRawBufferPointer?, pointer: String) throws(JSONAPIError) -> UnsafeRawBufferPointer? {
         guard let m else { return nil }
-        guard options.keys != .asIs else { return m }
+        guard options.formatsNames else { return m }
         textWriter.out.buffer.removeAll()
         try textWriter.writeObject(m, formatNames: true, what: "meta member", at: parts, pointer: pointer)
         return textWriter.out.buffer.bytes(in: 0..<textWriter.out.buffer.count)
@@ -242,17 +242,17 @@ final class TableSink: DocumentSink {
         let p = parts
         relationshipNames.removeAll(keepingCapacity: true)
         for rel in p.relationships {
-            if options.keys == .asIs {
+            if !options.formatsNames {
                 try writeRelationship(rel, name: rel.name, row: row)
                 continue
             }
             // The name as written, refusing two that --keys makes equal.
-            if !options.keys.apply(rel.name, into: &relationshipName) { relationshipName.append(contentsOf: rel.name) }
+            if !options.formatName(rel.name, into: &relationshipName) { relationshipName.append(contentsOf: rel.name) }
             if relationshipNames.contains(relationshipName) {
                 throw JSONAPIError.document(
                     Diagnostic(
                         severity: .error, rule: .N04,
-                        message: "two relationship names become \(JSONEscaping.quotedString(String(decoding: relationshipName, as: UTF8.self))) with --keys \(options.keys.rawValue)",
+                        message: "two relationship names become \(JSONEscaping.quotedString(String(decoding: relationshipName, as: UTF8.self))) with \(options.keysDescription)",
                         location: p.position, pointer: p.pointer + "/relationships"))
             }
             relationshipNames.append(relationshipName)

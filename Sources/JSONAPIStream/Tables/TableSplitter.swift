@@ -293,7 +293,7 @@ public final class TableSplitter {
         var root = JSONObject()
         root.append("format", .string(format.rawValue))
         root.append("numbers", .string(output.numbers.rawValue))
-        root.append("keys", .string(output.keys.rawValue))
+        root.append("keys", .string(output.keyFormatter != nil ? "custom" : output.keys.rawValue))
         root.append("types", .array(types.map(table)))
         root.append("tables", .array(fixed.map(table)))
         j.write(.object(root))

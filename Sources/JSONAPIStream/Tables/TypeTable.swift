@@ -129,19 +129,19 @@ final class TypeTable {
     var hasMissing: Bool { fewestColumns < columns.count }
 
     /// The number of a stored attribute name, adding it (and its column) when new.
-    func attribute(_ stored: UnsafeRawBufferPointer, keys: KeyFormat) -> Int {
+    func attribute(_ stored: UnsafeRawBufferPointer, keys: OutputOptions) -> Int {
         let before = names.count
         let k = Int(names.intern(stored))
         if names.count > before { addName(stored, keys: keys) }
         return k
     }
 
-    private func addName(_ stored: UnsafeRawBufferPointer, keys: KeyFormat) {
+    private func addName(_ stored: UnsafeRawBufferPointer, keys: OutputOptions) {
         var raw = ByteArena(capacity: stored.count)
         StoredJSON.appendUnescaped(UnsafeRawBufferPointer(rebasing: stored[1..<stored.count - 1]), to: &raw)
         var name = raw.array(0..<raw.count)
         var formatted: [UInt8] = []
-        if name.withUnsafeBytes({ keys.apply($0, into: &formatted) }) { name = formatted }
+        if name.withUnsafeBytes({ keys.formatName($0, into: &formatted) }) { name = formatted }
         var quoted = ByteArena(capacity: name.count + 2)
         name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &quoted) }
         var column: Int32
