@@ -101,6 +101,7 @@ extension RequestSender {
             } catch {
                 throw .document(error)
             }
+            if let pacing = JSONAPIClient.pacing { await pacing.waitForRoom() }
         }
     }
 

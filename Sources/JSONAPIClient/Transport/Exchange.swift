@@ -190,6 +190,9 @@ struct Exchange {
                     body.cancel()
                     return .invalidDocument(error)
                 }
+                // A stream read by a loop that fell behind: the body waits (the transfer
+                // pauses) until the loop has taken what was parsed.
+                if let pacing = JSONAPIClient.pacing { await pacing.waitForRoom() }
                 writer?.append(chunk)
             case .collectError:
                 collected.append(contentsOf: chunk.prefix(maxErrorBytes - collected.count))

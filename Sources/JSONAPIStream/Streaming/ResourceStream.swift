@@ -252,7 +252,7 @@ public struct StreamedResource: Sendable, Hashable, CustomStringConvertible {
     /// Its `meta`.
     public var meta: JSONValue?
 
-    init(_ r: ResourceView) {
+    package init(_ r: ResourceView) {
         type = r.type
         id = r.id
         lid = r.lid
@@ -295,7 +295,7 @@ public struct StreamedDocument: Sendable, Hashable {
     /// Its unknown and `@`-members, in order.
     public var otherMembers: JSONObject
 
-    init(_ d: DocumentView) {
+    package init(_ d: DocumentView) {
         index = d.index
         position = d.position
         primaryShape = d.primaryShape
