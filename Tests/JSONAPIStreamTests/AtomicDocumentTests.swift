@@ -91,6 +91,17 @@ struct AtomicDocumentTests {
         }
     }
 
+    /// A streamed document gives the same typed operations as the graph.
+    @Test func aStreamedDocumentGivesTheOperations() async throws {
+        for (text, expected) in Self.examples {
+            var documents: [StreamedDocument] = []
+            for try await event in ResourceStream(.bytes(Array(text.utf8), name: "ops"), options: Self.atomic) {
+                if case .document(let d) = event { documents.append(d) }
+            }
+            #expect(documents.count == 1 && documents[0].atomicOperations == expected, "\(text)")
+        }
+    }
+
     @Test func ndjsonWritesOneLinePerOperationAndDenormalizeBringsThemBack() throws {
         let text = Self.examples[4].0
         let lines = try normalize(text, format: .ndjson, document: Self.atomic).split(separator: "\n").map(String.init)

@@ -295,6 +295,13 @@ public struct StreamedDocument: Sendable, Hashable {
     /// Its unknown and `@`-members, in order.
     public var otherMembers: JSONObject
 
+    /// Its Atomic Operations request (`atomic:operations`, in ``otherMembers``) as typed
+    /// operations, in order, as ``Graph/atomicOperations`` gives them; empty without one.
+    /// (The resources of an `atomic:results` response come as resource events.)
+    public var atomicOperations: [AtomicOperation] {
+        otherMembers["atomic:operations"]?.arrayValue?.compactMap(AtomicOperation.init) ?? []
+    }
+
     package init(_ d: DocumentView) {
         index = d.index
         position = d.position
