@@ -143,6 +143,25 @@ struct ParallelReaderTests {
         }
     }
 
+    /// `DocumentValidator` on workers: the same findings in the same order, for the dump in
+    /// lenient checking (every finding) and with an invalid fixture in its middle.
+    @Test func theValidatorFindsTheSameOnWorkers() throws {
+        func findings(_ bytes: [UInt8], workers: Int) throws -> [Diagnostic] {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            o.parse.workerBatchBytes = 700
+            return try DocumentValidator(options: o).validate(.bytes(bytes, name: "dump"), chunkSize: 4096)
+        }
+        let one = try findings(Self.dump, workers: 1)
+        #expect(!one.isEmpty, "the corpus breaks some rules in lenient checking")
+        #expect(try findings(Self.dump, workers: 2) == one)
+        #expect(try findings(Self.dump, workers: 3) == one)
+        let broken = Array(Self.dump[..<Self.boundary(near: 9000)]) + Array(#"{"data":{"type":"a","id":"1","attributes":{"x":1e}}}"#.utf8) + Self.dump
+        let failing = try findings(broken, workers: 1)
+        #expect(failing.last?.rule.isJSONRule == true, "\(String(describing: failing.last))")
+        #expect(try findings(broken, workers: 2) == failing)
+    }
+
     @Test func inputsTooSmallOrOneLargeDocumentStayOnOneStream() {
         let small = Self.run([("small", Array(Self.dump.prefix(upTo: Self.boundary(near: 2000))))], workers: 2, chunk: 0)
         #expect(small.error == nil && !small.byWorkers)

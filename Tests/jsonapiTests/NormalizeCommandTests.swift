@@ -68,6 +68,11 @@ struct NormalizeCommandTests {
         #expect(one.status == 1 && many.status == 1)
         #expect(one.stderr.contains(":100:") && many.stderr == one.stderr, "\(many.stderr) vs \(one.stderr)")
         #expect(many.stdout == one.stdout)
+        // validate: the same findings (the dump's warnings, then the error) on workers.
+        let checkedOne = try run(["validate", "--format", "json", "--workers", "1", path])
+        let checkedMany = try run(["validate", "--format", "json", "--workers", "2", path])
+        #expect(checkedOne.status == 1 && checkedMany.status == 1)
+        #expect(checkedMany.stdout == checkedOne.stdout && !checkedOne.stdout.isEmpty)
     }
 
     @Test func workersMustBeAtLeastOne() throws {

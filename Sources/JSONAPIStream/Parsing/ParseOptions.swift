@@ -67,7 +67,7 @@ public struct ParseOptions: Sendable, Hashable {
     /// use when there are 3 or more; with 2, one reader (which builds on a second thread, and
     /// was measured faster there than two workers). 1, or ``concurrency`` `sequential`, reads
     /// on the caller's stream only. Used by
-    /// ``Normalizer`` (NDJSON and edges); a single large document stays on the caller's
+    /// ``Normalizer`` (NDJSON and edges) and ``DocumentValidator``; a single large document stays on the caller's
     /// stream (two threads, as ``concurrency`` says).
     public var workers: Int? = nil
     /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after

@@ -2,7 +2,9 @@
 /// context) and returns all findings, instead of stopping at the first.
 ///
 /// JSON syntax errors end the check of an input (nothing after them can be read); rule
-/// violations are all collected, with position and JSON pointer.
+/// violations are all collected, with position and JSON pointer. An input of many documents
+/// is checked on workers as ``ParseOptions/workers`` says, with the same findings in the
+/// same order.
 ///
 /// ```swift
 /// let findings = DocumentValidator().validate(.file("doc.json"))
@@ -40,7 +42,7 @@ public final class DocumentValidator {
             if d.source == nil { d.source = source.name }
             findings.append(d)
         }
-        do {
+        do throws(JSONAPIError) {
             if syntaxOnly {
                 // Plain RFC 8259 JSON: a repeated member name is valid there (only I-JSON
                 // refuses it), so it is a warning, not an error.
@@ -62,8 +64,32 @@ public final class DocumentValidator {
                 // that keeps nothing: only the findings are wanted.
                 let stream = DocumentStream(options: options, sink: NullSink(), requiresKeys: false)
                 stream.onDiagnostic = { collect($0) }
-                try stream.read(source, chunkSize: chunkSize)
-                try stream.finish()
+                let workers = options.parse.effectiveWorkers
+                if workers > 1 {
+                    // Many documents: on workers, the findings delivered in input order.
+                    var one = options
+                    one.parse.workers = 1
+                    one.parse.concurrency = .sequential
+                    let reader = ParallelReader(
+                        workers: workers, batchBytes: options.parse.workerBatchBytes, sequential: stream,
+                        makeWorker: {
+                            let s = DocumentStream(options: one, sink: NullSink(), requiresKeys: false)
+                            return ParallelWorker(stream: s, out: nil, owner: nil, observe: { s.onDiagnostic = $0 })
+                        },
+                        deliver: { _ in })
+                    reader.onDiagnostic = { collect($0) }
+                    do throws(JSONAPIError) {
+                        try reader.beginInput(named: source.name)
+                        try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try reader.feed(chunk) }
+                        try reader.finish()
+                    } catch {
+                        reader.abandon()
+                        throw error.withSourceIfMissing(source.name)
+                    }
+                } else {
+                    try stream.read(source, chunkSize: chunkSize)
+                    try stream.finish()
+                }
             }
         } catch {
             switch error {

@@ -9,11 +9,13 @@ struct Validate: ParsableCommand {
         discussion: """
             Prints every finding with its rule id, line:column, byte offset and JSON pointer. \
             Exit status: 0 valid, 1 invalid, 2 usage or I/O error. --syntax-only checks the JSON \
-            alone (one JSON text per input, any top-level value).
+            alone (one JSON text per input, any top-level value). Inputs of many documents are \
+            checked on --workers workers (as normalize), with the same findings in the same order.
             """)
 
     @OptionGroup var input: InputOptions
     @OptionGroup var parsing: ParsingOptions
+    @OptionGroup var workers: WorkerOptions
 
     @Option(help: "text or json (one JSON object per finding).")
     var format: ValidateFormat = .text
@@ -30,7 +32,7 @@ struct Validate: ParsableCommand {
     enum ValidateFormat: String, ExpressibleByArgument { case text, json }
 
     func run() throws {
-        var options = parsing.documentOptions()
+        var options = workers.applied(to: parsing.documentOptions())
         options.allowsPartialLinkage = allowPartialLinkage
         let validator = DocumentValidator(options: options, syntaxOnly: syntaxOnly)
         var invalid = false
