@@ -33,7 +33,7 @@
 // - `workers`: the `chunks` header and a document, read three times over as one input (a dump),
 //   normalized to NDJSON and edges by one reader and by 2 and 3 workers with batches of a few
 //   bytes (`ParseOptions.workerBatchBytes`): the same output bytes (also before an error), the
-//   same warnings in the same order, the same error.
+//   same warnings in the same order, the same error; and validated, the same findings.
 
 import Foundation
 import JSONAPIStream
@@ -807,6 +807,19 @@ public enum FuzzChecks {
                     problems.append("\(how): warnings differ: \(firstDifference(reference.warnings, run.warnings))")
                 }
             }
+        }
+        // validate: every finding, in order.
+        var one = c.document
+        one.parse.workers = 1
+        let reference = validate(dump, options: one, syntaxOnly: false, chunkSize: c.sizes.first { $0 > 0 } ?? 1 << 20)
+        var many = c.document
+        many.parse.workers = 2
+        many.parse.workerBatchBytes = batch
+        let run = validate(dump, options: many, syntaxOnly: false, chunkSize: c.sizes.first { $0 > 0 } ?? 1 << 20)
+        if reference.error != run.error || reference.warnings != run.warnings {
+            problems.append(
+                "validate, 2 workers, batches of \(batch) bytes: one reader \(describe(reference.error)), \(reference.warnings.count) findings; workers \(describe(run.error)), \(run.warnings.count) findings: \(firstDifference(reference.warnings, run.warnings))"
+            )
         }
         return problems
     }
