@@ -147,9 +147,9 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     ///
     /// About 1.75 KB per resource: 600 resources are about 1 MB, 9,000 about 16 MB, 73,000
     /// about 128 MB.
-    public static func generatedDocument(resources: Int, seed: UInt64 = 1) throws(JSONAPIError) -> [UInt8] {
+    public static func generatedDocument(resources: Int, seed: UInt64 = 1, documents: Int = 1) throws(JSONAPIError) -> [UInt8] {
         let writer = ByteWriter()
-        try DocumentGenerator(resources: resources, seed: seed).write(to: writer)
+        try DocumentGenerator(resources: resources, seed: seed, documents: documents).write(to: writer)
         var bytes = writer.bytes
         makeFoundationReadable(&bytes)
         return bytes

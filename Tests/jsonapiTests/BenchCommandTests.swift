@@ -35,6 +35,26 @@ struct BenchCommandTests {
         #expect(results[2]["error"]?.stringValue?.contains("keyNotFound") == true)
     }
 
+    /// A generated dump measured with 1 and 2 workers: the floor once, every other pass once per
+    /// value, each row saying its workers; the report says them too.
+    @Test func aDumpIsMeasuredOncePerWorkersValue() throws {
+        let r = try run([
+            "bench", "--resources", "3000", "--documents", "100", "--workers", "1", "--workers", "2", "--runs", "1", "--quiet",
+            "--format", "json", "--passes", "ndjson,validate",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try JSONValue(parsing: Array(r.stdout))
+        #expect(report["workers"]?.stringValue == "1,2")
+        let input = try #require(report["inputs"]?.arrayValue?.first)
+        #expect(input["name"]?.stringValue?.contains("100 documents") == true)
+        let rows = try #require(input["passes"]?.arrayValue)
+        #expect(rows.map { "\($0["pass"]?.stringValue ?? "?") \($0["workers"]?.numberValue?.int64Value ?? 0)" } == ["yajl 1", "ndjson 1", "ndjson 2", "validate 1", "validate 2"])
+        #expect(rows.allSatisfy { $0["error"] == nil && ($0["megabytesPerSecond"]?.numberValue?.doubleValue ?? 0) > 0 })
+        #expect(rows[2]["title"]?.stringValue == "NDJSON to /dev/null, 2 workers")
+        let zero = try run(["bench", "--workers", "0"])
+        #expect(zero.status == 2 && zero.stderr.contains("--workers must be at least 1"))
+    }
+
     @Test func usageErrors() throws {
         let unknown = try run(["bench", "--passes", "nope"])
         #expect(unknown.status == 2)

@@ -58,9 +58,12 @@ struct Bench: ParsableCommand {
 
     @Option(
         help:
-            "Workers for inputs of many documents, such as a dump from generate --documents (default: one per core with 3 or more cores, else 1: one reader, on one thread or two as --concurrency says). Only NDJSON uses them today."
+            "Workers for inputs of many documents, such as a dump from --documents (repeatable: every pass runs once per value, e.g. --workers 1 --workers 2 for the scaling; default: as normalize, one per core with 3 or more cores, else one reader). NDJSON and validate use them."
     )
-    var workers: Int?
+    var workers: [Int] = []
+
+    @Option(help: "Generated inputs as a dump of this many documents, one per line (the pages of a crawl), instead of one document.")
+    var documents = 1
 
     @Option(help: "text or json.")
     var format: BenchFormat = .text
@@ -74,7 +77,8 @@ struct Bench: ParsableCommand {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard chunkSize >= 1 else { throw ValidationError("--chunk-size must be at least 1") }
-        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
+        guard workers.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--workers must be at least 1") }
+        guard documents >= 1 else { throw ValidationError("--documents must be at least 1") }
         guard generated.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--resources must be at least 1") }
         guard !files.contains("-") else { throw ValidationError("bench reads files, not standard input") }
         _ = try selectedPasses()
@@ -99,14 +103,15 @@ struct Bench: ParsableCommand {
         for n in sizes {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-bench-\(getpid())-\(n).json").path
             do throws(JSONAPIError) {
-                let bytes = try BenchmarkPass.generatedDocument(resources: n, seed: seed)
+                let bytes = try BenchmarkPass.generatedDocument(resources: n, seed: seed, documents: documents)
                 guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
                     throw JSONAPIError.input("cannot write \(path)")
                 }
             } catch {
                 throw report(error)
             }
-            inputs.append(BenchInput(name: "generated (\(n) resources, seed \(seed))", path: path, temporary: true))
+            let shape = documents > 1 ? ", \(documents) documents" : ""
+            inputs.append(BenchInput(name: "generated (\(n) resources\(shape), seed \(seed))", path: path, temporary: true))
         }
 
         // Check each input once (and count its resources) before timing anything.
@@ -129,11 +134,14 @@ struct Bench: ParsableCommand {
         let loadBefore = BenchMachine.loadAverage
         for round in 0..<rounds {
             for i in inputs.indices {
-                for pass in passes {
+                for run in BenchReport.cases(passes: passes, workers: workers) {
                     let label = rounds > 1 ? " (round \(round + 1) of \(rounds))" : ""
-                    progress("\(inputs[i].name): \(pass.rawValue)\(label)")
-                    let outcome = BenchChild.run(executable: executable, pass: pass, path: inputs[i].path, runs: runs, chunkSize: chunkSize, concurrency: concurrency, workers: workers)
-                    inputs[i].outcomes[pass, default: BenchOutcome()].merge(outcome)
+                    let with = run.workers.map { ", \($0) workers" } ?? ""
+                    progress("\(inputs[i].name): \(run.pass.rawValue)\(with)\(label)")
+                    let outcome = BenchChild.run(
+                        executable: executable, pass: run.pass, path: inputs[i].path, runs: runs, chunkSize: chunkSize, concurrency: concurrency,
+                        workers: run.workers)
+                    inputs[i].outcomes[run, default: BenchOutcome()].merge(outcome)
                 }
             }
         }

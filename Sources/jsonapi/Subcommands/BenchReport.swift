@@ -38,7 +38,13 @@ struct BenchInput {
     var temporary: Bool
     var bytes = 0
     var resources = 0
-    var outcomes: [BenchmarkPass: BenchOutcome] = [:]
+    var outcomes: [BenchCase: BenchOutcome] = [:]
+}
+
+/// One pass with one number of workers (`nil`: the default).
+struct BenchCase: Hashable {
+    var pass: BenchmarkPass
+    var workers: Int?
 }
 
 /// Where the figures came from.
@@ -80,13 +86,24 @@ struct BenchReport {
     var rounds: Int
     var chunkSize: Int
     var concurrency: ParseConcurrency
-    /// `--workers`, `nil` for one per core.
-    var workers: Int? = nil
+    /// `--workers` values (empty: the default).
+    var workers: [Int] = []
+
+    /// What runs, in order: every pass once per `workers` value (the yajl floor once, as
+    /// workers do not change it).
+    static func cases(passes: [BenchmarkPass], workers: [Int]) -> [BenchCase] {
+        let settings: [Int?] = workers.isEmpty ? [nil] : workers.map { $0 }
+        return passes.flatMap { pass in
+            pass == .bareYajl ? [BenchCase(pass: pass, workers: settings[0])] : settings.map { BenchCase(pass: pass, workers: $0) }
+        }
+    }
     var inputs: [BenchInput]
     var passes: [BenchmarkPass]
 
     struct Row: Codable {
         var pass: String
+        /// The workers it ran with (`nil`: the default).
+        var workers: Int?
         var title: String
         var runs: Int
         var medianSeconds: Double?
@@ -117,19 +134,21 @@ struct BenchReport {
         var warmupRuns: Int
         var chunkSize: Int
         var concurrency: String
-        /// Workers for inputs of many documents: a number, or "cores" (one per core).
+        /// The `--workers` values, comma-separated, or "default".
         var workers: String
         var statistic: String
         var inputs: [InputReport]
     }
 
     func rows(_ input: BenchInput) -> [Row] {
-        let floor = input.outcomes[.bareYajl]
+        let cases = Self.cases(passes: passes, workers: workers)
+        let floor = cases.first { $0.pass == .bareYajl }.flatMap { input.outcomes[$0] }
         let floorSeconds = floor?.median
         let floorPeak = floor?.peakResident ?? 0
-        return passes.map { pass in
-            let o = input.outcomes[pass] ?? BenchOutcome(error: "not run")
-            var row = Row(pass: pass.rawValue, title: pass.title, runs: o.seconds.count, error: o.error)
+        return cases.map { run in
+            let o = input.outcomes[run] ?? BenchOutcome(error: "not run")
+            let title = workers.count > 1 && run.pass != .bareYajl ? "\(run.pass.title), \(run.workers!) worker\(run.workers == 1 ? "" : "s")" : run.pass.title
+            var row = Row(pass: run.pass.rawValue, workers: run.workers, title: title, runs: o.seconds.count, error: o.error)
             if let median = o.median {
                 row.medianSeconds = median
                 row.minSeconds = o.seconds.min()
@@ -153,7 +172,7 @@ struct BenchReport {
     var json: String {
         let document = Document(
             machine: machine, runs: runs, rounds: rounds, warmupRuns: 1, chunkSize: chunkSize, concurrency: concurrency.rawValue,
-            workers: workers.map(String.init) ?? "cores", statistic: "median",
+            workers: workers.isEmpty ? "default" : workers.map(String.init).joined(separator: ","), statistic: "median",
             inputs: inputs.map { InputReport(name: $0.name, file: $0.temporary ? nil : $0.path, bytes: $0.bytes, resources: $0.resources, passes: rows($0)) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -193,7 +212,7 @@ struct BenchReport {
             }
         }
         lines.append("")
-        let workersText = workers.map(String.init) ?? "default"
+        let workersText = workers.isEmpty ? "default" : workers.map(String.init).joined(separator: ", ")
         lines.append(
             "median of \(runs * rounds) runs after a warm-up run, each pass in its own process; concurrency \(concurrency.rawValue); workers \(workersText); MB = 10^6 bytes, MiB = 2^20"
         )
