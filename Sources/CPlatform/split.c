@@ -8,6 +8,21 @@
 #include <emmintrin.h>
 #endif
 
+// A byte outside strings: a quote opens one, brackets change the depth. Returns 1 when it
+// closes a top-level value. (A backslash outside a string is not JSON; the parser reports it.)
+static inline int split_outside_string(jsonapi_split_state *s, unsigned char c) {
+    if (c == '"') {
+        s->in_string = 1;
+    } else if ((c | 0x20) == '{') {
+        if (s->depth == 0) s->documents += 1;
+        s->depth += 1;
+    } else if ((c | 0x20) == '}') {
+        s->depth -= 1;
+        return s->depth == 0;
+    }
+    return 0;
+}
+
 // One byte of the scalar path. Returns 1 when the byte closes a top-level value.
 static inline int split_byte(jsonapi_split_state *s, unsigned char c) {
     if (s->escaped) {
@@ -19,16 +34,7 @@ static inline int split_byte(jsonapi_split_state *s, unsigned char c) {
         else if (c == '\\') s->escaped = 1;
         return 0;
     }
-    if (c == '"') {
-        s->in_string = 1;
-    } else if ((c | 0x20) == '{') {
-        if (s->depth == 0) s->documents += 1;
-        s->depth += 1;
-    } else if ((c | 0x20) == '}') {
-        s->depth -= 1;
-        return s->depth == 0;
-    }
-    return 0;
+    return split_outside_string(s, c);
 }
 
 #if defined(__SSE2__)
@@ -133,16 +139,7 @@ int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_spl
                     }
                     continue;
                 }
-                if (c == '"') {
-                    s->in_string = 1;
-                } else if ((c | 0x20) == '{') {
-                    if (s->depth == 0) s->documents += 1;
-                    s->depth += 1;
-                } else if ((c | 0x20) == '}') {
-                    s->depth -= 1;
-                    if (s->depth == 0 && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
-                }
-                // (A backslash outside a string is not JSON; the parser reports it.)
+                if (split_outside_string(s, c) && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
             }
         }
         if (lines != 0) {
