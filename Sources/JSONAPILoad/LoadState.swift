@@ -114,17 +114,7 @@ struct PrimaryIdentifiers: ~Copyable {
     mutating func append(_ p: ResourceParts) {
         if count > 0 { text.append(UInt8(ascii: ",")) }
         count += 1
-        text.append(#"{"type":"#)
-        JSONEscaping.appendQuoted(p.type, to: &text)
-        if let id = p.id {
-            text.append(#","id":"#)
-            JSONEscaping.appendQuoted(id, to: &text)
-        }
-        if let lid = p.lid {
-            text.append(#","lid":"#)
-            JSONEscaping.appendQuoted(lid, to: &text)
-        }
-        text.append(UInt8(ascii: "}"))
+        JSONEscaping.appendIdentifier(type: p.type, id: p.id, lid: p.lid, to: &text)
     }
 
     /// The column's text for a document whose primary data had `shape`: the array, the

@@ -103,17 +103,10 @@ extension DocumentBuilder {
 
     /// A result's resource has been handed to the sink: the result keeps its identifier.
     func noteResultResource() {
-        appendResultMember(#""data":{"type":"#)
-        JSONEscaping.appendQuoted(arenas.scratch.bytes(in: resource.type.range), to: &resultsText)
-        if !resource.id.isNone {
-            resultsText.append(#","id":"#)
-            JSONEscaping.appendQuoted(arenas.scratch.bytes(in: resource.id.range), to: &resultsText)
-        }
-        if !resource.lid.isNone {
-            resultsText.append(#","lid":"#)
-            JSONEscaping.appendQuoted(arenas.scratch.bytes(in: resource.lid.range), to: &resultsText)
-        }
-        resultsText.append(UInt8(ascii: "}"))
+        appendResultMember(#""data":"#)
+        JSONEscaping.appendIdentifier(
+            type: arenas.scratch.bytes(in: resource.type.range), id: resource.id.isNone ? nil : arenas.scratch.bytes(in: resource.id.range),
+            lid: resource.lid.isNone ? nil : arenas.scratch.bytes(in: resource.lid.range), to: &resultsText)
     }
 
     /// A result object ends.

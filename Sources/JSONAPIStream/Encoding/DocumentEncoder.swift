@@ -250,8 +250,7 @@ struct DocumentEncoder {
 
         out.write(#"{"type":"#)
         writer.writeQuoted(parts.type)
-        if let id = parts.id { out.write(#","id":"#); writer.writeQuoted(id) }
-        if let lid = parts.lid { out.write(#","lid":"#); writer.writeQuoted(lid) }
+        JSONEscaping.appendIDs(id: parts.id, lid: parts.lid, to: &out.buffer)
 
         // Attributes: stored ones (minus replaced names), then edits; filtered.
         if attributes != nil || !(edited?.attributes.isEmpty ?? true) {

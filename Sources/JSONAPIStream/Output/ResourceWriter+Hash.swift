@@ -62,14 +62,7 @@ extension ResourceWriter {
     private func writeCanonical(_ p: ResourceParts) {
         canonical.append(#"{"attributes":"#)
         if let a = p.attributes { canonicalizer.form(a, 0..<a.count, into: &canonical) } else { canonical.append("{}") }
-        if let id = p.id {
-            canonical.append(#","id":"#)
-            JSONEscaping.appendQuoted(id, to: &canonical)
-        }
-        if let lid = p.lid {
-            canonical.append(#","lid":"#)
-            JSONEscaping.appendQuoted(lid, to: &canonical)
-        }
+        JSONEscaping.appendIDs(id: p.id, lid: p.lid, to: &canonical)
         if let l = p.links {
             canonical.append(#","links":"#)
             canonicalizer.form(l, 0..<l.count, into: &canonical)

@@ -201,10 +201,7 @@ final class ResourceWriter {
 
     /// A bare identifier of a resource: `{"type":…,"id":…}`.
     func writeResourceIdentifier(_ p: ResourceParts) {
-        out.write(#"{"type":"#)
-        writeQuoted(p.type)
-        writeIDs(p.id, p.lid)
-        out.write(byte: UInt8(ascii: "}"))
+        JSONEscaping.appendIdentifier(type: p.type, id: p.id, lid: p.lid, to: &out.buffer)
     }
 
     // MARK: - Edges
@@ -223,10 +220,8 @@ final class ResourceWriter {
                 } else {
                     writeQuoted(rel.name)
                 }
-                out.write(#","to":{"type":"#)
-                writeQuoted(t.type)
-                writeIDs(t.id, t.lid)
-                out.write(byte: UInt8(ascii: "}"))
+                out.write(#","to":"#)
+                JSONEscaping.appendIdentifier(type: t.type, id: t.id, lid: t.lid, to: &out.buffer)
                 out.write(#","position":"#)
                 out.write(String(position))
                 if let m = t.meta {
@@ -247,14 +242,7 @@ final class ResourceWriter {
     }
 
     private func writeIDs(_ id: UnsafeRawBufferPointer?, _ lid: UnsafeRawBufferPointer?) {
-        if let id {
-            out.write(#","id":"#)
-            writeQuoted(id)
-        }
-        if let lid {
-            out.write(#","lid":"#)
-            writeQuoted(lid)
-        }
+        JSONEscaping.appendIDs(id: id, lid: lid, to: &out.buffer)
     }
 
     /// Writes a stored object, rewriting its member names (not nested ones) when keys are

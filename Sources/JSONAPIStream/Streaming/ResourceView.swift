@@ -98,8 +98,7 @@ public final class ResourceView {
             text.buffer.removeAll()
             text.write(#"{"type":"#)
             writer.writeQuoted(parts.type)
-            if let id = parts.id { text.write(#","id":"#); writer.writeQuoted(id) }
-            if let lid = parts.lid { text.write(#","lid":"#); writer.writeQuoted(lid) }
+            JSONEscaping.appendIDs(id: parts.id, lid: parts.lid, to: &text.buffer)
             // Names are written as they are (no --keys), so nothing can collide: no error.
             do throws(JSONAPIError) { try writer.writeBody(parts, reserved: []) } catch {}
             text.write(byte: UInt8(ascii: "}"))

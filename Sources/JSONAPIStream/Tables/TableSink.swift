@@ -102,11 +102,7 @@ final class TableSink: DocumentSink {
         if r.isPrimary {
             identifier.removeAll()
             if primaryCount > 0 { identifier.append(UInt8(ascii: ",")) }
-            identifier.append(#"{"type":"#)
-            JSONEscaping.appendQuoted(parts.type, to: &identifier)
-            if let id = parts.id { identifier.append(#","id":"#); JSONEscaping.appendQuoted(id, to: &identifier) }
-            if let lid = parts.lid { identifier.append(#","lid":"#); JSONEscaping.appendQuoted(lid, to: &identifier) }
-            identifier.append(UInt8(ascii: "}"))
+            JSONEscaping.appendIdentifier(type: parts.type, id: parts.id, lid: parts.lid, to: &identifier)
             try identifier.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
             primaryCount += 1
         }

@@ -34,6 +34,28 @@ package enum JSONEscaping {
         return true
     }
 
+    /// Appends `,"id":…` and `,"lid":…`, each when present (the members after a `type`).
+    @inline(__always)
+    package static func appendIDs(id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?, to out: inout ByteArena) {
+        if let id {
+            out.append(#","id":"#)
+            appendQuoted(id, to: &out)
+        }
+        if let lid {
+            out.append(#","lid":"#)
+            appendQuoted(lid, to: &out)
+        }
+    }
+
+    /// Appends a resource identifier object: `{"type":…,"id":…,"lid":…}`, `id` and `lid`
+    /// when present.
+    package static func appendIdentifier(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?, to out: inout ByteArena) {
+        out.append(#"{"type":"#)
+        appendQuoted(type, to: &out)
+        appendIDs(id: id, lid: lid, to: &out)
+        out.append(0x7D)
+    }
+
     /// Appends `bytes` (UTF-8) to `out` as a quoted JSON string.
     @inline(__always)
     package static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
