@@ -84,8 +84,7 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
     private let client: JSONAPIClient
     private let url: URL
     private let pages: PageFollowing
-    private let stream: DocumentStream
-    private let collector = Collector()
+    private var stream: DocumentStream!
 
     private let lock = NSLock()
     // Under `lock`:
@@ -101,23 +100,12 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
         self.client = client
         self.url = url
         self.pages = pages
-        var o = options
         // Parsed on the consumer queue as the chunks come, so that events come during `feed`.
-        o.parse.concurrency = .sequential
-        stream = DocumentStream(options: o, sinks: [collector])
+        stream = EventCollector.stream(options: options) { [unowned self] in self.push($0) }
         stream.recordsTopLevel = true
-        collector.bridge = self
-        stream.onDiagnostic = { [unowned self] d in self.push(.warning(d)) }
     }
 
     deinit { lock.withLock { task }?.cancel() }
-
-    /// What the stream's sinks give, handed to the bridge.
-    final class Collector: StreamSink {
-        weak var bridge: StreamBridge?
-        func resource(_ resource: ResourceView) throws(JSONAPIError) { bridge?.push(.resource(StreamedResource(resource))) }
-        func document(_ document: DocumentView) throws(JSONAPIError) { bridge?.push(.document(StreamedDocument(document))) }
-    }
 
     // MARK: - The consumer queue
 
@@ -132,7 +120,7 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
 
     var resourcesRead: Int { stream.resourcesRead }
 
-    fileprivate func push(_ event: ResourceStream.Event) {
+    private func push(_ event: ResourceStream.Event) {
         let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
             events.append(event)
             defer { reader = nil }
@@ -174,8 +162,7 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
                 try await JSONAPIClient.$pacing.withValue(self) {
                     _ = try await client.fetch(url, pages: pages, into: self)
                 }
-                let stream = self.stream
-                let box = QueueBound(value: stream)
+                let box = QueueBound(value: self.stream!)
                 try await client.transport.consume(url) { () throws(JSONAPIError) in try box.value.finish() }
                 end(.success(()))
             } catch {

@@ -101,22 +101,10 @@ public struct ResourceStream: AsyncSequence, Sendable {
             case bytes(AsyncByteReader)
         }
 
-        /// What the parser gives, in order, until it is taken.
-        final class Collector: StreamSink {
-            var events: [Event] = []
-
-            func resource(_ resource: ResourceView) throws(JSONAPIError) {
-                events.append(.resource(StreamedResource(resource)))
-            }
-
-            func document(_ document: DocumentView) throws(JSONAPIError) {
-                events.append(.document(StreamedDocument(document)))
-            }
-        }
-
         private let reading: Reading
-        private let stream: DocumentStream
-        private let collector: Collector
+        private var stream: DocumentStream!
+        /// What the parser gives, in order, until it is taken.
+        private var events: [Event] = []
         private var taken = 0
         /// The error that ended the read, thrown once what was read before it is taken.
         private var failure: (any Error)?
@@ -127,14 +115,9 @@ public struct ResourceStream: AsyncSequence, Sendable {
 
         init(reading: Reading, options: DocumentOptions, chunkSize: Int) {
             self.reading = reading
-            // Parsed on the iterating task, so that sink calls come during `feed`.
-            var o = options
-            o.parse.concurrency = .sequential
-            let collector = Collector()
-            self.collector = collector
-            stream = DocumentStream(options: o, sinks: [collector])
-            stream.onDiagnostic = { [unowned collector] d in collector.events.append(.warning(d)) }
             self.chunkSize = chunkSize
+            // Parsed on the iterating task, so that events come during `feed`.
+            stream = EventCollector.stream(options: options) { [unowned self] in self.events.append($0) }
             chunk.reserveCapacity(chunkSize)
         }
 
@@ -142,11 +125,11 @@ public struct ResourceStream: AsyncSequence, Sendable {
 
         func next() async throws -> Event? {
             while true {
-                if taken < collector.events.count {
-                    let e = collector.events[taken]
+                if taken < events.count {
+                    let e = events[taken]
                     taken += 1
-                    if taken == collector.events.count {
-                        collector.events.removeAll(keepingCapacity: true)
+                    if taken == events.count {
+                        events.removeAll(keepingCapacity: true)
                         taken = 0
                     }
                     return e
@@ -194,6 +177,28 @@ public struct ResourceStream: AsyncSequence, Sendable {
             done = true
             try stream.finish()
         }
+    }
+}
+
+/// Turns what a ``DocumentStream`` reads into ``ResourceStream/Event``s (owned copies), handed
+/// to `emit` as they come: the iterator's buffer, or the client's stream of a response body.
+package final class EventCollector: StreamSink {
+    private let emit: (ResourceStream.Event) -> Void
+
+    init(_ emit: @escaping (ResourceStream.Event) -> Void) { self.emit = emit }
+
+    package func resource(_ resource: ResourceView) throws(JSONAPIError) { emit(.resource(StreamedResource(resource))) }
+
+    package func document(_ document: DocumentView) throws(JSONAPIError) { emit(.document(StreamedDocument(document))) }
+
+    /// A stream whose resources, documents and warnings go to `emit` in order. It reads on the
+    /// thread that feeds it (never a second one), so the events come during `feed`.
+    package static func stream(options: DocumentOptions, emit: @escaping (ResourceStream.Event) -> Void) -> DocumentStream {
+        var o = options
+        o.parse.concurrency = .sequential
+        let stream = DocumentStream(options: o, sinks: [EventCollector(emit)])
+        stream.onDiagnostic = { emit(.warning($0)) }
+        return stream
     }
 }
 
@@ -252,7 +257,7 @@ public struct StreamedResource: Sendable, Hashable, CustomStringConvertible {
     /// Its `meta`.
     public var meta: JSONValue?
 
-    package init(_ r: ResourceView) {
+    init(_ r: ResourceView) {
         type = r.type
         id = r.id
         lid = r.lid
@@ -302,7 +307,7 @@ public struct StreamedDocument: Sendable, Hashable {
         otherMembers["atomic:operations"]?.arrayValue?.compactMap(AtomicOperation.init) ?? []
     }
 
-    package init(_ d: DocumentView) {
+    init(_ d: DocumentView) {
         index = d.index
         position = d.position
         primaryShape = d.primaryShape
