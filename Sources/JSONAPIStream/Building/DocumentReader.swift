@@ -74,21 +74,19 @@ final class DocumentReader {
     /// Starts reading the input begun as `name`, on one thread or two.
     private func start(named name: String?, segment: SegmentStart?, firstRead: Int) {
         decide(firstRead: firstRead)
-        if let segment {
-            precondition(engine == nil, "a worker reads its segments on its own thread")
-            builder.documentCount = segment.documentIndex
-            let s = JSONStreamParser(outlet: builder, options: options.parse)
-            s.sourceName = name
-            s.start(at: segment)
-            state = .reading(s)
-        } else if let engine {
+        if let engine {
+            precondition(segment == nil, "a worker reads its segments on its own thread")
             engine.begin(sourceName: name)
             state = .readingPipelined
-        } else {
-            let s = JSONStreamParser(outlet: builder, options: options.parse)
-            s.sourceName = name
-            state = .reading(s)
+            return
         }
+        let s = JSONStreamParser(outlet: builder, options: options.parse)
+        s.sourceName = name
+        if let segment {
+            builder.documentCount = segment.documentIndex
+            s.start(at: segment)
+        }
+        state = .reading(s)
     }
 
     /// Receives warnings as they are found.
@@ -97,14 +95,9 @@ final class DocumentReader {
         set { builder.onDiagnostic = newValue }
     }
 
-    /// Starts the next input, ending the current one first.
-    func begin(sourceName: String?) throws(JSONAPIError) {
-        if case .idle = state {} else { try end() }
-        state = .begun(name: sourceName, segment: nil)
-    }
-
-    /// Starts reading a segment of an input (a worker's), ending the current one first.
-    func begin(sourceName: String?, segment: SegmentStart) throws(JSONAPIError) {
+    /// Starts the next input (or, for a worker, the segment of an input that `segment` says),
+    /// ending the current one first.
+    func begin(sourceName: String?, segment: SegmentStart? = nil) throws(JSONAPIError) {
         if case .idle = state {} else { try end() }
         state = .begun(name: sourceName, segment: segment)
     }

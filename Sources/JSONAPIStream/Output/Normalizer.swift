@@ -28,9 +28,9 @@ public final class Normalizer {
     private let streaming: StreamingSink?
     private let graphSink: GraphSink?
     private var diagnosticHandler: ((Diagnostic) -> Void)?
-    /// The workers' reader, when the input may be read by several (``stream`` is then its
-    /// caller's stream, used when the input turns out not to be many documents).
-    private var parallel: ParallelReader?
+    /// What reads: ``stream``, or workers when the input turns out to be many documents
+    /// (``ParseOptions/workers``).
+    private let reader: ParallelReader
 
     /// A normalizer writing `format` to `out`.
     public init(
@@ -60,19 +60,19 @@ public final class Normalizer {
             streaming?.numberAlarm = alarm
             graphSink?.numberAlarm = alarm
         }
-        let workers = document.parse.effectiveWorkers
-        if format != .json && duplicates == .last && document.parse.limits.maxResources == nil && workers > 1 {
-            var one = document
-            one.parse.workers = 1
-            one.parse.concurrency = .sequential
-            parallel = ParallelReader(
-                workers: workers, batchBytes: document.parse.workerBatchBytes, sequential: stream,
-                makeWorker: {
-                    let n = Normalizer(format: format, out: ByteWriter(), output: output, document: one, duplicates: duplicates)
-                    return ParallelWorker(stream: n.stream, out: n.out, owner: n, observe: { n.onDiagnostic = $0 })
-                },
-                deliver: { [out] (o) throws(JSONAPIError) in try out.appendRecords(o.bytes, count: o.records, quoted: o.numbersQuoted) })
-        }
+        // Workers write lines; the flat object, a duplicate policy other than `last` and a
+        // resource limit need every document in one place.
+        let parallel = format != .json && duplicates == .last && document.parse.limits.maxResources == nil
+        var one = document
+        one.parse.workers = 1
+        one.parse.concurrency = .sequential
+        reader = ParallelReader(
+            workers: parallel ? document.parse.effectiveWorkers : 1, batchBytes: document.parse.workerBatchBytes, sequential: stream,
+            makeWorker: {
+                let n = Normalizer(format: format, out: ByteWriter(), output: output, document: one, duplicates: duplicates)
+                return ParallelWorker(stream: n.stream, out: n.out, owner: n, observe: { n.onDiagnostic = $0 })
+            },
+            deliver: { [out] (o) throws(JSONAPIError) in try out.appendRecords(o.bytes, count: o.records, quoted: o.numbersQuoted) })
     }
 
     /// Receives warnings as they are found.
@@ -81,7 +81,7 @@ public final class Normalizer {
         set {
             diagnosticHandler = newValue
             stream.onDiagnostic = newValue
-            parallel?.onDiagnostic = newValue
+            reader.onDiagnostic = newValue
             streaming?.onDiagnostic = newValue
             graphSink?.onDiagnostic = newValue
         }
@@ -94,19 +94,19 @@ public final class Normalizer {
     public var numbersQuoted: Int { out.numbersQuoted }
 
     /// Resources read so far.
-    public var resourcesRead: Int { parallel?.resourcesRead ?? stream.resourcesRead }
+    public var resourcesRead: Int { reader.resourcesRead }
 
     /// Bytes read so far.
-    public var bytesRead: Int { parallel.map { $0.isParallel ? $0.bytesRead : stream.bytesRead } ?? stream.bytesRead }
+    public var bytesRead: Int { reader.bytesRead }
 
     /// Whether workers read the input (known once the first bytes, up to 4 MiB, are read).
-    public var isReadByWorkers: Bool { parallel?.isParallel ?? false }
+    public var isReadByWorkers: Bool { reader.isParallel }
 
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
     func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
-        parallel?.batchBytes = batchBytes
-        parallel?.continuationBytes = continuationBytes
-        parallel?.decisionBytes = decisionBytes
+        reader.batchBytes = batchBytes
+        reader.continuationBytes = continuationBytes
+        reader.decisionBytes = decisionBytes
     }
 
     /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
@@ -116,7 +116,7 @@ public final class Normalizer {
         set {
             stream.recordsTopLevel = newValue
             // Each document's top level is kept in one place: one stream reads.
-            if newValue { parallel = nil }
+            if newValue { reader.useOneReader() }
         }
     }
 
@@ -126,34 +126,21 @@ public final class Normalizer {
 
     /// Reads one input as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        guard let parallel else { return try stream.read(source, chunkSize: chunkSize) }
-        try parallel.beginInput(named: source.name)
-        do throws(JSONAPIError) {
-            try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try parallel.feed(chunk) }
-            try parallel.endInput()
-        } catch {
-            throw error.withSourceIfMissing(source.name)
-        }
+        try reader.read(source, chunkSize: chunkSize)
     }
 
     /// Starts an input fed with ``feed(_:)``.
-    public func beginInput(named name: String) throws(JSONAPIError) {
-        if let parallel { try parallel.beginInput(named: name) } else { try stream.beginInput(named: name) }
-    }
+    public func beginInput(named name: String) throws(JSONAPIError) { try reader.beginInput(named: name) }
 
     /// Reads the next piece of the current input.
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
-        if let parallel { try parallel.feed(chunk) } else { try stream.feed(chunk) }
-    }
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try reader.feed(chunk) }
 
     /// Ends the current input: a document left open is an error.
-    public func endInput() throws(JSONAPIError) {
-        if let parallel { try parallel.endInput() } else { try stream.endInput() }
-    }
+    public func endInput() throws(JSONAPIError) { try reader.endInput() }
 
     /// Writes what is left (the flat object for `json`) and flushes.
     public func finish() throws(JSONAPIError) {
-        if let parallel { try parallel.finish() } else { try stream.finish() }
+        try reader.finish()
         if let graphSink {
             let graph = graphSink.graph(values: stream.reader.takeValueStore(), inputBytes: stream.bytesRead, shrink: false)
             try FlatJSONWriter(graph: graph, out: out, options: output).write()

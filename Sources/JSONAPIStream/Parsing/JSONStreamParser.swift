@@ -33,8 +33,12 @@ final class JSONStreamParser {
     var pendingBase = 0
     /// How many bytes of `pending` have been pre-scanned.
     var pendingScanned = 0
-    /// Total bytes received (absolute offset of the next byte to arrive).
-    private(set) var received = 0
+    /// Total bytes received (absolute offset of the next byte to arrive), kept where
+    /// positions outside `yajl_parse` fall.
+    private(set) var received: Int {
+        get { positions.received }
+        set { positions.received = newValue }
+    }
 
     /// The first bytes, held until the byte order mark question is settled.
     private var byteOrderMark = ByteOrderMarkCheck()
@@ -82,7 +86,6 @@ final class JSONStreamParser {
         received = segment.offset
         pendingBase = segment.offset
         memoryCheckedAt = segment.offset
-        positions.received = segment.offset
         positions.startLines(line: segment.line, lineStart: segment.lineStart)
         if !segment.startsInput {
             byteOrderMark.settleWithoutMark()
@@ -174,7 +177,6 @@ final class JSONStreamParser {
             // A large read and nothing waiting: pre-scan and parse in place, keep the tail.
             let base = received
             received += chunk.count
-            positions.received = received
             pendingBase = base
             positions.lendNewlines(to: &prescan.newlines)
             do {
@@ -198,7 +200,6 @@ final class JSONStreamParser {
         }
         pending.append(chunk)
         received += chunk.count
-        positions.received = received
         let scanFrom = pendingScanned
         positions.lendNewlines(to: &prescan.newlines)
         do {

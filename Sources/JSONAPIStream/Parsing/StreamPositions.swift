@@ -19,7 +19,8 @@ final class StreamPositions: SourcePositions {
     /// While yajl completes the input: the absolute offset of its last token, the only one
     /// yajl can still report.
     private var completingTokenStart: Int? = nil
-    /// Where positions fall when no piece is being parsed: the end of what arrived.
+    /// Where positions fall when no piece is being parsed: the end of what arrived (the
+    /// parser's count of bytes received is this one).
     @exclusivity(unchecked) var received = 0
 
     init(yajl: YajlParser) {

@@ -62,16 +62,17 @@ final class ParallelReader {
     private var split = DocumentSplitter()
     private var inputOpen = false
     private var inputName: String?
-    private var inputStarted = false
     /// Documents in the inputs before the current one.
     private var documentsBefore = 0
     /// The batch being gathered.
     private var current: ParallelBatch?
     private var nextID = 0
-    /// Batches gathered before the decision.
+    /// Whether the last batch left its segment open (the next one goes on with it).
+    private var segmentOpen = false
+    /// Batches gathered before the decision, and whether one of them ends a segment.
     private var held: [ParallelBatch] = []
     private var heldBytes = 0
-    private var heldSegments = 0
+    private var heldBoundary = false
     /// The worker reading the segment the next batch continues, if it continues one.
     private var continuingWorker: Int?
 
@@ -86,8 +87,9 @@ final class ParallelReader {
     /// reported when the input ends, as one parser reports it).
     private var inputNotices: [Diagnostic] = []
 
-    private(set) var bytesRead = 0
-    private(set) var resourcesDelivered = 0
+    /// Bytes fed while the workers' side reads (undecided, or on workers).
+    private var bytesFed = 0
+    private var resourcesDelivered = 0
 
     /// A reader with `workers` workers made by `makeWorker`, batches of
     /// `batchBytes` (``ParseOptions/workerBatchBytes``), `sequential` for inputs that are not
@@ -96,8 +98,9 @@ final class ParallelReader {
         workers: Int, batchBytes: Int, sequential: DocumentStream, makeWorker: @escaping () -> ParallelWorker,
         deliver: @escaping (consuming Output) throws(JSONAPIError) -> Void
     ) {
-        precondition(workers >= 2, "one worker reads on the caller's stream")
         workerCount = workers
+        // One worker: the caller's stream reads everything.
+        if workers < 2 { mode = .sequential }
         self.sequential = sequential
         self.batchBytes = max(1, batchBytes)
         let (limit, overflow) = self.batchBytes.multipliedReportingOverflow(by: 8)
@@ -116,6 +119,30 @@ final class ParallelReader {
     /// Resources read so far (delivered ones, when workers read).
     var resourcesRead: Int { isParallel ? resourcesDelivered : sequential.resourcesRead }
 
+    /// Bytes read so far.
+    var bytesRead: Int {
+        if case .sequential = mode { return sequential.bytesRead }
+        return bytesFed
+    }
+
+    /// Reads everything on the caller's stream (what needs every document in one place).
+    /// Called before the first byte.
+    func useOneReader() {
+        precondition(bytesFed == 0 && held.isEmpty, "before the first byte")
+        mode = .sequential
+    }
+
+    /// Reads a whole input (a file, standard input, bytes) as a stream.
+    func read(_ source: InputSource, chunkSize: Int) throws(JSONAPIError) {
+        try beginInput(named: source.name)
+        do throws(JSONAPIError) {
+            try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try feed(chunk) }
+            try endInput()
+        } catch {
+            throw error.withSourceIfMissing(source.name)
+        }
+    }
+
     // MARK: - The caller's side
 
     func beginInput(named name: String?) throws(JSONAPIError) {
@@ -124,7 +151,6 @@ final class ParallelReader {
         if case .sequential = mode { return try sequential.beginInput(named: name) }
         inputOpen = true
         inputName = name
-        inputStarted = false
         split = DocumentSplitter()
     }
 
@@ -133,7 +159,7 @@ final class ParallelReader {
         if case .sequential = mode { return try sequential.feed(chunk) }
         if !inputOpen { try beginInput(named: nil) }
         guard chunk.count > 0 else { return }
-        bytesRead += chunk.count
+        bytesFed += chunk.count
         var rest = chunk
         while !rest.isEmpty {
             let batch = currentBatch()
@@ -143,13 +169,13 @@ final class ParallelReader {
             let piece = UnsafeRawBufferPointer(rebasing: rest[..<min(rest.count, max(1, continuationBytes - batch.bytes.count))])
             if let cut = split.scan(piece, cutAfter: cutFrom) {
                 batch.bytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
-                try close(batch, endsSegment: true, endsInput: false, precededBy: rest[cut - 1])
+                try close(batch, endsSegment: true, endsInput: false)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
             } else {
                 batch.bytes.append(piece)
                 rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
                 if batch.bytes.count >= continuationBytes {
-                    try close(batch, endsSegment: false, endsInput: false, precededBy: nil)
+                    try close(batch, endsSegment: false, endsInput: false)
                 }
             }
             if case .sequential = mode {
@@ -173,7 +199,7 @@ final class ParallelReader {
         // White space after the input's last document: nothing to read (a parser would
         // call it an empty input), but the input ends in its turn.
         if let segment = batch.segment, !segment.startsInput, batch.isBlank { batch.skipsReading = true }
-        try close(batch, endsSegment: true, endsInput: true, precededBy: nil)
+        try close(batch, endsSegment: true, endsInput: true)
         // (Decided on the caller's stream just now: the batch replayed there ended the input.)
         try deliverReady(waiting: false)
     }
@@ -213,37 +239,32 @@ final class ParallelReader {
     private func currentBatch() -> ParallelBatch {
         if let current { return current }
         var segment: SegmentStart? = nil
-        if continuingWorker == nil {
+        if !segmentOpen {
             segment = SegmentStart(
                 offset: split.offset, line: split.line, lineStart: split.lineStart,
-                documentIndex: documentsBefore + split.documents, startsInput: !inputStarted, precededBy: lastCutByte)
+                documentIndex: documentsBefore + split.documents, startsInput: split.offset == 0, precededBy: split.lastCut)
         }
-        inputStarted = true
         let b = ParallelBatch(id: nextID, segment: segment, name: inputName)
         nextID += 1
         current = b
         return b
     }
 
-    /// The bracket that ended the last segment of the current input.
-    private var lastCutByte: UInt8?
-
     /// Hands `batch` over (or holds it, before the decision).
-    private func close(_ batch: ParallelBatch, endsSegment: Bool, endsInput: Bool, precededBy: UInt8?) throws(JSONAPIError) {
+    private func close(_ batch: ParallelBatch, endsSegment: Bool, endsInput: Bool) throws(JSONAPIError) {
         current = nil
         batch.endsSegment = endsSegment
         batch.endsInput = endsInput
-        lastCutByte = endsInput ? nil : precededBy ?? lastCutByte
+        segmentOpen = !endsSegment
         switch mode {
         case .undecided:
             held.append(batch)
             heldBytes += batch.bytes.count
-            if endsSegment { heldSegments += 1 }
-            if !endsSegment { continuingWorker = 0 } else { continuingWorker = nil }
+            heldBoundary = heldBoundary || endsSegment
             if heldBytes >= decisionBytes {
                 // Workers pay off when the first bytes hold a document boundary: documents
                 // smaller than that.
-                try decide(parallel: heldSegments >= 1)
+                try decide(parallel: heldBoundary)
             }
         case .parallel:
             try dispatch(batch)
@@ -259,7 +280,6 @@ final class ParallelReader {
         if parallel {
             mode = .parallel
             startWorkers()
-            continuingWorker = nil
             for b in batches { try dispatch(b) }
             return
         }
@@ -473,7 +493,7 @@ final class ParallelWorker: @unchecked Sendable {
         defer { self.batch = nil }
         if batch.skipsReading { return }
         do throws(JSONAPIError) {
-            if let segment = batch.segment { try stream.beginSegment(named: batch.name, at: segment) }
+            if let segment = batch.segment { try stream.beginInput(named: batch.name, segment: segment) }
             try batch.bytes.withBytes { (b) throws(JSONAPIError) in try stream.feed(b) }
             if batch.endsSegment { try stream.endInput() }
         } catch {
@@ -508,6 +528,8 @@ struct DocumentSplitter {
     /// Line of the next byte, and the offset where that line starts.
     var line: Int { Int(state.lines) + 1 }
     var lineStart: Int { Int(state.line_start) }
+    /// The bracket that closed the last top-level value found (`nil` before the first).
+    private(set) var lastCut: UInt8?
 
     /// Scans `bytes` (which follow those scanned before) up to the first top-level value that
     /// ends after index `cutAfter`, and returns the index just after its closing bracket; or
@@ -515,6 +537,8 @@ struct DocumentSplitter {
     mutating func scan(_ bytes: UnsafeRawBufferPointer, cutAfter: Int) -> Int? {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return nil }
         var cut = 0
-        return jsonapi_split_scan(p, bytes.count, cutAfter, &state, &cut) != 0 ? cut : nil
+        guard jsonapi_split_scan(p, bytes.count, cutAfter, &state, &cut) != 0 else { return nil }
+        lastCut = bytes[cut - 1]
+        return cut
     }
 }

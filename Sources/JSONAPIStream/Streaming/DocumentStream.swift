@@ -95,14 +95,12 @@ public final class DocumentStream {
     /// Starts a new input (its positions count from its own first byte), ending the current
     /// one. Not needed for a single input.
     public func beginInput(named name: String?) throws(JSONAPIError) {
-        guard !finished else { throw JSONAPIError.misuse("beginInput after finish") }
-        for s in labelled { s.sourceName = name }
-        try reader.begin(sourceName: name)
+        try beginInput(named: name, segment: nil)
     }
 
-    /// Starts reading a segment of an input from the place `segment` says (a worker of a
-    /// ``ParallelReader``), ending the current one.
-    func beginSegment(named name: String?, at segment: SegmentStart) throws(JSONAPIError) {
+    /// Starts an input, or (`segment`, a worker of a ``ParallelReader``) a segment of one
+    /// read from the place `segment` says, ending the current one.
+    func beginInput(named name: String?, segment: SegmentStart?) throws(JSONAPIError) {
         guard !finished else { throw JSONAPIError.misuse("beginInput after finish") }
         for s in labelled { s.sourceName = name }
         try reader.begin(sourceName: name, segment: segment)

@@ -62,34 +62,23 @@ public final class DocumentValidator {
             } else {
                 // The stream puts the validator (rules across resources) in front of a sink
                 // that keeps nothing: only the findings are wanted.
-                let stream = DocumentStream(options: options, sink: NullSink(), requiresKeys: false)
-                stream.onDiagnostic = { collect($0) }
-                let workers = options.parse.effectiveWorkers
-                if workers > 1 {
-                    // Many documents: on workers, the findings delivered in input order.
-                    var one = options
-                    one.parse.workers = 1
-                    one.parse.concurrency = .sequential
-                    let reader = ParallelReader(
-                        workers: workers, batchBytes: options.parse.workerBatchBytes, sequential: stream,
-                        makeWorker: {
-                            let s = DocumentStream(options: one, sink: NullSink(), requiresKeys: false)
-                            return ParallelWorker(stream: s, out: nil, owner: nil, observe: { s.onDiagnostic = $0 })
-                        },
-                        deliver: { _ in })
-                    reader.onDiagnostic = { collect($0) }
-                    do throws(JSONAPIError) {
-                        try reader.beginInput(named: source.name)
-                        try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try reader.feed(chunk) }
-                        try reader.finish()
-                    } catch {
-                        reader.abandon()
-                        throw error.withSourceIfMissing(source.name)
-                    }
-                } else {
-                    try stream.read(source, chunkSize: chunkSize)
-                    try stream.finish()
-                }
+                // Many documents are read on workers, the findings delivered in input order.
+                var one = options
+                one.parse.workers = 1
+                one.parse.concurrency = .sequential
+                let reader = ParallelReader(
+                    workers: options.parse.effectiveWorkers, batchBytes: options.parse.workerBatchBytes,
+                    sequential: DocumentStream(options: options, sink: NullSink(), requiresKeys: false),
+                    makeWorker: {
+                        let s = DocumentStream(options: one, sink: NullSink(), requiresKeys: false)
+                        return ParallelWorker(stream: s, out: nil, owner: nil, observe: { s.onDiagnostic = $0 })
+                    },
+                    deliver: { _ in })
+                reader.sequential.onDiagnostic = { collect($0) }
+                reader.onDiagnostic = { collect($0) }
+                defer { reader.abandon() }
+                try reader.read(source, chunkSize: chunkSize)
+                try reader.finish()
             }
         } catch {
             switch error {
