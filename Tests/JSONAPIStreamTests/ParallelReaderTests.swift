@@ -162,6 +162,35 @@ struct ParallelReaderTests {
         #expect(try findings(broken, workers: 2) == failing)
     }
 
+    /// What needs every document in one place keeps one reader, with the output one reader
+    /// gives: `--on-duplicate first|error`, a resource limit, flat JSON, `recordsTopLevel`.
+    @Test func whatNeedsEveryDocumentKeepsOneReader() throws {
+        let input = Array(Self.dump)
+        func run(_ format: OutputFormat, _ duplicates: DuplicatePolicy, limit: Int? = nil, topLevel: Bool = false, workers: Int) throws -> (String, Bool) {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            o.parse.limits.maxResources = limit
+            let out = ByteWriter()
+            let n = Normalizer(format: format, out: out, document: o, duplicates: duplicates)
+            n.tuneWorkers(batchBytes: 900, continuationBytes: 2500, decisionBytes: 4000)
+            n.recordsTopLevel = topLevel
+            try n.read(.bytes(input, name: "dump"))
+            try n.finish()
+            return (out.string, n.isReadByWorkers)
+        }
+        for (format, duplicates, limit, topLevel) in [
+            (OutputFormat.ndjson, DuplicatePolicy.first, Int?.none, false), (.ndjson, .last, 1_000_000, false), (.json, .last, nil, false),
+            (.ndjson, .last, nil, true),
+        ] {
+            let one = try run(format, duplicates, limit: limit, topLevel: topLevel, workers: 1)
+            let two = try run(format, duplicates, limit: limit, topLevel: topLevel, workers: 2)
+            #expect(!two.1, "\(format) \(duplicates) \(String(describing: limit)) \(topLevel)")
+            #expect(two.0 == one.0)
+        }
+        // And with none of them, the same input is read by workers.
+        #expect(try run(.ndjson, .last, workers: 2).1)
+    }
+
     @Test func inputsTooSmallOrOneLargeDocumentStayOnOneStream() {
         let small = Self.run([("small", Array(Self.dump.prefix(upTo: Self.boundary(near: 2000))))], workers: 2, chunk: 0)
         #expect(small.error == nil && !small.byWorkers)
