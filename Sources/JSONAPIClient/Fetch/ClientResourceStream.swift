@@ -88,8 +88,7 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
 
     private let lock = NSLock()
     // Under `lock`:
-    private var events: [ResourceStream.Event] = []
-    private var taken = 0
+    private var events = FIFO<ResourceStream.Event>()
     private var ending: Result<Void, any Error>?
     private var reader: CheckedContinuation<Void, Never>?
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
@@ -135,7 +134,7 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
     func waitForRoom() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let now: Bool = lock.withLock {
-                if events.count - taken < Self.room || ending != nil { return true }
+                if events.count < Self.room || ending != nil { return true }
                 roomWaiters.append(c)
                 return false
             }
@@ -188,16 +187,10 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
                 case wait
             }
             let step: Step = lock.withLock {
-                if taken < events.count {
-                    let e = events[taken]
-                    taken += 1
-                    if taken == events.count {
-                        events.removeAll(keepingCapacity: true)
-                        taken = 0
-                    }
+                if let e = events.take() {
                     // Room again once half of it is free: the reading goes on.
                     var rooms: [CheckedContinuation<Void, Never>] = []
-                    if events.count - taken <= Self.room / 2 {
+                    if events.count <= Self.room / 2 {
                         rooms = roomWaiters
                         roomWaiters = []
                     }
@@ -218,7 +211,7 @@ final class StreamBridge: DocumentConsumer, @unchecked Sendable {
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                         let now: Bool = lock.withLock {
-                            if taken < events.count || ending != nil { return true }
+                            if events.count > 0 || ending != nil { return true }
                             reader = c
                             return false
                         }

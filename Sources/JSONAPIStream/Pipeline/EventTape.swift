@@ -95,8 +95,7 @@ final class TapePool: @unchecked Sendable {
     private var lock = pthread_mutex_t()
     private var changed = pthread_cond_t()
     private var free: [TapeBlock]
-    private var full: [TapeBlock] = []
-    private var head = 0
+    private var full = FIFO<TapeBlock>()
     /// Set by the consumer when it stops early: the producer gives up waiting.
     private(set) var consumerStopped = false
 
@@ -137,14 +136,8 @@ final class TapePool: @unchecked Sendable {
     func takeFull() -> TapeBlock {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
-        while head == full.count { pthread_cond_wait(&changed, &lock) }
-        let b = full[head]
-        head += 1
-        if head == full.count {
-            full.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return b
+        while full.isEmpty { pthread_cond_wait(&changed, &lock) }
+        return full.take()!
     }
 
     func giveBack(_ b: TapeBlock) {

@@ -358,14 +358,14 @@ private final class WorkerPool: @unchecked Sendable {
     private let lock = NSCondition()
     private let workers: [ParallelWorker]
     // Under `lock`:
-    private var queues: [[ParallelBatch]]
+    private var queues: [FIFO<ParallelBatch>]
     private var done: [Int: ParallelBatch] = [:]
     private var stopping = false
     private var running: Int
 
     init(_ workers: [ParallelWorker]) {
         self.workers = workers
-        queues = Array(repeating: [], count: workers.count)
+        queues = Array(repeating: FIFO(), count: workers.count)
         running = workers.count
         for (w, worker) in workers.enumerated() {
             let t = Thread { [self] in self.work(w, worker) }
@@ -402,7 +402,7 @@ private final class WorkerPool: @unchecked Sendable {
                 lock.unlock()
                 return
             }
-            let batch = queues[w].removeFirst()
+            let batch = queues[w].take()!
             lock.unlock()
             worker.read(batch)
             lock.lock()
@@ -419,7 +419,7 @@ private final class WorkerPool: @unchecked Sendable {
         stopping = true
         lock.broadcast()
         while running > 0 { lock.wait() }
-        queues = queues.map { _ in [] }
+        queues = queues.map { _ in FIFO() }
         done = [:]
         lock.unlock()
         for w in workers { w.stream.abandon() }

@@ -104,8 +104,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
         private let reading: Reading
         private var stream: DocumentStream!
         /// What the parser gives, in order, until it is taken.
-        private var events: [Event] = []
-        private var taken = 0
+        private var events = FIFO<Event>()
         /// The error that ended the read, thrown once what was read before it is taken.
         private var failure: (any Error)?
         private var begun = false
@@ -125,15 +124,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
 
         func next() async throws -> Event? {
             while true {
-                if taken < events.count {
-                    let e = events[taken]
-                    taken += 1
-                    if taken == events.count {
-                        events.removeAll(keepingCapacity: true)
-                        taken = 0
-                    }
-                    return e
-                }
+                if let e = events.take() { return e }
                 if let failure {
                     // Once, after what was read before it.
                     self.failure = nil
