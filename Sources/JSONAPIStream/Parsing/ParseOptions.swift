@@ -64,8 +64,8 @@ public struct ParseOptions: Sendable, Hashable {
     /// Workers for inputs of many documents (concatenated, one per line, several inputs):
     /// each reads whole documents with its own parser, and the output comes in input order,
     /// the same bytes whatever the number. `nil` (the default): one per core this process may
-    /// use when there are 3 or more; with 2, one reader (which builds on a second thread, and
-    /// was measured faster there than two workers). 1, or ``concurrency`` `sequential`, reads
+    /// use when there are 3 or more; with 2, one reader (which builds on a second thread: two
+    /// workers were no faster there, and take more memory). 1, or ``concurrency`` `sequential`, reads
     /// on the caller's stream only. Used by ``Normalizer`` (NDJSON and edges) and
     /// ``DocumentValidator``; a single large document stays on the caller's stream (two
     /// threads, as ``concurrency`` says).
