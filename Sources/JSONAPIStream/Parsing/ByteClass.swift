@@ -12,6 +12,29 @@ enum ByteClass {
     static let word: UInt8 = 8
 }
 
+/// What a UTF-8 lead byte needs after it (RFC 3629's table; Unicode 15 §3.9, table 3-7): how
+/// many continuation bytes, and the range of the first of them (the later ones are
+/// `0x80...0xBF`). Nil for a byte that cannot lead a sequence. Read by both lexers.
+struct UTF8Lead {
+    var remaining: UInt8
+    var low: UInt8
+    var high: UInt8
+
+    @inline(__always)
+    init?(_ c: UInt8) {
+        switch c {
+        case 0xC2...0xDF: (remaining, low, high) = (1, 0x80, 0xBF)
+        case 0xE0: (remaining, low, high) = (2, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: (remaining, low, high) = (2, 0x80, 0xBF)
+        case 0xED: (remaining, low, high) = (2, 0x80, 0x9F)
+        case 0xF0: (remaining, low, high) = (3, 0x90, 0xBF)
+        case 0xF1...0xF3: (remaining, low, high) = (3, 0x80, 0xBF)
+        case 0xF4: (remaining, low, high) = (3, 0x80, 0x8F)
+        default: return nil
+        }
+    }
+}
+
 /// ``byteClass`` as an immortal buffer, for hot loops that keep the pointer.
 nonisolated(unsafe) let byteClassTable: UnsafePointer<UInt8> = {
     let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)

@@ -157,18 +157,8 @@ struct LexicalScanner {
                             message: "control character U+\(hex4(UInt32(c))) in a string must be escaped",
                             offset: base &+ i, tokenStart: tokenStart)
                     }
-                    // A UTF-8 lead byte (RFC 3629 table, Unicode 15 §3.9 table 3-7).
-                    switch c {
-                    case 0xC2...0xDF: utf8Remaining = 1; utf8Low = 0x80; utf8High = 0xBF
-                    case 0xE0: utf8Remaining = 2; utf8Low = 0xA0; utf8High = 0xBF
-                    case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0xBF
-                    case 0xED: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0x9F
-                    case 0xF0: utf8Remaining = 3; utf8Low = 0x90; utf8High = 0xBF
-                    case 0xF1...0xF3: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0xBF
-                    case 0xF4: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0x8F
-                    default:
-                        throw invalidUTF8(c, at: base &+ i, lead: true)
-                    }
+                    guard let lead = UTF8Lead(c) else { throw invalidUTF8(c, at: base &+ i, lead: true) }
+                    (utf8Remaining, utf8Low, utf8High) = (lead.remaining, lead.low, lead.high)
                     utf8Start = base &+ i
                     mode = .utf8
                     i &+= 1

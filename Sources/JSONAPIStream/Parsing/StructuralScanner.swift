@@ -67,98 +67,73 @@ struct StructuralScanner {
         // Where the vector skip is tried next: after it stops at a block with a byte that
         // needs a closer look, that block goes word by word first.
         var vectorAt = i
-        while i &+ 8 <= n {
-            if i >= vectorAt && n &- i >= 32 {
-                var inside: UInt8 = inString ? 1 : 0
-                var openQuote = -1
-                let skipped = jsonapi_skip_plain(p + i, n &- i, &inside, &openQuote)
-                inString = inside != 0
-                if openQuote >= 0 { stringStart = base &+ i &+ openQuote }
-                i &+= skipped
-                vectorAt = i &+ 32
-                if i &+ 8 > n { break }
-            }
-            let w = (p + i).loadUnaligned(as: UInt64.self)
-            // Any byte below 0x0E (line feed, tab, CR, form feed, vertical tab, NUL...), any
-            // backslash or any non-ASCII byte takes the byte-by-byte path for this word.
-            let low = (w &- ones &* 0x0E) & ~w & 0x8080_8080_8080_8080
-            let bs = w ^ (ones &* 0x5C)
-            let backslash = ~(((bs & lows) &+ lows) | bs | lows)
-            if (low | backslash | (w & 0x8080_8080_8080_8080)) != 0 {
-                let end = i &+ 8
-                while i < end {
-                    let c = p.load(fromByteOffset: i, as: UInt8.self)
-                    i &+= 1
-                    if c >= 0x80 {
-                        try startUTF8(c, at: base &+ i &- 1)
-                        // Finish the sequence byte by byte (it may run past this word).
-                        try continueUTF8(p, &i, n, base: base)
-                        if i > end { break }
-                        continue
-                    }
-                    if c == 0x22 {
-                        inString.toggle()
-                        if inString { stringStart = base &+ i &- 1 }
-                    } else if c == 0x5C {
-                        if inString {
-                            if i == n { escaped = true; break }
-                            let next = p.load(fromByteOffset: i, as: UInt8.self)
-                            i &+= 1
-                            if next >= 0x80 {
-                                // An escaped non-ASCII byte (an error yajl reports): its
-                                // sequence is still checked whole, so that a quote after it
-                                // is never taken for its continuation (or it for a quote).
-                                try startUTF8(next, at: base &+ i &- 1)
-                                try continueUTF8(p, &i, n, base: base)
-                            } else if next == 0x0A {
-                                newlines.append(base &+ i &- 1)
-                            }
-                            if i > end { break }
-                        }
-                    } else if c == 0x0A {
-                        newlines.append(base &+ i &- 1)
-                    } else if c == 0x0B || c == 0x0C {
-                        throw Suspect(offset: base &+ i &- 1)
-                    }
-                }
-                continue
-            }
-            // Quotes, exactly (no false positives): flip the parity once per quote.
-            let qs = w ^ (ones &* 0x22)
-            let quotes = ~(((qs & lows) &+ lows) | qs | lows)
-            if quotes != 0 {
-                if quotes.nonzeroBitCount & 1 == 1 { inString.toggle() }
-                // Ending inside a string: the word's last quote opened it.
-                if inString { stringStart = base &+ i &+ ((63 &- quotes.leadingZeroBitCount) &>> 3) }
-            }
-            i &+= 8
-        }
-        // The tail, byte by byte.
+        // Words of 8 bytes while there are, then the tail; a word with a byte that needs a
+        // closer look, and the tail, go byte by byte.
         while i < n {
-            let c = p.load(fromByteOffset: i, as: UInt8.self)
-            i &+= 1
-            if c >= 0x80 {
-                try startUTF8(c, at: base &+ i &- 1)
-                try continueUTF8(p, &i, n, base: base)
-            } else if c == 0x22 {
-                inString.toggle()
-                if inString { stringStart = base &+ i &- 1 }
-            } else if c == 0x5C {
-                if inString {
-                    if i == n { escaped = true; break }
+            var end = n
+            if i &+ 8 <= n {
+                if i >= vectorAt && n &- i >= 32 {
+                    var inside: UInt8 = inString ? 1 : 0
+                    var openQuote = -1
+                    let skipped = jsonapi_skip_plain(p + i, n &- i, &inside, &openQuote)
+                    inString = inside != 0
+                    if openQuote >= 0 { stringStart = base &+ i &+ openQuote }
+                    i &+= skipped
+                    vectorAt = i &+ 32
+                    if i &+ 8 > n { continue }
+                }
+                let w = (p + i).loadUnaligned(as: UInt64.self)
+                // Any byte below 0x0E (line feed, tab, CR, form feed, vertical tab, NUL...), any
+                // backslash or any non-ASCII byte takes the byte-by-byte path for this word.
+                let low = (w &- ones &* 0x0E) & ~w & 0x8080_8080_8080_8080
+                let bs = w ^ (ones &* 0x5C)
+                let backslash = ~(((bs & lows) &+ lows) | bs | lows)
+                if (low | backslash | (w & 0x8080_8080_8080_8080)) == 0 {
+                    // Quotes, exactly (no false positives): flip the parity once per quote.
+                    let qs = w ^ (ones &* 0x22)
+                    let quotes = ~(((qs & lows) &+ lows) | qs | lows)
+                    if quotes != 0 {
+                        if quotes.nonzeroBitCount & 1 == 1 { inString.toggle() }
+                        // Ending inside a string: the word's last quote opened it.
+                        if inString { stringStart = base &+ i &+ ((63 &- quotes.leadingZeroBitCount) &>> 3) }
+                    }
+                    i &+= 8
+                    continue
+                }
+                end = i &+ 8
+            }
+            // Byte by byte to `end` (a UTF-8 sequence or an escape may take it past).
+            while i < end {
+                let c = p.load(fromByteOffset: i, as: UInt8.self)
+                i &+= 1
+                if c >= 0x80 {
+                    try startUTF8(c, at: base &+ i &- 1)
+                    try continueUTF8(p, &i, n, base: base)
+                } else if c == 0x22 {
+                    inString.toggle()
+                    if inString { stringStart = base &+ i &- 1 }
+                } else if c == 0x5C {
+                    guard inString else { continue }
+                    if i == n {
+                        escaped = true
+                        break
+                    }
                     let next = p.load(fromByteOffset: i, as: UInt8.self)
                     i &+= 1
                     if next >= 0x80 {
+                        // An escaped non-ASCII byte (an error yajl reports): its sequence is
+                        // still checked whole, so that a quote after it is never taken for its
+                        // continuation (or it for a quote).
                         try startUTF8(next, at: base &+ i &- 1)
                         try continueUTF8(p, &i, n, base: base)
                     } else if next == 0x0A {
                         newlines.append(base &+ i &- 1)
                     }
+                } else if c == 0x0A {
+                    newlines.append(base &+ i &- 1)
+                } else if c == 0x0B || c == 0x0C {
+                    throw Suspect(offset: base &+ i &- 1)
                 }
-            } else if c == 0x0A {
-                newlines.append(base &+ i &- 1)
-            } else if c == 0x0B || c == 0x0C {
-                throw Suspect(offset: base &+ i &- 1)
             }
         }
     }
@@ -180,16 +155,8 @@ struct StructuralScanner {
     @inline(__always)
     private mutating func startUTF8(_ c: UInt8, at offset: Int) throws(Suspect) {
         utf8Start = offset
-        switch c {
-        case 0xC2...0xDF: utf8Remaining = 1; utf8Low = 0x80; utf8High = 0xBF
-        case 0xE0: utf8Remaining = 2; utf8Low = 0xA0; utf8High = 0xBF
-        case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0xBF
-        case 0xED: utf8Remaining = 2; utf8Low = 0x80; utf8High = 0x9F
-        case 0xF0: utf8Remaining = 3; utf8Low = 0x90; utf8High = 0xBF
-        case 0xF1...0xF3: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0xBF
-        case 0xF4: utf8Remaining = 3; utf8Low = 0x80; utf8High = 0x8F
-        default: throw Suspect(offset: offset)
-        }
+        guard let lead = UTF8Lead(c) else { throw Suspect(offset: offset) }
+        (utf8Remaining, utf8Low, utf8High) = (lead.remaining, lead.low, lead.high)
     }
 
     /// Whether the input may end here: not inside a string or a UTF-8 sequence.
