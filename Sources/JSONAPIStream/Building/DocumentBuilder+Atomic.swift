@@ -78,27 +78,27 @@ extension DocumentBuilder {
 
     /// `atomic:results` starts: the text the document will keep as that member.
     func beginResults() {
-        resultsText.removeAll()
-        resultsText.append(#""atomic:results":["#)
-        resultIndex = 0
-        resultsHaveElement = false
+        atomic.resultsText.removeAll()
+        atomic.resultsText.append(#""atomic:results":["#)
+        atomic.resultIndex = 0
+        atomic.resultsHaveElement = false
     }
 
     /// A result object starts.
     func startResult() {
-        if resultsHaveElement { resultsText.append(UInt8(ascii: ",")) }
-        resultsHaveElement = true
-        resultsText.append(UInt8(ascii: "{"))
-        resultHasMember = false
+        if atomic.resultsHaveElement { atomic.resultsText.append(UInt8(ascii: ",")) }
+        atomic.resultsHaveElement = true
+        atomic.resultsText.append(UInt8(ascii: "{"))
+        atomic.resultHasMember = false
     }
 
     /// Appends a member of the current result: `prefix` then `value` (a `"name":value` span
     /// has an empty prefix).
     func appendResultMember(_ prefix: StaticString, _ value: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
-        if resultHasMember { resultsText.append(UInt8(ascii: ",")) }
-        resultHasMember = true
-        resultsText.append(prefix)
-        resultsText.append(value)
+        if atomic.resultHasMember { atomic.resultsText.append(UInt8(ascii: ",")) }
+        atomic.resultHasMember = true
+        atomic.resultsText.append(prefix)
+        atomic.resultsText.append(value)
     }
 
     /// A result's resource has been handed to the sink: the result keeps its identifier.
@@ -106,23 +106,23 @@ extension DocumentBuilder {
         appendResultMember(#""data":"#)
         JSONEscaping.appendIdentifier(
             type: arenas.scratch.bytes(in: resource.type.range), id: resource.id.isNone ? nil : arenas.scratch.bytes(in: resource.id.range),
-            lid: resource.lid.isNone ? nil : arenas.scratch.bytes(in: resource.lid.range), to: &resultsText)
+            lid: resource.lid.isNone ? nil : arenas.scratch.bytes(in: resource.lid.range), to: &atomic.resultsText)
     }
 
     /// A result object ends.
     @inline(never)
     func finishResult() -> Bool {
-        resultsText.append(UInt8(ascii: "}"))
-        resultIndex &+= 1
+        atomic.resultsText.append(UInt8(ascii: "}"))
+        atomic.resultIndex &+= 1
         return true
     }
 
     /// `atomic:results` ends: its text becomes one of the document's members.
     @inline(never)
     func finishResults() {
-        resultsText.append(UInt8(ascii: "]"))
+        atomic.resultsText.append(UInt8(ascii: "]"))
         let start = arenas.store.count
-        resultsText.withBytes { arenas.store.append($0) }
+        atomic.resultsText.withBytes { arenas.store.append($0) }
         documentExtras.append(ValueSpan(start: start, count: arenas.store.count - start))
         document.atomicResults = Int32(documentExtras.count - 1)
     }
@@ -133,11 +133,11 @@ extension DocumentBuilder {
     @inline(never)
     func otherDocumentMember(_ name: UnsafeRawBufferPointer) -> Bool {
         if !unknownMember(name, rule: .R05, owner: "a document's top level") { return false }
-        guard let atomic = atomicMember(name), appliesAtomicByOption || documentDeclaresAtomic else { return true }
-        switch atomic {
+        guard let extensionMember = atomicMember(name), appliesAtomicByOption || atomic.declared else { return true }
+        switch extensionMember {
         case .operations:
             // Kept as written, as unknown members are; noted when its value has been recorded.
-            recordingAtomicOperations = true
+            atomic.recordingOperations = true
             document.atomicOperationsPosition = currentLocation()
         case .results:
             // Read as results (their resources go to the sink), not kept as written.
@@ -157,7 +157,7 @@ extension DocumentBuilder {
         case .result:
             switch member {
             case .data:
-                let ok = startResource(primary: false, index: resultIndex)
+                let ok = startResource(primary: false, index: atomic.resultIndex)
                 resource.inResults = true
                 return ok
             case .meta: return beginRaw(.resultMeta, checked: .meta, object: true)
@@ -173,7 +173,7 @@ extension DocumentBuilder {
     func startArrayInResults(_ top: Frame) -> Bool {
         switch top {
         case .resultsArray:
-            resultIndex &+= 1  // skipped, but counted: the next result keeps its index
+            atomic.resultIndex &+= 1  // skipped, but counted: the next result keeps its index
             return badShape(.A09, "a result MUST be an object, not an array", container: true, isObject: false)
         case .result:
             switch member {
@@ -192,7 +192,7 @@ extension DocumentBuilder {
     @inline(never)
     func skipResultScalar(_ top: Frame) -> Bool {
         if top == .resultsArray {
-            resultIndex &+= 1  // skipped, but counted: the next result keeps its index
+            atomic.resultIndex &+= 1  // skipped, but counted: the next result keeps its index
             return badShape(.A09, "a result MUST be an object", container: false)
         }
         return badShape(.A09, "a result's data MUST be a resource object or null", container: false)
@@ -210,4 +210,19 @@ extension DocumentBuilder {
         appendResultMember(#""data":null"#)
         return true
     }
+}
+
+/// What the builder keeps of the Atomic Operations extension while a document streams by.
+struct AtomicState: ~Copyable {
+    /// Whether the document's `jsonapi.ext` (read so far) applies the extension.
+    var declared = false
+    /// Whether the value being recorded is `atomic:operations` of a document that applies the
+    /// extension.
+    var recordingOperations = false
+    /// `atomic:results` as the document will keep it (each result's resource as its
+    /// identifier, its other members as written), built as the results stream by.
+    var resultsText = ByteArena(capacity: 256)
+    var resultIndex: Int32 = 0
+    var resultsHaveElement = false
+    var resultHasMember = false
 }

@@ -14,8 +14,8 @@ extension DocumentBuilder {
         documentErrorsAfterData = false
         documentHasErrors = false
         documentHasExtensionMember = false
-        documentDeclaresAtomic = false
-        recordingAtomicOperations = false
+        atomic.declared = false
+        atomic.recordingOperations = false
         return true
     }
 

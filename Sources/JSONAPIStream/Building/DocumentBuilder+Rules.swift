@@ -122,7 +122,7 @@ extension DocumentBuilder {
                 // The rest of the name follows the member-name rules (R41).
                 return checkMemberName(name, what: "extension member name", always: true)
             }
-            if ns == AtomicOperations.namespace && documentDeclaresAtomic {
+            if ns == AtomicOperations.namespace && atomic.declared {
                 // Applied by this document's jsonapi.ext (not cached: the next document may not).
                 if frames.last == .document { documentHasExtensionMember = true }
                 if frames.last == .relationship { relationshipHasExtensionMember = true }

@@ -156,7 +156,7 @@ extension DocumentBuilder {
         case .documentLinks: document.links = span
         case .documentJSONAPI:
             document.jsonapi = span
-            if !documentDeclaresAtomic && !appliesAtomicByOption { documentDeclaresAtomic = declaresAtomic(span) }
+            if !atomic.declared && !appliesAtomicByOption { atomic.declared = declaresAtomic(span) }
         case .documentErrors: document.errors = span
         case .resourceAttributes: resource.attributes = span
         case .resourceLinks: resource.links = span
@@ -166,9 +166,9 @@ extension DocumentBuilder {
         case .identifierMeta: identifier.meta = span
         case .documentExtra:
             documentExtras.append(span)
-            if recordingAtomicOperations {
+            if atomic.recordingOperations {
                 document.atomicOperations = Int32(documentExtras.count - 1)
-                recordingAtomicOperations = false
+                atomic.recordingOperations = false
             }
         case .resourceExtra: resourceExtras.append(span)
         case .relationshipExtra: relationshipExtras.append(span)

@@ -70,7 +70,6 @@ final class DocumentBuilder: JSONEventReceiver {
     @exclusivity(unchecked) var resourceExtras: [ValueSpan] = []
     @exclusivity(unchecked) var relationshipExtras: [ValueSpan] = []
     @exclusivity(unchecked) var identifierExtras: [ValueSpan] = []
-    /// Attribute names of the current resource (scratch spans), for R17.
     /// Attribute names of the current resource, for R17, as words (exact for names of up to
     /// 16 bytes; longer ones also keep their bytes in scratch).
     @exclusivity(unchecked) var attributeNames: [NameWords] = []
@@ -84,17 +83,8 @@ final class DocumentBuilder: JSONEventReceiver {
     var documentHasErrors = false
     var documentHasExtensionMember = false
     var relationshipHasExtensionMember = false
-    /// Whether the document's `jsonapi.ext` (read so far) applies the Atomic Operations extension.
-    var documentDeclaresAtomic = false
-    /// Whether the value being recorded is `atomic:operations` of a document that applies the
-    /// extension.
-    var recordingAtomicOperations = false
-    /// `atomic:results` as the document will keep it (each result's resource as its
-    /// identifier, its other members as written), built as the results stream by.
-    var resultsText = ByteArena(capacity: 256)
-    var resultIndex: Int32 = 0
-    var resultsHaveElement = false
-    var resultHasMember = false
+    /// What the Atomic Operations extension needs kept while the document streams by.
+    var atomic = AtomicState()
     /// Which came last at the top level, for R03's pointer.
     var documentErrorsAfterData = false
     /// Whether `relationships` came after `attributes` in the resource, for R17's pointer.
@@ -402,5 +392,4 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     override func onEndOfInput() -> Bool { true }
-
 }
