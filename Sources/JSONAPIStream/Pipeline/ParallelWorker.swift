@@ -1,0 +1,163 @@
+import Foundation
+
+/// The workers' threads, each with its queue of batches, and the batches they finished.
+/// Its own object (the threads hold it, not the reader), so that a reader dropped without
+/// ``ParallelReader/finish()`` still stops them.
+final class WorkerPool: @unchecked Sendable {
+    private let lock = NSCondition()
+    private let workers: [ParallelWorker]
+    // Under `lock`:
+    private var queues: [FIFO<ParallelBatch>]
+    private var done: [Int: ParallelBatch] = [:]
+    private var stopping = false
+    private var running: Int
+
+    init(_ workers: [ParallelWorker]) {
+        self.workers = workers
+        queues = Array(repeating: FIFO(), count: workers.count)
+        running = workers.count
+        for (w, worker) in workers.enumerated() {
+            let t = Thread { [self] in self.work(w, worker) }
+            t.name = "jsonapi-worker-\(w + 1)"
+            t.stackSize = 1 << 20
+            t.start()
+        }
+    }
+
+    func push(_ batch: ParallelBatch, to w: Int) {
+        lock.lock()
+        queues[w].append(batch)
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Batch `id` once read: `nil` when it is not read yet and `waiting` is false.
+    func take(_ id: Int, waiting: Bool) -> ParallelBatch? {
+        lock.lock()
+        defer { lock.unlock() }
+        if waiting {
+            while done[id] == nil { lock.wait() }
+        }
+        return done.removeValue(forKey: id)
+    }
+
+    private func work(_ w: Int, _ worker: ParallelWorker) {
+        while true {
+            lock.lock()
+            while queues[w].isEmpty && !stopping { lock.wait() }
+            if stopping {
+                running -= 1
+                lock.broadcast()
+                lock.unlock()
+                return
+            }
+            let batch = queues[w].take()!
+            lock.unlock()
+            worker.read(batch)
+            lock.lock()
+            done[batch.id] = batch
+            lock.broadcast()
+            lock.unlock()
+        }
+    }
+
+    /// Stops the threads and waits for them (a batch being read is finished first). Safe to
+    /// call twice.
+    func stop() {
+        lock.lock()
+        stopping = true
+        lock.broadcast()
+        while running > 0 { lock.wait() }
+        queues = queues.map { _ in FIFO() }
+        done = [:]
+        lock.unlock()
+        for w in workers { w.stream.abandon() }
+    }
+}
+
+/// A run of whole documents (or a piece of one) for one worker, and what reading it gave.
+/// The reader's thread fills it, one worker reads it, then the reader's thread delivers it:
+/// only one thread at a time touches it (handed over under the reader's lock).
+final class ParallelBatch: @unchecked Sendable {
+    let id: Int
+    var bytes = ByteArena(capacity: 64 * 1024)
+    /// Where the segment it begins starts; `nil` when it goes on with the segment of the
+    /// batch before it (on the same worker).
+    let segment: SegmentStart?
+    let name: String?
+    /// Whether its segment ends with it (after a document, or at the end of the input).
+    var endsSegment = false
+    var endsInput = false
+    /// Nothing to read: the white space that ends an input after its last document.
+    var skipsReading = false
+
+    /// Whether the bytes are all JSON white space (or none).
+    var isBlank: Bool {
+        bytes.withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+    }
+
+    // What the worker read.
+    var output = ByteArena(capacity: 16)
+    var records = 0
+    var numbersQuoted = 0
+    var resources = 0
+    var diagnostics: [Diagnostic] = []
+    /// The parser's warnings about the input as a whole (reported at its end).
+    var notices: [Diagnostic] = []
+    var error: JSONAPIError?
+
+    init(id: Int, segment: SegmentStart?, name: String?) {
+        self.id = id
+        self.segment = segment
+        self.name = name
+    }
+}
+
+/// One worker's pipeline: a stream of its own (read on the worker's thread) into sinks of its
+/// own, which write to `out` (or produce nothing but diagnostics).
+final class ParallelWorker: @unchecked Sendable {
+    let stream: DocumentStream
+    let out: ByteWriter?
+    /// What the pipeline belongs to (kept alive with it).
+    private let owner: AnyObject?
+    private var batch: ParallelBatch?
+    private var resourcesBefore = 0
+    private var recordsBefore = 0
+    private var quotedBefore = 0
+
+    /// `observe` installs the handler that receives the pipeline's warnings.
+    init(stream: DocumentStream, out: ByteWriter?, owner: AnyObject?, observe: (@escaping (Diagnostic) -> Void) -> Void) {
+        self.stream = stream
+        self.out = out
+        self.owner = owner
+        observe { [unowned self] d in
+            guard let batch = self.batch else { return }
+            if d.rule == .N02 { batch.notices.append(d) } else { batch.diagnostics.append(d) }
+        }
+    }
+
+    /// Reads `batch` on the calling thread (the worker's), leaving what it gave in it.
+    func read(_ batch: ParallelBatch) {
+        self.batch = batch
+        defer { self.batch = nil }
+        if batch.skipsReading { return }
+        do throws(JSONAPIError) {
+            if let segment = batch.segment { try stream.beginInput(named: batch.name, segment: segment) }
+            try batch.bytes.withBytes { (b) throws(JSONAPIError) in try stream.feed(b) }
+            if batch.endsSegment { try stream.endInput() }
+        } catch {
+            batch.error = error
+        }
+        batch.bytes = ByteArena(capacity: 16)
+        let resources = stream.resourcesRead
+        batch.resources = resources - resourcesBefore
+        resourcesBefore = resources
+        if let out {
+            out.take(into: &batch.output)
+            batch.records = out.recordsCompleted - recordsBefore
+            recordsBefore = out.recordsCompleted
+            batch.numbersQuoted = out.numbersQuoted - quotedBefore
+            quotedBefore = out.numbersQuoted
+        }
+    }
+}
