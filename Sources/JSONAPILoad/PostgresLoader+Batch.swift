@@ -10,18 +10,18 @@ import Darwin
 extension PostgresLoader {
     func read(_ view: ResourceView) throws(JSONAPIError) {
         let p = view.parts
-        summary.resources += 1
-        guard documentKey != nil else { throw JSONAPIError.misuse("a resource outside a document") }
+        run.summary.resources += 1
+        guard run.documentKey != nil else { throw JSONAPIError.misuse("a resource outside a document") }
         try Self.requireText(p.type, "a resource type")
         if let id = p.id { try Self.requireText(id, "the id of a resource") }
         if let lid = p.lid { try Self.requireText(lid, "the lid of a resource") }
-        if p.isPrimary { primary.append(p) }
+        if p.isPrimary { run.primary.append(p) }
         let t = try table(for: p.type)
         t.resourcesRead += 1
 
         var identity: [UInt8]?
         if let id = p.id {
-            if options.onDuplicate == .error { try seen.admit(p, id, view) }
+            if run.options.onDuplicate == .error { try run.seen.admit(p, id, view) }
             identity = Array(p.type) + [0] + Array(id)
         } else if let lid = p.lid {
             identity = Array(p.type) + [1] + Array(lid)
@@ -29,43 +29,26 @@ extension PostgresLoader {
         if let identity, batch.identities.contains(identity) { try flush() }
         if let identity { batch.identities.insert(identity) }
 
-        view.withJSONText { hasher.hex($0, into: hash) }
+        view.withJSONText { run.hasher.hex($0, into: run.hash) }
         let cellStart = batch.cells.count
-        var otherMembers: [String] = []
-        if let a = p.attributes, a.first == UInt8(ascii: "{") {
-            var failure: JSONAPIError?
-            StoredJSON.forEachMember(a, 0..<a.count) { name, value in
-                do throws(JSONAPIError) {
-                    let v = UnsafeRawBufferPointer(rebasing: a[value])
-                    let kinds = Self.kinds(of: v)
-                    let column = try t.attributeColumn(a, name: name, kinds: kinds, maxColumns: options.maxColumns) {
-                        (c) throws(JSONAPIError) in try addColumn(t, c)
-                    }
-                    if column >= 0 {
-                        var now = t.columns[column].kinds.union(kinds)
-                        // `numeric` has no negative zero: a column that would hold one is json.
-                        if now.columnType == .decimal {
-                            let negativeZero = try Self.isNegativeZero(v) ? true : holdsNegativeZero(t, column)
-                            if negativeZero { now.insert(.object) }
-                        }
-                        if now.columnType != t.columns[column].type {
-                            try widen(t, column, to: now)
-                        } else {
-                            catalog.noteKinds(t, column, kinds)
-                        }
-                    }
-                    batch.cells.append(.init(column: column, name: batch.add(UnsafeRawBufferPointer(rebasing: a[name])), value: batch.add(v), isNull: kinds == .null))
-                    return true
-                } catch {
-                    failure = error
-                    return false
+        let a = p.attributes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        let otherMembers = try readAttributes(p, t) { (column, name, value, kinds) throws(JSONAPIError) in
+            let v = UnsafeRawBufferPointer(rebasing: a[value])
+            if column >= 0 {
+                var now = t.columns[column].kinds.union(kinds)
+                // `numeric` has no negative zero: a column that would hold one is json.
+                if now.columnType == .decimal {
+                    let negativeZero = try Self.isNegativeZero(v) ? true : holdsNegativeZero(t, column)
+                    if negativeZero { now.insert(.object) }
+                }
+                if now.columnType != t.columns[column].type {
+                    try widen(t, column, to: now)
+                } else {
+                    catalog.noteKinds(t, column, kinds)
                 }
             }
-            if let failure { throw failure }
-        } else if let a = p.attributes {
-            otherMembers.append(#""attributes":"# + String(decoding: a, as: UTF8.self))
+            batch.cells.append(.init(column: column, name: batch.add(UnsafeRawBufferPointer(rebasing: a[name])), value: batch.add(v), isNull: kinds == .null))
         }
-        for k in p.resourceExtras { otherMembers.append(String(decoding: p.extras[k], as: UTF8.self)) }
 
         let relationshipStart = batch.relationships.count
         for rel in p.relationships {
@@ -88,7 +71,7 @@ extension PostgresLoader {
 
         let r = PostgresBatch.Resource(
             table: t, type: batch.add(p.type), id: p.id.map(batch.add), lid: p.lid.map(batch.add),
-            hash: batch.add(UnsafeRawBufferPointer(hash)), primary: p.isPrimary, cells: cellStart..<batch.cells.count,
+            hash: batch.add(UnsafeRawBufferPointer(run.hash)), primary: p.isPrimary, cells: cellStart..<batch.cells.count,
             links: p.links.map(batch.add), meta: p.meta.map(batch.add),
             other: otherMembers.isEmpty ? nil : batch.add("{" + otherMembers.joined(separator: ",") + "}"),
             relationships: relationshipStart..<batch.relationships.count)

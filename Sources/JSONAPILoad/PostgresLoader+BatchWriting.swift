@@ -19,7 +19,7 @@ extension PostgresLoader {
         for (i, r) in batch.resources.enumerated() {
             switch r.state {
             case .new: fresh.append(i)
-            case .unchanged: summary.unchanged += 1
+            case .unchanged: run.summary.unchanged += 1
             case .changed: break
             }
         }
@@ -36,10 +36,10 @@ extension PostgresLoader {
             // per resource), under `first` one statement at a time (a kept relationship keeps
             // its linkage, which the statement's result decides).
             let olds = try oldRows(changed.map { batch.resources[$0] })
-            var script: String? = options.onDuplicate == .first ? nil : ""
+            var script: String? = run.options.onDuplicate == .first ? nil : ""
             for i in changed {
                 try merge(batch.resources[i], old: olds[batch.resources[i].key], script: &script, edges: &edges, scratch: &scratch)
-                summary.written += 1
+                run.summary.written += 1
                 if let text = script, text.utf8.count > 1 << 20 {
                     try db.execute(text)
                     script = ""
@@ -53,12 +53,12 @@ extension PostgresLoader {
         for i in fresh {
             let r = batch.resources[i]
             appendIdentity(r, into: &out)
-            out.digitsField(documentKey!)
+            out.digitsField(run.documentKey!)
             out.append(r.primary ? UInt8(ascii: "t") : UInt8(ascii: "f"))
             out.tab()
             out.append(batch.view(r.hash))
             out.tab()
-            out.copyText(loadedAt)
+            out.copyText(run.loadedAt)
             out.append(UInt8(ascii: "\n"))
         }
         try send(&out, #"COPY "_resources" ("key", "type", "id", "lid", "document", "primary", "hash", "loaded_at") FROM STDIN"#)
@@ -84,7 +84,7 @@ extension PostgresLoader {
                 relationshipKey += 1
                 appendEdges(r, rel, into: &edges)
             }
-            summary.written += 1
+            run.summary.written += 1
         }
         try send(
             &out,
@@ -131,7 +131,7 @@ extension PostgresLoader {
                 ids.arrayElement(batch.view(id))
                 order.append(i)
             } else if let lid = r.lid {
-                try PostgresConnection.withByteArrays([Array(String(documentKey!).utf8)]) { (document) throws(JSONAPIError) in
+                try PostgresConnection.withByteArrays([Array(String(run.documentKey!).utf8)]) { (document) throws(JSONAPIError) in
                     try db.query(
                         #"""
                         SELECT "key", "hash" FROM "_resources" WHERE "document" = $1 AND "type" = $2 AND "lid" = $3 AND "id" IS NULL
@@ -238,7 +238,7 @@ extension PostgresLoader {
         out.textField(rel.links.map(batch.view))
         out.textField(rel.meta.map(batch.view))
         out.textField(rel.other.map(batch.view))
-        out.appendDigits(documentKey!)
+        out.appendDigits(run.documentKey!)
         out.append(UInt8(ascii: "\n"))
     }
 
@@ -267,9 +267,9 @@ extension PostgresLoader {
             out.textField(e.lid.map(batch.view))
             out.textField(e.meta.map(batch.view))
             out.textField(e.other.map(batch.view))
-            out.appendDigits(documentKey!)
+            out.appendDigits(run.documentKey!)
             out.append(UInt8(ascii: "\n"))
         }
-        summary.edges += rel.edges.count
+        run.summary.edges += rel.edges.count
     }
 }

@@ -12,18 +12,18 @@ extension PostgresLoader {
     ) throws(JSONAPIError) {
         let t = r.table
         let key = Array(String(r.key).utf8)
-        let document = Array(String(documentKey!).utf8)
+        let document = Array(String(run.documentKey!).utf8)
         /// Runs a statement now (no script), or adds it to the script with its parameters as
         /// literals; returns the rows it changed (0 when scripted).
-        func run(_ sql: String, _ parameters: [UnsafeRawBufferPointer?]) throws(JSONAPIError) -> Int {
+        func perform(_ sql: String, _ parameters: [UnsafeRawBufferPointer?]) throws(JSONAPIError) -> Int {
             guard script != nil else { return try db.run(sql, parameters) }
             script!.append(PostgresConnection.inline(sql, parameters))
             script!.append(";\n")
             return 0
         }
-        try PostgresConnection.withByteArrays([Array(document), Array((r.primary ? "true" : "false").utf8), Array(loadedAt.utf8), key]) {
+        try PostgresConnection.withByteArrays([Array(document), Array((r.primary ? "true" : "false").utf8), Array(run.loadedAt.utf8), key]) {
             (fixed) throws(JSONAPIError) in
-            _ = try run(
+            _ = try perform(
                 #"""
                 UPDATE "_resources" SET "lid" = coalesce($1, "lid"), "document" = $2, "primary" = $3, "hash" = $4, "loaded_at" = $5
                 WHERE "key" = $6
@@ -37,7 +37,7 @@ extension PostgresLoader {
             old: old, links: text(r.links), meta: text(r.meta), other: text(r.other),
             overflow: overflow.isEmpty ? nil : "{" + overflow.joined(separator: ",") + "}",
             nulls: cells.filter { $0.isNull && $0.column >= 0 }.map(name), names: cells.map { Array(name($0).utf8) },
-            columns: cells.map(\.column), table: t, newWins: options.onDuplicate != .first)
+            columns: cells.map(\.column), table: t, newWins: run.options.onDuplicate != .first)
         let keptColumns = m.keptColumns
         var columns: [Int] = [t.column(.key)!, t.column(.id)!]
         var values: [[UInt8]?] = [key, r.id.map { Array(batch.view($0)) }]
@@ -68,9 +68,9 @@ extension PostgresLoader {
         let updates = names.dropFirst(2).map { "\($0) = excluded.\($0)" }
         let action = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
         let sql = "INSERT INTO \(quoted(t.name)) (\(names.joined(separator: ", "))) VALUES (\((1...names.count).map { "$\($0)" }.joined(separator: ", "))) ON CONFLICT (\(names[0])) \(action)"
-        try PostgresConnection.withByteArrays(values) { (v) throws(JSONAPIError) in _ = try run(sql, v) }
+        try PostgresConnection.withByteArrays(values) { (v) throws(JSONAPIError) in _ = try perform(sql, v) }
 
-        let keep = options.onDuplicate == .first
+        let keep = run.options.onDuplicate == .first
         for rel in batch.relationships[r.relationships] {
             let shape = rel.shape
             let changed = try PostgresConnection.withByteArrays([key, Array(String(rel.edges.count).utf8), document]) {
@@ -83,14 +83,14 @@ extension PostgresLoader {
                 // Newer wins: the stored relationship is replaced (or a new one added);
                 // stored wins: a new one is added, a stored one kept with its linkage.
                 if !keep {
-                    let updated = try run(
+                    let updated = try perform(
                         #"""
                         UPDATE "_relationships" SET "from_lid" = $4, "data" = $6, "count" = $7, "links" = $8, "meta" = $9, "other" = $10,
                         "document" = $11 WHERE "resource" = $1 AND "name" = $5 AND "from_type" = $2 AND "from_id" IS NOT DISTINCT FROM $3
                         """#, values)
                     if updated > 0 { return updated }
                 }
-                return try run(
+                return try perform(
                     #"""
                     INSERT INTO "_relationships" ("resource", "from_type", "from_id", "from_lid", "name", "data", "count", "links", "meta",
                     "other", "document") SELECT $1::bigint, $2, $3, $4, $5, $6, $7::bigint, $8::json, $9::json, $10::json, $11::bigint
@@ -99,7 +99,7 @@ extension PostgresLoader {
             }
             if keep && changed == 0 { continue }
             try PostgresConnection.withByteArrays([key]) { (k) throws(JSONAPIError) in
-                _ = try run(#"DELETE FROM "_edges" WHERE "resource" = $1 AND "name" = $2"#, [k[0], batch.view(rel.name)])
+                _ = try perform(#"DELETE FROM "_edges" WHERE "resource" = $1 AND "name" = $2"#, [k[0], batch.view(rel.name)])
             }
             appendEdges(r, rel, into: &edges)
         }
@@ -108,7 +108,7 @@ extension PostgresLoader {
     /// The stored rows' mergeable members (and, policy `first`, which attributes they have),
     /// by key: one query per table.
     func oldRows(_ resources: [PostgresBatch.Resource]) throws(JSONAPIError) -> [Int64: OldRow] {
-        let first = options.onDuplicate == .first
+        let first = run.options.onDuplicate == .first
         var out: [Int64: OldRow] = [:]
         var done = Set<ObjectIdentifier>()
         for r in resources where done.insert(ObjectIdentifier(r.table)).inserted {

@@ -66,7 +66,7 @@ extension PostgresLoader {
     func table(for typeBytes: UnsafeRawBufferPointer) throws(JSONAPIError) -> LoadTable {
         if let t = catalog.table(for: typeBytes) { return t }
         let type = String(decoding: typeBytes, as: UTF8.self)
-        try Self.requireText(type, "a resource type")
+        try db.requireText(type, "a resource type")
         let t = catalog.newTable(for: type)
         try db.execute("CREATE TABLE \(quoted(t.name)) (\(quoted(ColumnRole.key.rawValue)) bigint PRIMARY KEY, \"id\" text)")
         _ = try db.rows(#"INSERT INTO "_tables" ("type", "table") VALUES ($1, $2)"#, [type, t.name])
@@ -76,37 +76,6 @@ extension PostgresLoader {
         return t
     }
 
-    private func recordColumn(_ t: LoadTable, _ c: Int) throws(JSONAPIError) {
-        let column = t.columns[c]
-        _ = try db.rows(
-            #"INSERT INTO "_columns" ("table", "position", "column", "role", "type", "kinds") VALUES ($1, $2, $3, $4, $5, $6)"#,
-            [t.name, String(c), column.name, column.role.rawValue, column.type.rawValue, String(column.kinds.rawValue)])
-    }
-
-    /// Adds a column to a type's table (and the catalog); returns its index.
-    func addColumn(_ t: LoadTable, _ column: LoadTable.Column) throws(JSONAPIError) -> Int {
-        try db.execute("ALTER TABLE \(quoted(t.name)) ADD COLUMN \(quoted(column.name)) \(column.type.postgresDeclaration)")
-        let c = t.add(column)
-        try recordColumn(t, c)
-        return c
-    }
-
-    /// The column of a fixed role, added when the table does not have it yet.
-    func ensureColumn(_ t: LoadTable, _ role: ColumnRole) throws(JSONAPIError) -> Int {
-        if let c = t.column(role) { return c }
-        let type: ColumnType = role == .lid || role == .id ? .string : .json
-        return try addColumn(t, LoadTable.Column(name: role.rawValue, role: role, type: type, kinds: []))
-    }
-
-    func recordChangedKinds() throws(JSONAPIError) {
-        for (t, c) in catalog.changedKinds {
-            _ = try db.rows(
-                #"UPDATE "_columns" SET "kinds" = $1 WHERE "table" = $2 AND "column" = $3"#,
-                [String(t.columns[c].kinds.rawValue), t.name, t.columns[c].name])
-        }
-        catalog.changedKinds.removeAll()
-    }
-
     /// Widens a column whose values no longer fit its type, in place: integers to `double
     /// precision` or `numeric` (doubles through their shortest text, so that `numeric` gets
     /// the digits that were loaded), anything to `json` (`to_json`: strings quoted, numbers
@@ -114,7 +83,7 @@ extension PostgresLoader {
     func widen(_ t: LoadTable, _ c: Int, to kinds: ValueKinds) throws(JSONAPIError) {
         let before = t.columns[c]
         let to = kinds.columnType
-        summary.widened.append("\(t.name).\(before.name): \(before.type.rawValue) → \(to.rawValue)")
+        run.summary.widened.append("\(t.name).\(before.name): \(before.type.rawValue) → \(to.rawValue)")
         let column = quoted(before.name)
         let using =
             switch to {
@@ -127,23 +96,6 @@ extension PostgresLoader {
         _ = try db.rows(
             #"UPDATE "_columns" SET "type" = $1, "kinds" = $2 WHERE "table" = $3 AND "column" = $4"#,
             [to.rawValue, String(kinds.rawValue), t.name, before.name])
-    }
-
-    /// Deletes the rows an earlier load of this document made for resources without an id.
-    func removeScopedRows(of document: Int64) throws(JSONAPIError) {
-        let types = try db.rows(#"SELECT DISTINCT "type" FROM "_resources" WHERE "document" = $1 AND "id" IS NULL"#, [String(document)])
-        guard !types.isEmpty else { return }
-        let scoped = #"SELECT "key" FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL"#
-        for row in types {
-            guard let type = row[0], let t = catalog.table(ofType: type) else { continue }
-            try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
-        }
-        try db.execute(
-            #"""
-            DELETE FROM "_relationships" WHERE "resource" IN (\#(scoped));
-            DELETE FROM "_edges" WHERE "resource" IN (\#(scoped));
-            DELETE FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL;
-            """#)
     }
 
     /// The kind of a value as a PostgreSQL column stores it: that of the tables

@@ -62,10 +62,21 @@ final class SQLiteConnection {
 
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Statements ``rows(_:_:)`` prepared, by their text: the loaders run the same few for
+    /// each document (at most 64 are kept).
+    private var kept: [String: SQLiteStatement] = [:]
+
     /// The rows of a query, each as its columns' text (nil for NULL): for the catalog and
     /// small reads, not for hot paths.
     func rows(_ sql: String, _ arguments: [String?] = []) throws(JSONAPIError) -> [[String?]] {
-        let s = try prepare(sql)
+        let s: SQLiteStatement
+        if let kept = kept[sql] {
+            s = kept
+        } else {
+            s = try prepare(sql)
+            if kept.count < 64 { kept[sql] = s }
+        }
+        defer { s.reset() }
         for (k, a) in arguments.enumerated() { s.bind(Int32(k + 1), a) }
         var out: [[String?]] = []
         while try s.step() {
@@ -216,4 +227,14 @@ enum SQLiteFunction {
     static func result(_ context: OpaquePointer?, _ v: Double) { sqlite3_result_double(context, v) }
     static func resultNull(_ context: OpaquePointer?) { sqlite3_result_null(context) }
     static func result(_ context: OpaquePointer?, error: String) { sqlite3_result_error(context, error, -1) }
+}
+
+/// The loaders' view of SQLite: `BEGIN IMMEDIATE` takes the write lock at once (a second
+/// loader waits for it), `?n` stands for PostgreSQL's `$n`, names are indexed as they are.
+extension SQLiteConnection: LoadConnection {
+    func beginWrite() throws(JSONAPIError) { try execute("BEGIN IMMEDIATE") }
+    func sql(_ text: String) -> String { text.replacingOccurrences(of: "$", with: "?") }
+    func indexed(_ expression: String) -> String { expression }
+    func declaration(of type: ColumnType) -> String { type.sqliteDeclaration }
+    func requireText(_ s: String, _ what: @autoclosure () -> String) {}
 }

@@ -22,17 +22,17 @@ extension SQLiteLoader {
 
     func write(_ view: ResourceView) throws(JSONAPIError) {
         let p = view.parts
-        summary.resources += 1
-        if p.isPrimary { primary.append(p) }
+        run.summary.resources += 1
+        if p.isPrimary { run.primary.append(p) }
         let t = try table(for: p.type)
         t.resourcesRead += 1
-        view.withJSONText { hasher.hex($0, into: hash) }
-        guard let document = documentKey else { throw JSONAPIError.misuse("a resource outside a document") }
+        view.withJSONText { run.hasher.hex($0, into: run.hash) }
+        guard let document = run.documentKey else { throw JSONAPIError.misuse("a resource outside a document") }
         // The stored resource: by type and id, or (no id) by lid within the document; a
         // resource with neither is always new.
         var stored = Stored.new
         if let id = p.id {
-            if options.onDuplicate == .error { try seen.admit(p, id, view) }
+            if run.options.onDuplicate == .error { try run.seen.admit(p, id, view) }
             let f = fixed.findResource
             f.bind(1, borrowed: p.type)
             f.bind(2, borrowed: id)
@@ -48,19 +48,19 @@ extension SQLiteLoader {
         switch stored {
         case .new: break
         case .unchanged:
-            summary.unchanged += 1
+            run.summary.unchanged += 1
             return
         case .changed(let k): key = k
         }
         let exists = key != nil
-        let primary = Int64(p.isPrimary ? 1 : 0)
+        let isPrimary = Int64(p.isPrimary ? 1 : 0)
         if let key {
             let u = fixed.updateResource
             u.bind(1, borrowed: p.lid)
             u.bind(2, document)
-            u.bind(3, primary)
-            u.bind(4, borrowed: UnsafeRawBufferPointer(hash))
-            u.bind(5, loadedAt)
+            u.bind(3, isPrimary)
+            u.bind(4, borrowed: UnsafeRawBufferPointer(run.hash))
+            u.bind(5, run.loadedAt)
             u.bind(6, key)
             try u.run()
         } else {
@@ -69,15 +69,15 @@ extension SQLiteLoader {
             s.bind(2, borrowed: p.id)
             s.bind(3, borrowed: p.lid)
             s.bind(4, document)
-            s.bind(5, primary)
-            s.bind(6, borrowed: UnsafeRawBufferPointer(hash))
-            s.bind(7, loadedAt)
+            s.bind(5, isPrimary)
+            s.bind(6, borrowed: UnsafeRawBufferPointer(run.hash))
+            s.bind(7, run.loadedAt)
             try s.run()
             key = db.lastInsertRowID
         }
         try writeRow(p, t, key: key!, exists: exists)
         try writeRelationships(p, key: key!, exists: exists)
-        summary.written += 1
+        run.summary.written += 1
     }
 
     /// What `_resources` has of the resource being written.
@@ -93,7 +93,7 @@ extension SQLiteLoader {
     private func find(_ f: SQLiteStatement) throws(JSONAPIError) -> Stored {
         defer { f.reset() }
         guard try f.step() else { return .new }
-        let same = f.bytes(1).map { memoryEqual($0, UnsafeRawBufferPointer(hash)) } ?? false
+        let same = f.bytes(1).map { memoryEqual($0, UnsafeRawBufferPointer(run.hash)) } ?? false
         return same ? .unchanged : .changed(f.int64(0))
     }
 
@@ -103,43 +103,22 @@ extension SQLiteLoader {
         let attributes = p.attributes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         var cells: [Cell] = []
         var widenings: [(column: Int, kinds: ValueKinds)] = []
-        var otherMembers: [String] = []
-        if let a = p.attributes, a.first == UInt8(ascii: "{") {
-            var failure: JSONAPIError?
-            StoredJSON.forEachMember(a, 0..<a.count) { name, value in
-                do throws(JSONAPIError) {
-                    let v = UnsafeRawBufferPointer(rebasing: a[value])
-                    let kinds = Self.kinds(of: v)
-                    let column = try t.attributeColumn(a, name: name, kinds: kinds, maxColumns: options.maxColumns) {
-                        (c) throws(JSONAPIError) in try addColumn(t, c)
+        let otherMembers = try readAttributes(p, t) { column, name, value, kinds in
+            if column >= 0 {
+                let now = t.columns[column].kinds.union(kinds)
+                if now.columnType != t.columns[column].type {
+                    if let k = widenings.firstIndex(where: { $0.column == column }) {
+                        widenings[k].kinds.formUnion(kinds)
+                    } else {
+                        widenings.append((column, now))
                     }
-                    if column >= 0 {
-                        let was = t.columns[column].kinds
-                        let now = was.union(kinds)
-                        if now.columnType != t.columns[column].type {
-                            if let k = widenings.firstIndex(where: { $0.column == column }) {
-                                widenings[k].kinds.formUnion(kinds)
-                            } else {
-                                widenings.append((column, now))
-                            }
-                        } else {
-                            catalog.noteKinds(t, column, kinds)
-                        }
-                    }
-                    cells.append(Cell(column: column, name: name, value: value, isNull: kinds == .null))
-                    return true
-                } catch {
-                    failure = error
-                    return false
+                } else {
+                    catalog.noteKinds(t, column, kinds)
                 }
             }
-            if let failure { throw failure }
-        } else if let a = p.attributes {
-            // Lenient mode keeps `attributes` that is not an object: it goes to `_other`.
-            otherMembers.append(#""attributes":"# + String(decoding: a, as: UTF8.self))
+            cells.append(Cell(column: column, name: name, value: value, isNull: kinds == .null))
         }
         if !widenings.isEmpty { try widen(t, widenings) }
-        for k in p.resourceExtras { otherMembers.append(String(decoding: p.extras[k], as: UTF8.self)) }
 
         // What the new resource brings beside its attribute columns.
         var nulls: [String] = []
@@ -159,7 +138,7 @@ extension SQLiteLoader {
         let m = MergedMembers(
             old: exists ? try oldRow(t, key) : nil, links: text(p.links), meta: text(p.meta), other: objectText(otherMembers),
             overflow: objectText(overflow), nulls: nulls, names: cells.map { Array(StoredJSON.decodeString(attributes, $0.name).utf8) },
-            columns: cells.map(\.column), table: t, newWins: options.onDuplicate != .first)
+            columns: cells.map(\.column), table: t, newWins: run.options.onDuplicate != .first)
         let keptColumns = m.keptColumns
         // The resource's own links and meta are bound from its bytes; only a merge makes text.
         var fixedValues: [(role: ColumnRole, value: FixedValue)] = []
@@ -272,7 +251,7 @@ extension SQLiteLoader {
     /// The stored row's mergeable members, when the table has any of them (or policy
     /// `first`, which needs to know which attributes the row has).
     private func oldRow(_ t: LoadTable, _ key: Int64) throws(JSONAPIError) -> OldRow? {
-        let first = options.onDuplicate == .first
+        let first = run.options.onDuplicate == .first
         guard let selection = OldRow.selection(t, first: first) else { return nil }
         let s: SQLiteStatement
         if let cached = t.oldRowStatement {
@@ -291,9 +270,9 @@ extension SQLiteLoader {
 
     private func writeRelationships(_ p: ResourceParts, key: Int64, exists: Bool) throws(JSONAPIError) {
         guard !p.relationships.isEmpty else { return }
-        let document = documentKey!
+        let document = run.documentKey!
         for rel in p.relationships {
-            let keep = exists && options.onDuplicate == .first
+            let keep = exists && run.options.onDuplicate == .first
             let s = keep ? fixed.keepRelationship : fixed.upsertRelationship
             s.bind(1, key)
             s.bind(2, borrowed: p.type)
@@ -340,7 +319,7 @@ extension SQLiteLoader {
                 try e.run()
                 position += n
             }
-            summary.edges += rel.targets.count
+            run.summary.edges += rel.targets.count
         }
     }
 }

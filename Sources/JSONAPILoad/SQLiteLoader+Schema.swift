@@ -51,52 +51,13 @@ extension SQLiteLoader {
         return t
     }
 
-    private func recordColumn(_ t: LoadTable, _ c: Int) throws(JSONAPIError) {
-        let s = try db.prepare(#"INSERT INTO "_columns" ("table", "position", "column", "role", "type", "kinds") VALUES (?, ?, ?, ?, ?, ?)"#)
-        let column = t.columns[c]
-        s.bind(1, t.name)
-        s.bind(2, Int64(c))
-        s.bind(3, column.name)
-        s.bind(4, column.role.rawValue)
-        s.bind(5, column.type.rawValue)
-        s.bind(6, Int64(column.kinds.rawValue))
-        try s.run()
-    }
-
-    /// Adds a column to a type's table (and the catalog); returns its index.
-    func addColumn(_ t: LoadTable, _ column: LoadTable.Column) throws(JSONAPIError) -> Int {
-        try db.execute("ALTER TABLE \(quoted(t.name)) ADD COLUMN \(quoted(column.name)) \(column.type.sqliteDeclaration)")
-        let c = t.add(column)
-        try recordColumn(t, c)
-        return c
-    }
-
-    /// The column of a fixed role, added when the table does not have it yet.
-    func ensureColumn(_ t: LoadTable, _ role: ColumnRole) throws(JSONAPIError) -> Int {
-        if let c = t.column(role) { return c }
-        let type: ColumnType = role == .lid || role == .id ? .string : .json
-        return try addColumn(t, LoadTable.Column(name: role.rawValue, role: role, type: type, kinds: []))
-    }
-
-    func recordChangedKinds() throws(JSONAPIError) {
-        guard !catalog.changedKinds.isEmpty else { return }
-        let s = try db.prepare(#"UPDATE "_columns" SET "kinds" = ? WHERE "table" = ? AND "column" = ?"#)
-        for (t, c) in catalog.changedKinds {
-            s.bind(1, Int64(t.columns[c].kinds.rawValue))
-            s.bind(2, t.name)
-            s.bind(3, t.columns[c].name)
-            try s.run()
-        }
-        catalog.changedKinds.removeAll()
-    }
-
     /// Widens columns whose values no longer fit their type, in one rebuild of the table (an
     /// SQLite column's declared type cannot be changed in place): a new table with the new
     /// types, every row copied in order through `jsonapi_widen`, the old table dropped.
     func widen(_ t: LoadTable, _ changes: [(column: Int, kinds: ValueKinds)]) throws(JSONAPIError) {
         let before = t.columns
         for (c, kinds) in changes {
-            summary.widened.append("\(t.name).\(before[c].name): \(before[c].type.rawValue) → \(kinds.columnType.rawValue)")
+            run.summary.widened.append("\(t.name).\(before[c].name): \(before[c].type.rawValue) → \(kinds.columnType.rawValue)")
             t.retype(c, to: kinds.columnType, kinds: kinds)
         }
         let temporary = "_jsonapi_rebuild"
@@ -124,27 +85,6 @@ extension SQLiteLoader {
         }
     }
 
-    /// Deletes the rows an earlier load of this document made for resources without an id
-    /// (they are keyed within their document, so loading it again replaces them).
-    func removeScopedRows(of document: Int64) throws(JSONAPIError) {
-        let q = fixed.scopedTypes
-        q.bind(1, document)
-        var types: [String] = []
-        while try q.step() { if let t = q.text(0) { types.append(t) } }
-        q.reset()
-        guard !types.isEmpty else { return }
-        let scoped = #"SELECT "key" FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL"#
-        for type in types {
-            guard let t = catalog.table(ofType: type) else { continue }
-            try db.execute("DELETE FROM \(quoted(t.name)) WHERE \(quoted(ColumnRole.key.rawValue)) IN (\(scoped))")
-        }
-        try db.execute(
-            #"""
-            DELETE FROM "_relationships" WHERE "resource" IN (\#(scoped));
-            DELETE FROM "_edges" WHERE "resource" IN (\#(scoped));
-            DELETE FROM "_resources" WHERE "document" = \#(document) AND "id" IS NULL;
-            """#)
-    }
 }
 
 /// `jsonapi_widen(value, from, to)`: a stored value of column type `from` as column type

@@ -51,40 +51,12 @@ public struct LoadSummary: Sendable, Equatable {
 /// ```swift
 /// let summary = try SQLiteLoader.load([.file("page1.json"), .file("page2.json")], into: "crawl.sqlite")
 /// ```
-public final class SQLiteLoader: StreamSink {
+public final class SQLiteLoader: StreamSink, SQLLoader {
     let db: SQLiteConnection
-    let options: LoadOptions
-    /// The run's timestamp (ISO 8601, UTC) in `loaded_at`.
-    let loadedAt: String
-    var summary = LoadSummary()
-
-    /// The type tables, by type.
+    let run: LoadRun
     let catalog = TableCatalog()
-
-    // The open document.
-    var documentKey: Int64?
-    private var ordinals = DocumentOrdinals()
-    /// The primary data's identifiers.
-    var primary = PrimaryIdentifiers()
-    private var failed = false
-
-    /// The content hash of the resource being written (64 hex digits), and its hasher.
-    let hash = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
-    let hasher = SHA256Hasher()
-
-    /// The crawl being recorded (``beginCrawl(endpoint:restart:)``), and its pages committed.
-    var crawlKey: Int64?
-    var crawlPages = 0
-    /// The ETag of the crawl's next page, stored with it.
-    public var nextPageETag: String?
-
-    /// Keys read in this run (policy `error` only).
-    var seen = SeenKeys()
-
     /// Statements on the fixed tables.
     let fixed: FixedStatements
-
-    deinit { hash.deallocate() }
 
     /// Opens (or creates) the database and its fixed tables.
     public init(path: String, options: LoadOptions = .init()) throws(JSONAPIError) {
@@ -93,7 +65,7 @@ public final class SQLiteLoader: StreamSink {
             throw JSONAPIError.input("database \(path): is a directory, not an SQLite file")
         }
         db = try SQLiteConnection(path: path)
-        self.options = options
+        run = LoadRun(options: options)
         // The database's journal mode is left as it is (a new file gets SQLite's rollback
         // journal, which writes a fresh table's pages once where WAL writes them twice).
         // synchronous NORMAL: fewer waits for the disk; a power cut may lose the last commits,
@@ -101,9 +73,6 @@ public final class SQLiteLoader: StreamSink {
         try db.execute("PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192")
         try Self.createFixedTables(db)
         fixed = try FixedStatements(db)
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        loadedAt = formatter.string(from: Date())
         try loadCatalog()
         try db.define(function: "jsonapi_widen", arity: 3, widenFunction)
     }
@@ -124,99 +93,58 @@ public final class SQLiteLoader: StreamSink {
             onDiagnostic: onDiagnostic, onProgress: onProgress)
     }
 
-    /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`
-    /// (needed only when two inputs in a row have the same name).
-    public func beginInput() { ordinals.beginInput() }
+    /// The crawl's name for a URL: the URL without user and password.
+    public static func crawlEndpoint(_ url: URL) -> String { JSONAPILoad.crawlEndpoint(url) }
 
     /// Commits what is open (the whole run, with ``LoadOptions/singleTransaction``) and
     /// returns the summary.
     public func finish() throws(JSONAPIError) -> LoadSummary {
-        guard !failed else { throw JSONAPIError.misuse("finish after a failed load") }
-        if documentKey != nil { throw JSONAPIError.misuse("finish with a document still open") }
-        if db.inTransaction { try db.execute("COMMIT") }
+        let summary = try finishLoad()
         try db.execute("PRAGMA optimize")
-        catalog.count(into: &summary)
         return summary
     }
 
+    // The rows are written as each resource is read: nothing waits for the document's end.
+    func take(_ view: ResourceView) throws(JSONAPIError) { try write(view) }
+    func flushResources() {}
+    func dropResources() {}
+
+    // MARK: - DatabaseLoader (the work is ``SQLLoader``'s, the same for every database)
+
+    /// Marks the start of an input: its documents are numbered from 0 in `_documents.ordinal`
+    /// (needed only when two inputs in a row have the same name).
+    public func beginInput() { run.ordinals.beginInput() }
+
     /// Rolls back the open transaction (after a failure).
-    public func abandon() {
-        failed = true
-        if db.inTransaction { try? db.execute("ROLLBACK") }
-        documentKey = nil
+    public func abandon() { abandonLoad() }
+
+    /// Reads a resource (in its document's transaction, which it opens when it is the first).
+    public func resource(_ view: ResourceView) throws(JSONAPIError) { try loadResource(view) }
+
+    /// Writes what the document's resources left to write, records its top level and commits.
+    public func document(_ view: DocumentView) throws(JSONAPIError) { try loadDocument(view) }
+
+    /// Starts recording the crawl of `endpoint` and returns where an earlier run left it.
+    /// A complete crawl starts a new pass from the first page; `restart` starts over from the
+    /// first page whatever the state (what was loaded stays; loading it again writes only what
+    /// changed).
+    public func beginCrawl(endpoint: URL, restart: Bool = false) throws(JSONAPIError) -> CrawlState {
+        try startCrawl(endpoint: endpoint, restart: restart)
     }
 
-    // MARK: - StreamSink
+    /// The ETag and `links.next` stored for a page of the crawl being recorded.
+    public func storedPage(url: String) throws(JSONAPIError) -> (etag: String, next: String?)? { try storedCrawlPage(url: url) }
 
-    /// Writes a resource (in its document's transaction, which it opens when it is the first).
-    public func resource(_ view: ResourceView) throws(JSONAPIError) {
-        do throws(JSONAPIError) {
-            try openDocument(index: view.documentIndex, source: view.source)
-            try write(view)
-        } catch {
-            failed = true
-            throw error
-        }
+    /// Records a page read again unchanged: the crawl moves on to `next`; the page keeps its
+    /// document and ETag.
+    public func recordUnchangedPage(url: String, next: String?) throws(JSONAPIError) {
+        try recordUnchangedCrawlPage(url: url, next: next)
     }
 
-    /// Records the document's top level and commits its transaction.
-    public func document(_ view: DocumentView) throws(JSONAPIError) {
-        do throws(JSONAPIError) {
-            try openDocument(index: view.index, source: view.source)
-            try closeDocument(view)
-        } catch {
-            failed = true
-            throw error
-        }
-    }
-
-    // MARK: - Documents
-
-    /// Starts the document's transaction and its `_documents` row when it is new, and
-    /// removes what an earlier load of the same document left of resources without an id.
-    private func openDocument(index: Int, source: String?) throws(JSONAPIError) {
-        guard !failed else { throw JSONAPIError.misuse("the load failed earlier") }
-        guard documentKey == nil || index != ordinals.index else { return }
-        let ordinal = ordinals.enter(index: index, source: source)
-        if !db.inTransaction { try db.execute("BEGIN IMMEDIATE") }
-        let u = fixed.upsertDocument
-        u.bind(1, source ?? "-")
-        u.bind(2, Int64(ordinal))
-        u.bind(3, loadedAt)
-        defer { u.reset() }
-        guard try u.step() else { throw db.error("no key for the document") }
-        let key = u.int64(0)
-        documentKey = key
-        primary.reset()
-        try removeScopedRows(of: key)
-    }
-
-    private func closeDocument(_ view: DocumentView) throws(JSONAPIError) {
-        guard let key = documentKey else { return }
-        let s = fixed.updateDocument
-        s.bind(1, borrowed: Self.bytes(view.primaryShape.shapeWord(count: primary.count)))
-        primary.withColumnText(shape: view.primaryShape) { text in
-            if let text { s.bind(2, text: text) } else { s.bindNull(2) }
-        }
-        s.bind(3, view.meta?.jsonText)
-        s.bind(4, view.links?.jsonText)
-        s.bind(5, view.jsonapi?.jsonText)
-        s.bind(6, view.errors?.jsonText)
-        let other = view.otherMembers
-        if other.isEmpty {
-            s.bindNull(7)
-        } else {
-            var o = JSONObject()
-            for m in other { o.append(m.name, m.value) }
-            s.bind(7, JSONValue.object(o).jsonText)
-        }
-        s.bind(8, key)
-        try s.run()
-        try recordPage(view, document: key)
-        try recordChangedKinds()
-        documentKey = nil
-        summary.documents += 1
-        if !options.singleTransaction { try db.execute("COMMIT") }
+    /// The ETag of the crawl's next page, stored with it when its document commits.
+    public var nextPageETag: String? {
+        get { run.nextPageETag }
+        set { run.nextPageETag = newValue }
     }
 }
 
@@ -229,12 +157,6 @@ final class FixedStatements {
     let upsertRelationship: SQLiteStatement
     let keepRelationship: SQLiteStatement
     let deleteEdges: SQLiteStatement
-    /// A document's row by source and ordinal (made when new), returning its key.
-    let upsertDocument: SQLiteStatement
-    /// A document's top level, when it closes.
-    let updateDocument: SQLiteStatement
-    /// The types of a document's resources without an id (stored by an earlier load of it).
-    let scopedTypes: SQLiteStatement
     /// Inserts of 1 to 8 edges, by count - 1 (prepared when first needed).
     private var edgeInserts: [SQLiteStatement?] = Array(repeating: nil, count: 8)
 
@@ -265,17 +187,6 @@ final class FixedStatements {
                 """#)
         keepRelationship = try db.prepare(relationship + #" ON CONFLICT ("resource", "name") DO NOTHING"#)
         deleteEdges = try db.prepare(#"DELETE FROM "_edges" WHERE "resource" = ? AND "name" = ?"#)
-        upsertDocument = try db.prepare(
-            #"""
-            INSERT INTO "_documents" ("source", "ordinal", "loaded_at") VALUES (?, ?, ?)
-            ON CONFLICT ("source", "ordinal") DO UPDATE SET "loaded_at" = excluded."loaded_at" RETURNING "key"
-            """#)
-        updateDocument = try db.prepare(
-            #"""
-            UPDATE "_documents" SET "data" = ?, "primary" = ?, "meta" = ?, "links" = ?, "jsonapi" = ?, "errors" = ?, "other" = ?
-            WHERE "key" = ?
-            """#)
-        scopedTypes = try db.prepare(#"SELECT DISTINCT "type" FROM "_resources" WHERE "document" = ? AND "id" IS NULL"#)
     }
 
     func insertEdges(_ n: Int, _ db: SQLiteConnection) throws(JSONAPIError) -> SQLiteStatement {
