@@ -59,7 +59,9 @@ public struct StoredPage: Sendable, Hashable {
     }
 }
 
-extension GraphParser: DocumentConsumer {
+/// Any of the library's readers is a consumer: each response body is one input, named by its
+/// URL, with its top level recorded for the crawl.
+extension DocumentConsumer where Self: StreamingReader {
     /// Starts a response body as a new input named `name` (the URL), recording its top level.
     public func beginDocument(named name: String) throws(JSONAPIError) {
         recordsTopLevel = true
@@ -73,16 +75,6 @@ extension GraphParser: DocumentConsumer {
     }
 }
 
-extension Normalizer: DocumentConsumer {
-    /// Starts a response body as a new input named `name` (the URL), recording its top level.
-    public func beginDocument(named name: String) throws(JSONAPIError) {
-        recordsTopLevel = true
-        try beginInput(named: name)
-    }
-
-    /// Ends the body and returns its document's top-level `links` and `meta`.
-    public func endDocument() throws(JSONAPIError) -> DocumentTopLevel? {
-        try endInput()
-        return lastDocument
-    }
-}
+extension GraphParser: DocumentConsumer {}
+extension Normalizer: DocumentConsumer {}
+extension DocumentStream: DocumentConsumer {}

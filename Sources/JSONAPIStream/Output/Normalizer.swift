@@ -130,7 +130,7 @@ public final class Normalizer {
     }
 
     /// Starts an input fed with ``feed(_:)``.
-    public func beginInput(named name: String) throws(JSONAPIError) { try reader.beginInput(named: name) }
+    public func beginInput(named name: String?) throws(JSONAPIError) { try reader.beginInput(named: name) }
 
     /// Reads the next piece of the current input.
     public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try reader.feed(chunk) }
