@@ -84,8 +84,7 @@ public struct DocumentGenerator: Sendable {
         for t in 0..<(count == 0 ? 0 : tags) {
             w.element()
             w.open("{")
-            w.key("type"); w.string("tags")
-            w.key("id"); w.string("t\(t)")
+            w.typeAndID("tags", "t\(t)")
             w.key("attributes")
             w.open("{")
             w.key("label"); w.string(words[t % words.count] + "-\(t)")
@@ -109,8 +108,7 @@ public struct DocumentGenerator: Sendable {
     private func writeArticle(_ i: Int, _ w: inout JSONTextBuilder, _ rng: inout SplitMix64) {
         w.element()
         w.open("{")
-        w.key("type"); w.string("articles")
-        w.key("id"); w.string(String(i + 1))
+        w.typeAndID("articles", String(i + 1))
         w.key("attributes")
         w.open("{")
         w.key("title"); w.string(sentence(&rng, words: 4 + Int(rng.next() % 6)))
@@ -147,8 +145,7 @@ public struct DocumentGenerator: Sendable {
         w.close("}")
         w.key("data")
         w.open("{")
-        w.key("type"); w.string("people")
-        w.key("id"); w.string("p\(author)")
+        w.typeAndID("people", "p\(author)")
         w.close("}")
         w.close("}")
         w.key("comments")
@@ -159,8 +156,7 @@ public struct DocumentGenerator: Sendable {
         for c in 0..<includedPerResource {
             w.element()
             w.open("{")
-            w.key("type"); w.string("comments")
-            w.key("id"); w.string("c\(i + 1)-\(c)")
+            w.typeAndID("comments", "c\(i + 1)-\(c)")
             w.key("meta"); w.raw("{\"position\":\(c)}")
             w.close("}")
         }
@@ -175,17 +171,13 @@ public struct DocumentGenerator: Sendable {
         for t in tagIDs {
             w.element()
             w.open("{")
-            w.key("type"); w.string("tags")
-            w.key("id"); w.string("t\(t)")
+            w.typeAndID("tags", "t\(t)")
             w.close("}")
         }
         w.close("]")
         w.close("}")
         w.close("}")
-        w.key("links")
-        w.open("{")
-        w.key("self"); w.string("https://api.example.com/articles/\(i + 1)")
-        w.close("}")
+        w.selfLink("https://api.example.com/articles/\(i + 1)")
         w.key("meta")
         w.open("{")
         w.key("revision"); w.raw(String(1 + rng.next() % 20))
@@ -196,8 +188,7 @@ public struct DocumentGenerator: Sendable {
     private func writePerson(_ p: Int, _ w: inout JSONTextBuilder, _ rng: inout SplitMix64) {
         w.element()
         w.open("{")
-        w.key("type"); w.string("people")
-        w.key("id"); w.string("p\(p)")
+        w.typeAndID("people", "p\(p)")
         w.key("attributes")
         w.open("{")
         w.key("first-name"); w.string(firstNames[p % firstNames.count])
@@ -205,18 +196,14 @@ public struct DocumentGenerator: Sendable {
         w.key("email"); w.string("person\(p)@example.com")
         w.key("age"); w.raw(String(18 + rng.next() % 70))
         w.close("}")
-        w.key("links")
-        w.open("{")
-        w.key("self"); w.string("https://api.example.com/people/p\(p)")
-        w.close("}")
+        w.selfLink("https://api.example.com/people/p\(p)")
         w.close("}")
     }
 
     private func writeComment(article i: Int, index c: Int, _ w: inout JSONTextBuilder, _ rng: inout SplitMix64) {
         w.element()
         w.open("{")
-        w.key("type"); w.string("comments")
-        w.key("id"); w.string("c\(i + 1)-\(c)")
+        w.typeAndID("comments", "c\(i + 1)-\(c)")
         w.key("attributes")
         w.open("{")
         w.key("body"); w.string(sentence(&rng, words: 6 + Int(rng.next() % 12)))
@@ -224,22 +211,8 @@ public struct DocumentGenerator: Sendable {
         w.close("}")
         w.key("relationships")
         w.open("{")
-        w.key("author")
-        w.open("{")
-        w.key("data")
-        w.open("{")
-        w.key("type"); w.string("people")
-        w.key("id"); w.string("p\(rng.next() % UInt64(people))")
-        w.close("}")
-        w.close("}")
-        w.key("article")
-        w.open("{")
-        w.key("data")
-        w.open("{")
-        w.key("type"); w.string("articles")
-        w.key("id"); w.string(String(i + 1))
-        w.close("}")
-        w.close("}")
+        w.toOne("author", "people", "p\(rng.next() % UInt64(people))")
+        w.toOne("article", "articles", String(i + 1))
         w.close("}")
         w.close("}")
     }
@@ -355,5 +328,33 @@ struct JSONTextBuilder {
         separate()
         writer.write(text)
         needComma = true
+    }
+
+    /// `"type":…,"id":…` in the open object.
+    mutating func typeAndID(_ type: String, _ id: String) {
+        key("type")
+        string(type)
+        key("id")
+        string(id)
+    }
+
+    /// `"name":{"data":{"type":…,"id":…}}`: a to-one relationship's member.
+    mutating func toOne(_ name: String, _ type: String, _ id: String) {
+        key(name)
+        open("{")
+        key("data")
+        open("{")
+        typeAndID(type, id)
+        close("}")
+        close("}")
+    }
+
+    /// `"links":{"self":…}`.
+    mutating func selfLink(_ url: String) {
+        key("links")
+        open("{")
+        key("self")
+        string(url)
+        close("}")
     }
 }

@@ -63,6 +63,31 @@ package struct ByteInterner: ~Copyable {
     /// - Complexity: O(`name.count`) expected.
     @inline(__always)
     package mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32 {
+        let p = probe(name, tag: tag)
+        if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
+        return insert(name, p.prefix, p.suffix, p.countAndTag, hash: p.hash, at: p.slot)
+    }
+
+    /// The number for `(tag, name)` if it was interned.
+    func find(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32? {
+        let p = probe(name, tag: tag)
+        return p.found >= 0 ? UInt32(truncatingIfNeeded: p.found) : nil
+    }
+
+    /// Where a probe for a name ended: its number (`found`, -1 when absent), or the empty
+    /// slot where it goes with what the slot keeps of it.
+    private struct Probe {
+        var found: Int64
+        var slot: Int
+        var prefix: UInt64
+        var suffix: UInt64
+        var countAndTag: UInt64
+        var hash: UInt64
+    }
+
+    /// Looks `(tag, name)` up, from its hash's slot to the first match or empty slot.
+    @inline(__always)
+    private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32) -> Probe {
         let (prefix, suffix) = ShortName.words(name)
         let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
         let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
@@ -72,28 +97,13 @@ package struct ByteInterner: ~Copyable {
             if slot.meta == 0 { break }
             if slot.meta &>> 32 == h && slot.prefix == prefix && slot.suffix == suffix && slot.countAndTag == countAndTag {
                 let e = UInt32(truncatingIfNeeded: slot.meta) &- 1
-                if name.count <= 16 || longNameEquals(e, name) { return e }
+                if name.count <= 16 || longNameEquals(e, name) {
+                    return Probe(found: Int64(e), slot: Int(i), prefix: prefix, suffix: suffix, countAndTag: countAndTag, hash: h)
+                }
             }
             i = (i &+ 1) & mask
         }
-        return insert(name, prefix, suffix, countAndTag, hash: h, at: Int(i))
-    }
-
-    /// The number for `(tag, name)` if it was interned.
-    func find(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32? {
-        let (prefix, suffix) = ShortName.words(name)
-        let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
-        let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
-        var i = h & mask
-        while true {
-            let slot = table[Int(i)]
-            if slot.meta == 0 { return nil }
-            if slot.meta &>> 32 == h && slot.prefix == prefix && slot.suffix == suffix && slot.countAndTag == countAndTag {
-                let e = UInt32(truncatingIfNeeded: slot.meta) &- 1
-                if name.count <= 16 || longNameEquals(e, name) { return e }
-            }
-            i = (i &+ 1) & mask
-        }
+        return Probe(found: -1, slot: Int(i), prefix: prefix, suffix: suffix, countAndTag: countAndTag, hash: h)
     }
 
     func find(_ name: String, tag: UInt32 = 0) -> UInt32? {

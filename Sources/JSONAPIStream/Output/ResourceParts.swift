@@ -91,13 +91,7 @@ package final class ResourceParts {
         id = s(r.id)
         lid = s(r.lid)
         isPrimary = r.isPrimary
-        attributes = v(r.attributes)
-        links = v(r.links)
-        meta = v(r.meta)
-        position = r.position
-        relationships.clearKeepingCapacity()
-        identifiers.clearKeepingCapacity()
-        extras.clearKeepingCapacity()
+        begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: r.position)
         for span in a.memberSpans { extras.append(v(span)!) }
         resourceExtras = Int(r.extras.lowerBound)..<Int(r.extras.upperBound)
         for i in r.relationships {
@@ -117,6 +111,20 @@ package final class ResourceParts {
         }
     }
 
+    /// Takes a new resource's own members and empties the lists of the last one.
+    @inline(__always)
+    private func begin(
+        attributes: UnsafeRawBufferPointer?, links: UnsafeRawBufferPointer?, meta: UnsafeRawBufferPointer?, position: SourcePosition
+    ) {
+        self.attributes = attributes
+        self.links = links
+        self.meta = meta
+        self.position = position
+        relationships.clearKeepingCapacity()
+        identifiers.clearKeepingCapacity()
+        extras.clearKeepingCapacity()
+    }
+
     /// Fills from a graph row.
     func fill(row: Int, of g: GraphStorage) {
         let r = g.resources[row]
@@ -133,13 +141,7 @@ package final class ResourceParts {
             lid = r.flags & GraphStorage.ResourceRecord.anonymous != 0 ? nil : g.keys.bytes(of: r.key)
         }
         isPrimary = r.flags & GraphStorage.ResourceRecord.primary != 0
-        attributes = v(r.attributes)
-        links = v(r.links)
-        meta = v(r.meta)
-        position = r.position
-        relationships.clearKeepingCapacity()
-        identifiers.clearKeepingCapacity()
-        extras.clearKeepingCapacity()
+        begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: r.position)
         func addExtras(_ start: UInt32, _ count: UInt32) -> Range<Int> {
             let s = extras.count
             for k in Int(start)..<Int(start + count) { extras.append(v(g.members[k])!) }
