@@ -163,7 +163,8 @@ struct ParallelReaderTests {
     }
 
     /// What needs every document in one place keeps one reader, with the output one reader
-    /// gives: `--on-duplicate first|error`, a resource limit, flat JSON, `recordsTopLevel`.
+    /// gives: NDJSON with `--on-duplicate first|error` or a resource limit, `recordsTopLevel`
+    /// (flat JSON is built from graph pieces: `ParallelGraphTests`).
     @Test func whatNeedsEveryDocumentKeepsOneReader() throws {
         let input = Array(Self.dump)
         func run(_ format: OutputFormat, _ duplicates: DuplicatePolicy, limit: Int? = nil, topLevel: Bool = false, workers: Int) throws -> (String, Bool) {
@@ -179,7 +180,7 @@ struct ParallelReaderTests {
             return (out.string, n.isReadByWorkers)
         }
         for (format, duplicates, limit, topLevel) in [
-            (OutputFormat.ndjson, DuplicatePolicy.first, Int?.none, false), (.ndjson, .last, 1_000_000, false), (.json, .last, nil, false),
+            (OutputFormat.ndjson, DuplicatePolicy.first, Int?.none, false), (.ndjson, .last, 1_000_000, false), (.json, .last, nil, true),
             (.ndjson, .last, nil, true),
         ] {
             let one = try run(format, duplicates, limit: limit, topLevel: topLevel, workers: 1)

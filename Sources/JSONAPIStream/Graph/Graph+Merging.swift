@@ -30,13 +30,21 @@ extension GraphSink {
     /// Appends every resource and document of a finished graph as if they were read again:
     /// names and keys re-interned, values copied into `store` (the value store being built),
     /// and a resource already here merged under the policy, as ``resource(_:in:)`` does.
-    func append(_ g: Graph, store: inout ByteArena) throws(JSONAPIError) {
+    ///
+    /// A worker's piece (``takePiece(values:)``) numbers its documents as the whole input does
+    /// (`documentBase` 0; by default they come after this graph's), and `before` is called with
+    /// each resource's index in the piece before it is taken in (the caller delivers the
+    /// warnings found before that resource, in the order one reader finds them).
+    func append(
+        _ g: Graph, store: inout ByteArena, documentBase: UInt32? = nil, before: ((Int) throws(JSONAPIError) -> Void)? = nil
+    ) throws(JSONAPIError) {
         let o = g.storage
         let s = storage
-        let documentBase = UInt32(s.documents.count)
+        let documentBase = documentBase ?? UInt32(s.documents.count)
         let wasEmpty = s.resources.isEmpty && s.documents.isEmpty
         var rowMap = [Int32](repeating: -1, count: o.resources.count)
         for i in o.resources.indices {
+            try before?(i)
             let r = o.resources[i]
             let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
             let storeMark = store.count

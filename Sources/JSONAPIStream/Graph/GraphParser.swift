@@ -13,6 +13,10 @@
 public final class GraphParser {
     private let sink: GraphSink
     private let stream: DocumentStream
+    /// What reads: ``stream``, or workers when the input turns out to be many documents
+    /// (``ParseOptions/workers``), whose pieces `merger` appends in input order.
+    private let reader: ParallelReader
+    private let merger: GraphPieceMerger
 
     /// A parser that builds a graph as `options` say, merging a resource seen twice by `duplicates`.
     public init(options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) {
@@ -20,6 +24,13 @@ public final class GraphParser {
         self.sink = sink
         stream = DocumentStream(options: options, sink: sink)
         stream.onDiagnostic = { [sink] d in sink.record(d) }
+        let merger = GraphPieceMerger(sink: sink)
+        self.merger = merger
+        reader = ParallelReader(
+            workers: options.parse.effectiveWorkers, batchBytes: options.parse.workerBatchBytes, sequential: stream,
+            makeWorker: { GraphPieceMerger.worker(options: options, policy: duplicates) },
+            deliver: { (o) throws(JSONAPIError) in if let piece = o.piece { try merger.merge(piece) } })
+        reader.onDiagnostic = { [sink] d in sink.record(d) }
     }
 
     /// Called with each warning as it is found (besides being kept in the graph).
@@ -30,17 +41,21 @@ public final class GraphParser {
 
     /// Starts a new input (its positions count from its own first byte), ending the
     /// current one. Not needed for a single input.
-    public func beginInput(named name: String?) throws(JSONAPIError) { try stream.beginInput(named: name) }
+    public func beginInput(named name: String?) throws(JSONAPIError) { try reader.beginInput(named: name) }
 
     /// Ends the current input: a document left open is an error. Not needed before
     /// ``finish()`` or ``beginInput(named:)``, which end it too.
-    public func endInput() throws(JSONAPIError) { try stream.endInput() }
+    public func endInput() throws(JSONAPIError) { try reader.endInput() }
 
     /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
     /// it closes (off by default). Set it before the first ``feed(_:)``.
     public var recordsTopLevel: Bool {
         get { stream.recordsTopLevel }
-        set { stream.recordsTopLevel = newValue }
+        set {
+            stream.recordsTopLevel = newValue
+            // Each document's top level is kept in one place: one stream reads.
+            if newValue { reader.useOneReader() }
+        }
     }
 
     /// The top-level `links` and `meta` of the last document read, with ``recordsTopLevel``;
@@ -48,27 +63,43 @@ public final class GraphParser {
     public var lastDocument: DocumentTopLevel? { stream.lastDocument }
 
     /// Resources read so far.
-    public var resourcesRead: Int { stream.resourcesRead }
+    public var resourcesRead: Int { reader.resourcesRead }
 
     /// Bytes read so far.
-    public var bytesRead: Int { stream.bytesRead }
+    public var bytesRead: Int { reader.bytesRead }
+
+    /// Whether workers read the input (many documents, ``ParseOptions/workers`` above 1);
+    /// known after the first few megabytes, or at the end.
+    public var isReadByWorkers: Bool { reader.isParallel }
 
     /// Parses the next piece of the current input.
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try reader.feed(chunk) }
 
     /// Parses the next piece of the current input.
-    public func feed(_ chunk: some Collection<UInt8>) throws(JSONAPIError) { try stream.feed(chunk) }
+    public func feed(_ chunk: some Collection<UInt8>) throws(JSONAPIError) {
+        try withContiguousBytes(of: chunk) { (b) throws(JSONAPIError) in try reader.feed(b) }
+    }
 
     /// Reads a whole input (a file, standard input, bytes) as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        try stream.read(source, chunkSize: chunkSize)
+        try reader.read(source, chunkSize: chunkSize)
+    }
+
+    /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
+    func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
+        reader.batchBytes = batchBytes
+        reader.continuationBytes = continuationBytes
+        reader.decisionBytes = decisionBytes
     }
 
     /// Ends the input and returns the graph.
     ///
     /// - Throws: ``JSONAPIError`` when the input ends inside a document.
     public func finish() throws(JSONAPIError) -> Graph {
-        try stream.finish()
+        try reader.finish()
+        if reader.isParallel {
+            return sink.graph(values: merger.takeValues(), inputBytes: reader.bytesRead, shrink: true)
+        }
         return sink.graph(values: stream.reader.takeValueStore(), inputBytes: stream.bytesRead, shrink: true)
     }
 }

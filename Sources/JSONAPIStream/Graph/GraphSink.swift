@@ -15,8 +15,11 @@ public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable {
 /// target one of each; everything else is appending rows and value spans (the value store
 /// is the builder's, kept whole).
 final class GraphSink: DocumentSink {
-    let storage = GraphStorage()
+    private(set) var storage = GraphStorage()
     let policy: DuplicatePolicy
+    /// A worker's sink (``takePiece(values:)``): every resource gets a row of its own, in
+    /// order; duplicates, and the resource limit, are the merging sink's to find.
+    let collectsOnly: Bool
     let keepsValues = true
     let maxResources: Int?
     let validation: ValidationMode
@@ -31,12 +34,27 @@ final class GraphSink: DocumentSink {
     /// Type and relationship names seen lately, to skip the interner.
     @exclusivity(unchecked) private var symbolCache = SymbolCache()
 
-    init(options: DocumentOptions, policy: DuplicatePolicy) {
+    init(options: DocumentOptions, policy: DuplicatePolicy, collectsOnly: Bool = false) {
         self.policy = policy
+        self.collectsOnly = collectsOnly
         self.maxResources = options.parse.limits.maxResources
         self.validation = options.validation
         storage.rowsByType.reserveCapacity(16)
         storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues
+    }
+
+    /// What was received since the last piece, as a graph of its own over `values` (the value
+    /// store since then); the sink starts over empty. A worker hands its pieces to a merging
+    /// sink, which appends them in input order (``append(_:store:documentBase:before:)``).
+    func takePiece(values: consuming ByteArena) -> Graph {
+        let piece = graph(values: values, inputBytes: 0, shrink: false)
+        let fresh = GraphStorage()
+        fresh.rowsByType.reserveCapacity(16)
+        fresh.namesMayRepeat = storage.namesMayRepeat
+        storage = fresh
+        symbolCache = SymbolCache()
+        documentPrimaryStart = 0
+        return piece
     }
 
     // MARK: - Resources
@@ -87,6 +105,11 @@ final class GraphSink: DocumentSink {
         _ record: GraphStorage.ResourceRecord, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks, store: inout ByteArena
     ) throws(JSONAPIError) -> Int32 {
         let s = storage
+        if collectsOnly {
+            s.resources.append(record)
+            s.rowsByType[Int(record.type)].append(Int32(s.resources.count - 1))
+            return Int32(s.resources.count - 1)
+        }
         // Resources without id or lid are never the same resource: each keeps its own row
         // (the index finds the first).
         let existing = record.flags & GraphStorage.ResourceRecord.anonymous == 0 ? s.keyRow[Int(record.key)] : -1

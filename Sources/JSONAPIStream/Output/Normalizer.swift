@@ -3,10 +3,12 @@
 /// NDJSON and edges stream: each resource is written as soon as its object closes and then
 /// forgotten. Flat JSON needs every resource grouped by type, so it builds a ``Graph`` first.
 ///
-/// Inputs of many documents are read by several workers for NDJSON and edges
-/// (``ParseOptions/workers``; not with a ``DuplicatePolicy`` other than `last`,
-/// ``Limits/maxResources`` or ``recordsTopLevel``, which need every document in one place):
-/// the same bytes in the same order, the same warnings, the same first error.
+/// Inputs of many documents are read by several workers (``ParseOptions/workers``): for
+/// flat JSON each worker builds pieces of the graph, merged in input order; NDJSON and edges
+/// are written by the workers (not with a ``DuplicatePolicy`` other than `last` or
+/// ``Limits/maxResources``, which need every document in one place). Either way, the same
+/// bytes in the same order, the same warnings, the same first error; ``recordsTopLevel``
+/// keeps one reader.
 ///
 /// ```swift
 /// let out = ByteWriter(fd: 1)
@@ -31,6 +33,8 @@ public final class Normalizer {
     /// What reads: ``stream``, or workers when the input turns out to be many documents
     /// (``ParseOptions/workers``).
     private let reader: ParallelReader
+    /// Flat JSON read by workers: their graph pieces, merged in input order.
+    private let merger: GraphPieceMerger?
 
     /// A normalizer writing `format` to `out`.
     public init(
@@ -60,19 +64,31 @@ public final class Normalizer {
             streaming?.numberAlarm = alarm
             graphSink?.numberAlarm = alarm
         }
-        // Workers write lines; the flat object, a duplicate policy other than `last` and a
-        // resource limit need every document in one place.
-        let parallel = format != .json && duplicates == .last && document.parse.limits.maxResources == nil
+        // Workers write lines, or build pieces of the graph (merged in order); written lines
+        // with a duplicate policy other than `last` or a resource limit need every document
+        // in one place.
+        let merger = graphSink.map { GraphPieceMerger(sink: $0) }
+        self.merger = merger
+        let parallel = format == .json || duplicates == .last && document.parse.limits.maxResources == nil
         var one = document
         one.parse.workers = 1
         one.parse.concurrency = .sequential
         reader = ParallelReader(
             workers: parallel ? document.parse.effectiveWorkers : 1, batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
+                if format == .json {
+                    return GraphPieceMerger.worker(options: document, policy: duplicates, safeNumbers: output.numbers == .safe)
+                }
                 let n = Normalizer(format: format, out: ByteWriter(), output: output, document: one, duplicates: duplicates)
                 return ParallelWorker(stream: n.stream, out: n.out, owner: n, observe: { n.onDiagnostic = $0 })
             },
-            deliver: { [out] (o) throws(JSONAPIError) in try out.appendRecords(o.bytes, count: o.records, quoted: o.numbersQuoted) })
+            deliver: { [out] (o) throws(JSONAPIError) in
+                if let piece = o.piece {
+                    try merger?.merge(piece)
+                } else {
+                    try out.appendRecords(o.bytes, count: o.records, quoted: o.numbersQuoted)
+                }
+            })
     }
 
     /// Receives warnings as they are found.
@@ -142,7 +158,8 @@ public final class Normalizer {
     public func finish() throws(JSONAPIError) {
         try reader.finish()
         if let graphSink {
-            let graph = graphSink.graph(values: stream.reader.takeValueStore(), inputBytes: stream.bytesRead, shrink: false)
+            let values = reader.isParallel ? merger?.takeValues() ?? ByteArena(capacity: 16) : stream.reader.takeValueStore()
+            let graph = graphSink.graph(values: values, inputBytes: reader.bytesRead, shrink: false)
             try FlatJSONWriter(graph: graph, out: out, options: output).write()
         }
         try out.flush()

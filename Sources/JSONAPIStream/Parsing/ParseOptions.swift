@@ -66,9 +66,9 @@ public struct ParseOptions: Sendable, Hashable {
     /// the same bytes whatever the number. `nil` (the default): one per core this process may
     /// use when there are 3 or more; with 2, one reader (which builds on a second thread: two
     /// workers were no faster there, and take more memory). 1, or ``concurrency`` `sequential`, reads
-    /// on the caller's stream only. Used by ``Normalizer`` (NDJSON and edges) and
-    /// ``DocumentValidator``; a single large document stays on the caller's stream (two
-    /// threads, as ``concurrency`` says).
+    /// on the caller's stream only. Used by ``Normalizer`` (every format), ``GraphParser``
+    /// (graph pieces merged in input order) and ``DocumentValidator``; a single large
+    /// document stays on the caller's stream (two threads, as ``concurrency`` says).
     public var workers: Int? = nil
     /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after
     /// the first document that reaches this size). A document longer than 8 times this goes

@@ -27,6 +27,8 @@ final class ParallelReader {
         var bytes: ByteArena
         var records: Int
         var numbersQuoted: Int
+        /// A graph worker's piece, when its segment ended with the batch.
+        var piece: GraphPiece?
     }
 
     /// Bytes after which a batch ends at the next document boundary.
@@ -324,7 +326,8 @@ final class ParallelReader {
     private func deliverOne(_ batch: ParallelBatch) throws(JSONAPIError) {
         for d in batch.diagnostics { onDiagnostic?(d) }
         resourcesDelivered += batch.resources
-        var output = Output(bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted)
+        var output = Output(bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece)
+        batch.piece = nil
         swap(&output.bytes, &batch.output)
         do throws(JSONAPIError) {
             try deliver(output)

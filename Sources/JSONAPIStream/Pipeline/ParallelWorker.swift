@@ -98,6 +98,8 @@ final class ParallelBatch: @unchecked Sendable {
 
     // What the worker read.
     var output = ByteArena(capacity: 16)
+    /// A graph worker's piece: what its segment gave, once the segment has ended (or failed).
+    var piece: GraphPiece?
     var records = 0
     var numbersQuoted = 0
     var resources = 0
@@ -124,15 +126,34 @@ final class ParallelWorker: @unchecked Sendable {
     private var resourcesBefore = 0
     private var recordsBefore = 0
     private var quotedBefore = 0
+    /// A graph worker's piece of what it read since the last one (nil for the writers).
+    private let takePiece: (() -> Graph)?
+    /// A graph worker's warnings since its last piece, each with the resources read before it.
+    private var pending: [Diagnostic] = []
+    private var stamps: [Int] = []
+    private var pieceStart = 0
 
-    /// `observe` installs the handler that receives the pipeline's warnings.
-    init(stream: DocumentStream, out: ByteWriter?, owner: AnyObject?, observe: (@escaping (Diagnostic) -> Void) -> Void) {
+    /// `observe` installs the handler that receives the pipeline's warnings; `takePiece`, for
+    /// a graph, hands over what was read since its last call, taken when a segment ends.
+    init(
+        stream: DocumentStream, out: ByteWriter?, owner: AnyObject?, observe: (@escaping (Diagnostic) -> Void) -> Void,
+        takePiece: (() -> Graph)? = nil
+    ) {
         self.stream = stream
         self.out = out
         self.owner = owner
+        self.takePiece = takePiece
         observe { [unowned self] d in
             guard let batch = self.batch else { return }
-            if d.rule == .N02 { batch.notices.append(d) } else { batch.diagnostics.append(d) }
+            if d.rule == .N02 {
+                batch.notices.append(d)
+            } else if self.takePiece != nil {
+                // Delivered with the piece, among its resources' merges.
+                self.pending.append(d)
+                self.stamps.append(self.stream.resourcesRead - self.pieceStart)
+            } else {
+                batch.diagnostics.append(d)
+            }
         }
     }
 
@@ -149,6 +170,12 @@ final class ParallelWorker: @unchecked Sendable {
             batch.error = error
         }
         batch.bytes = ByteArena(capacity: 16)
+        if let takePiece, batch.endsSegment || batch.error != nil {
+            batch.piece = GraphPiece(graph: takePiece(), name: batch.name, diagnostics: pending, stamps: stamps)
+            pending = []
+            stamps = []
+            pieceStart = stream.resourcesRead
+        }
         let resources = stream.resourcesRead
         batch.resources = resources - resourcesBefore
         resourcesBefore = resources

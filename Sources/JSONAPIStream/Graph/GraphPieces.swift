@@ -1,0 +1,66 @@
+/// What a graph worker read of one segment (documents in a row of one input): its resources
+/// each in a row of its own and in order (duplicates are not merged yet), its documents, and
+/// the warnings found on the way, each with the number of the piece's resources read before it.
+struct GraphPiece {
+    var graph: Graph
+    /// The input the segment belongs to.
+    var name: String?
+    var diagnostics: [Diagnostic]
+    var stamps: [Int]
+}
+
+/// One graph from the pieces workers read: each piece appended in input order by the merging
+/// sink, which finds duplicates and the resource limit as one reader does; the piece's
+/// warnings are delivered between its resources where one reader finds them, so that the
+/// warnings, their order and the first error are those of one reader.
+final class GraphPieceMerger {
+    let sink: GraphSink
+    /// The value store the pieces' values are copied into.
+    private var values = ByteArena(capacity: 1 << 20)
+
+    init(sink: GraphSink) { self.sink = sink }
+
+    /// A worker's pipeline for `options` (one thread, no resource limit: the merge applies it);
+    /// `safeNumbers`: it notes which resources hold numbers to quote (`--numbers safe`).
+    static func worker(options: DocumentOptions, policy: DuplicatePolicy, safeNumbers: Bool = false) -> ParallelWorker {
+        var one = options
+        one.parse.workers = 1
+        one.parse.concurrency = .sequential
+        one.parse.limits.maxResources = nil
+        let sink = GraphSink(options: one, policy: policy, collectsOnly: true)
+        let stream = DocumentStream(options: one, sink: sink)
+        if safeNumbers {
+            let alarm = NumberAlarm()
+            stream.reader.builder.numberAlarm = alarm
+            sink.numberAlarm = alarm
+        }
+        return ParallelWorker(
+            stream: stream, out: nil, owner: sink, observe: { stream.onDiagnostic = $0 },
+            takePiece: { sink.takePiece(values: stream.reader.takeValueStore()) })
+    }
+
+    /// Appends a piece: the warnings found before each resource, then the resource (merged
+    /// when it repeats one), then the warnings after the last.
+    func merge(_ piece: GraphPiece) throws(JSONAPIError) {
+        let sink = self.sink
+        sink.sourceName = piece.name
+        var next = 0
+        try sink.append(piece.graph, store: &values, documentBase: 0) { (i) throws(JSONAPIError) in
+            while next < piece.stamps.count && piece.stamps[next] <= i {
+                sink.record(piece.diagnostics[next])
+                next += 1
+            }
+        }
+        while next < piece.diagnostics.count {
+            sink.record(piece.diagnostics[next])
+            next += 1
+        }
+    }
+
+    /// The merged value store, for the graph (once the last piece is in).
+    func takeValues() -> ByteArena {
+        var taken = ByteArena(capacity: 16)
+        swap(&taken, &values)
+        return taken
+    }
+}

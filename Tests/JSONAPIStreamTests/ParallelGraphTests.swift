@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+@testable import JSONAPIStream
+
+/// Graphs of many documents built by several workers (``ParseOptions/workers``) must be
+/// indistinguishable from one reader's: the same graph (its flat JSON, byte for byte, and its
+/// statistics), the same warnings in the same order (duplicates merged across documents
+/// among them), the same first error, for any read size, number of workers and duplicate
+/// policy. Small batch sizes put the corpus dump through the workers' paths.
+struct ParallelGraphTests {
+    struct Run: Equatable {
+        var flat: String
+        var statistics: GraphStatistics?
+        var error: JSONAPIError?
+        var warnings: [Diagnostic]
+        var byWorkers: Bool
+    }
+
+    static func run(
+        _ inputs: [(String, [UInt8])], workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(),
+        duplicates: DuplicatePolicy = .last, batch: Int = 900, continuation: Int = 2500, decision: Int = 4000
+    ) -> Run {
+        var o = options
+        o.parse.workers = workers
+        let parser = GraphParser(options: o, duplicates: duplicates)
+        parser.tuneWorkers(batchBytes: batch, continuationBytes: continuation, decisionBytes: decision)
+        var warnings: [Diagnostic] = []
+        parser.onWarning = { warnings.append($0) }
+        do throws(JSONAPIError) {
+            for (name, bytes) in inputs {
+                try parser.beginInput(named: name)
+                try feedChunked(bytes, chunk: chunk) { (b) throws(JSONAPIError) in try parser.feed(b) }
+                try parser.endInput()
+            }
+            let graph = try parser.finish()
+            let out = ByteWriter()
+            try FlatJSONWriter(graph: graph, out: out, options: OutputOptions()).write()
+            return Run(flat: out.string, statistics: graph.statistics, error: nil, warnings: warnings, byWorkers: parser.isReadByWorkers)
+        } catch {
+            return Run(flat: "", statistics: nil, error: error, warnings: warnings, byWorkers: parser.isReadByWorkers)
+        }
+    }
+
+    /// The corpus dump twice, so that every resource of the second half repeats one of the
+    /// first (merged across documents, with a warning each).
+    static let twice = ParallelReaderTests.dump + ParallelReaderTests.dump
+
+    @Test func manyDocumentsGiveTheSameGraphWarningsAndOrder() {
+        let one = Self.run([("dump", Self.twice)], workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        #expect(!one.byWorkers)
+        #expect(one.flat.count > 4_000)
+        #expect(one.warnings.contains { $0.rule == .N01 }, "resources repeated across documents are merged with a warning")
+        #expect(one.statistics?.duplicates ?? 0 > 100)
+        for workers in [2, 3] {
+            for chunk in [0, 7, 4096] {
+                let many = Self.run([("dump", Self.twice)], workers: workers, chunk: chunk)
+                #expect(many.byWorkers, "\(workers) workers, read size \(chunk)")
+                #expect(many.flat == one.flat, "\(workers) workers, read size \(chunk): graph differs")
+                #expect(many.statistics == one.statistics, "\(workers) workers, read size \(chunk): statistics differ")
+                #expect(many.warnings == one.warnings, "\(workers) workers, read size \(chunk): warnings differ")
+                #expect(many.error == nil)
+            }
+        }
+    }
+
+    @Test(arguments: [DuplicatePolicy.first, .error])
+    func everyDuplicatePolicyMergesOrStopsAsOneReaderDoes(_ policy: DuplicatePolicy) {
+        let one = Self.run([("dump", Self.twice)], workers: 1, chunk: 0, duplicates: policy)
+        let many = Self.run([("dump", Self.twice)], workers: 2, chunk: 0, duplicates: policy)
+        if policy == .error { #expect(one.error != nil, "the second half repeats the first") }
+        #expect(many.byWorkers)
+        #expect(many == Run(flat: one.flat, statistics: one.statistics, error: one.error, warnings: one.warnings, byWorkers: true))
+    }
+
+    @Test func theResourceLimitStopsAtTheSameResource() {
+        var o = DocumentOptions()
+        o.parse.limits.maxResources = 40
+        let one = Self.run([("dump", Self.twice)], workers: 1, chunk: 0, options: o)
+        #expect(one.error?.diagnostic?.rule == .J12, "\(String(describing: one.error)), \(String(describing: one.statistics?.resources))")
+        let many = Self.run([("dump", Self.twice)], workers: 2, chunk: 0, options: o)
+        #expect(many.error == one.error)
+        #expect(many.warnings == one.warnings)
+    }
+
+    @Test func severalInputsNameWhereARepeatedResourceWasFirst() {
+        let text = ParallelReaderTests.dump
+        let cut = ParallelReaderTests.boundary(near: text.count / 2)
+        let inputs = [("a.json", Array(text[..<cut])), ("b.json", Array(text[cut...])), ("c.json", Array(text[..<cut]))]
+        let one = Self.run(inputs, workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        // Resources of c.json repeat those of a.json: their warnings say so.
+        #expect(one.warnings.contains { $0.source == "c.json" && $0.message.contains("a.json:") })
+        for chunk in [0, 13] {
+            let many = Self.run(inputs, workers: 2, chunk: chunk)
+            #expect(many == Run(flat: one.flat, statistics: one.statistics, error: nil, warnings: one.warnings, byWorkers: true))
+        }
+    }
+
+    /// Each invalid fixture in the middle of the dump: the same first error at the same
+    /// place, after the same warnings (the graph is not returned).
+    @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
+    func anInvalidDocumentAmongManyFailsTheSameWay(_ name: String) throws {
+        let entry = CorpusTests.manifest("invalid").first { $0.0 == name }!.1
+        var (o, _, _) = CorpusTests.options(entry)
+        o.validation = .strict
+        let fixture = Array(try Data(contentsOf: corpusURL("invalid/\(name)")))
+        let dump = ParallelReaderTests.dump
+        let prefix = Array(dump.prefix(upTo: ParallelReaderTests.boundary(near: 6000)))
+        let suffix = Array(dump[..<ParallelReaderTests.boundary(near: 3000)])
+        let input = [("in.json", prefix + fixture + [0x0A] + suffix)]
+        let one = Self.run(input, workers: 1, chunk: 0, options: o)
+        for (workers, chunk) in [(2, 0), (3, 11)] {
+            let many = Self.run(input, workers: workers, chunk: chunk, options: o)
+            #expect(many.error == one.error, "\(name), \(workers) workers: \(String(describing: many.error)) vs \(String(describing: one.error))")
+            #expect(many.flat == one.flat, "\(name), \(workers) workers: graph differs")
+            #expect(many.warnings == one.warnings, "\(name), \(workers) workers: warnings differ")
+        }
+    }
+
+    @Test func longDocumentsInPiecesAndTopLevelRecordingGiveTheSameGraph() {
+        var big = Array(#"{"data":["#.utf8)
+        for i in 0..<400 {
+            if i > 0 { big.append(UInt8(ascii: ",")) }
+            big += Array(#"{"type":"t","id":"\#(i % 300)","attributes":{"s":"{[\"]}","n":\#(i)}}"#.utf8)
+        }
+        big += Array("]}\n".utf8)
+        let one = Self.run([("big", big + big)], workers: 1, chunk: 0)
+        #expect(one.error == nil && one.warnings.count > 100)
+        // Two documents, each handed over in pieces (continuation batches) to one worker.
+        let pieces = Self.run([("big", big + big)], workers: 2, chunk: 0, batch: 300, continuation: 1000, decision: big.count + 1000)
+        #expect(pieces == Run(flat: one.flat, statistics: one.statistics, error: nil, warnings: one.warnings, byWorkers: true))
+        // Recording each document's top level needs one reader.
+        var o = DocumentOptions()
+        o.parse.workers = 2
+        let parser = GraphParser(options: o)
+        parser.tuneWorkers(batchBytes: 900, continuationBytes: 2500, decisionBytes: 4000)
+        parser.recordsTopLevel = true
+        #expect(throws: Never.self) { try parser.feed(Self.twice) }
+        #expect(!parser.isReadByWorkers)
+    }
+
+    /// `normalize --format json` (flat JSON, from a graph) on workers: the same bytes and
+    /// warnings, with every duplicate policy and with `--numbers safe`.
+    @Test func flatJSONOnWorkersGivesTheSameBytes() throws {
+        func normalize(_ duplicates: DuplicatePolicy, numbers: NumberPolicy, workers: Int) -> (String, [Diagnostic], JSONAPIError?, Bool) {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            var output = OutputOptions()
+            output.numbers = numbers
+            let out = ByteWriter()
+            let n = Normalizer(format: .json, out: out, output: output, document: o, duplicates: duplicates)
+            n.tuneWorkers(batchBytes: 900, continuationBytes: 2500, decisionBytes: 4000)
+            var warnings: [Diagnostic] = []
+            n.onDiagnostic = { warnings.append($0) }
+            do throws(JSONAPIError) {
+                try n.read(.bytes(Self.twice, name: "dump"), chunkSize: 1000)
+                try n.finish()
+                return (out.string, warnings, nil, n.isReadByWorkers)
+            } catch {
+                return (out.string, warnings, error, n.isReadByWorkers)
+            }
+        }
+        for (duplicates, numbers) in [(DuplicatePolicy.last, NumberPolicy.exact), (.first, .safe), (.error, .exact)] {
+            let one = normalize(duplicates, numbers: numbers, workers: 1)
+            let two = normalize(duplicates, numbers: numbers, workers: 2)
+            #expect(!one.3 && two.3, "\(duplicates) \(numbers)")
+            #expect(two.0 == one.0, "\(duplicates) \(numbers): bytes differ")
+            #expect(two.1 == one.1, "\(duplicates) \(numbers): warnings differ")
+            #expect(two.2 == one.2)
+            if duplicates != .error { #expect(one.0.count > 4_000) }
+        }
+    }
+}
