@@ -31,9 +31,11 @@
 // - `load`: the `roundtrip` header and a document, loaded into SQLite and read back (the check
 //   is in FuzzLoadChecks.swift).
 // - `workers`: the `chunks` header and a document, read three times over as one input (a dump),
-//   normalized to NDJSON and edges by one reader and by 2 and 3 workers with batches of a few
-//   bytes (`ParseOptions.workerBatchBytes`): the same output bytes (also before an error), the
-//   same warnings in the same order, the same error; and validated, the same findings.
+//   normalized to NDJSON, edges and flat JSON (a graph built from the workers' pieces, its
+//   repeated resources merged across the copies) by one reader and by 2 and 3 workers with
+//   batches of a few bytes (`ParseOptions.workerBatchBytes`): the same output bytes (also
+//   before an error), the same warnings in the same order, the same error; and validated,
+//   the same findings.
 
 import Foundation
 import JSONAPIStream
@@ -785,7 +787,7 @@ public enum FuzzChecks {
         let dump = c.body + [0x0A] + c.body + [0x20, 0x0D, 0x0A] + c.body
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0) * 5
         var problems: [String] = []
-        for format in [OutputFormat.ndjson, .edges] {
+        for format in [OutputFormat.ndjson, .edges, .json] {
             var one = c.document
             one.parse.workers = 1
             let reference = normalize(dump, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)

@@ -45,7 +45,7 @@ struct NormalizeCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("dump.ndjson").path
         try generated.stdout.write(to: URL(fileURLWithPath: path))
-        for format in ["ndjson", "edges"] {
+        for format in ["ndjson", "edges", "json"] {
             let one = try run(["normalize", "--format", format, "--workers", "1", path])
             #expect(one.status == 0, "\(one.stderr)")
             for workers in ["2", "3"] {
@@ -54,6 +54,17 @@ struct NormalizeCommandTests {
                 #expect(many.stdout == one.stdout, "\(format) with \(workers) workers differs")
             }
         }
+        // stats: the same counts and warnings from graph pieces merged in input order.
+        func statistics(_ workers: String) throws -> (Data, String) {
+            let r = try run(["stats", "--format", "json", "--workers", workers, path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let object = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+            let counts = try JSONSerialization.data(withJSONObject: object?["statistics"] ?? [:], options: [.sortedKeys])
+            return (counts, r.stderr)
+        }
+        let (counts, warnings) = try statistics("1")
+        #expect(counts.count > 200)
+        #expect(try statistics("2") == (counts, warnings))
 
         // Page 100 loses the quote that ends one of its ids.
         var broken = generated.stdout

@@ -10,9 +10,11 @@ struct Normalize: ParsableCommand {
             then one line per document; streams in bounded memory. edges: one line per \
             relationship linkage entry. Several files, and several documents per input, merge.
 
-            ndjson and edges read inputs of many documents on --workers workers (by default \
-            one per core with 3 or more cores), with the same output, warnings and first error as one; not with \
-            --on-duplicate first|error or --max-resources, which need every document in one place.
+            Inputs of many documents are read on --workers workers (by default one per core \
+            with 3 or more cores), with the same output, warnings and first error as one: for \
+            json each worker builds part of the graph, merged in input order; ndjson and edges \
+            are written by the workers, but not with --on-duplicate first|error or \
+            --max-resources, which need every document in one place.
 
             --split-by-type DIR: one table per resource type (DIR/TYPE.ndjson or .csv, every \
             row with the same columns), _documents, _relationships and _edges tables, and \

@@ -5,10 +5,15 @@ import JSONAPIStream
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Count resources per type, relationships per name with fan-out, dangling and unreachable linkage.")
+        abstract: "Count resources per type, relationships per name with fan-out, dangling and unreachable linkage.",
+        discussion: """
+            Inputs of many documents are read on --workers workers (as normalize), each \
+            building part of the graph, merged in input order: the same counts and warnings.
+            """)
 
     @OptionGroup var input: InputOptions
     @OptionGroup var parsing: ParsingOptions
+    @OptionGroup var workers: WorkerOptions
     @OptionGroup var reporting: ReportingOptions
 
     @Option(help: "text or json.")
@@ -18,7 +23,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let warnings = WarningPrinter(quiet: reporting.quiet)
-        let parser = GraphParser(options: parsing.documentOptions())
+        let parser = GraphParser(options: workers.applied(to: parsing.documentOptions()))
         parser.onWarning = { warnings.print($0) }
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         let start = DispatchTime.now().uptimeNanoseconds
