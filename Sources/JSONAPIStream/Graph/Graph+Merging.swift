@@ -43,6 +43,8 @@ extension GraphSink {
         let documentBase = documentBase ?? UInt32(s.documents.count)
         let wasEmpty = s.resources.isEmpty && s.documents.isEmpty
         var rowMap = [Int32](repeating: -1, count: o.resources.count)
+        // `o`'s keys as interned here, each looked up once (linkage names the same few often).
+        var keyMap = [UInt32](repeating: .max, count: o.keys.count)
         for i in o.resources.indices {
             try before?(i)
             let r = o.resources[i]
@@ -57,7 +59,7 @@ extension GraphSink {
                     appendMembers(of: o, Int(t.extraStart)..<Int(t.extraStart + t.extraCount), store: &store)
                     s.linkage.append(
                         GraphStorage.LinkageRecord(
-                            key: rekey(t.key, of: o), lidKey: t.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(t.lidKey, of: o),
+                            key: rekey(t.key, of: o, &keyMap), lidKey: t.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(t.lidKey, of: o, &keyMap),
                             meta: copy(t.meta, of: o, into: &store), extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
                 }
                 let extraStart = UInt32(s.members.count)
@@ -70,10 +72,10 @@ extension GraphSink {
             }
             let extraStart = UInt32(s.members.count)
             appendMembers(of: o, Int(r.extraStart)..<Int(r.extraStart + r.extraCount), store: &store)
-            let key = rekey(r.key, of: o)
+            let key = rekey(r.key, of: o, &keyMap)
             let record = GraphStorage.ResourceRecord(
                 type: internSymbol(o.symbols.bytes(of: r.type)), key: key,
-                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o), flags: r.flags,
+                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o, &keyMap), flags: r.flags,
                 document: r.document + documentBase, attributes: copy(r.attributes, of: o, into: &store),
                 links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store),
                 relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
@@ -103,10 +105,15 @@ extension GraphSink {
             wasEmpty ? o.topLevelUnsafeNumbers : s.topLevelUnsafeNumbers.flatMap { a in o.topLevelUnsafeNumbers.map { a || $0 } }
     }
 
-    /// The key of `o`'s key `k` here (the same bytes, under the same type and kind).
-    private func rekey(_ k: UInt32, of o: GraphStorage) -> UInt32 {
+    /// The key of `o`'s key `k` here (the same bytes, under the same type and kind), from
+    /// `map` when it was looked up before.
+    @inline(__always)
+    private func rekey(_ k: UInt32, of o: GraphStorage, _ map: inout [UInt32]) -> UInt32 {
+        if map[Int(k)] != .max { return map[Int(k)] }
         let type = internSymbol(o.symbols.bytes(of: o.keyType(k)))
-        return storage.keys.intern(o.keys.bytes(of: k), tag: o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type))
+        let key = storage.keys.intern(o.keys.bytes(of: k), tag: o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type))
+        map[Int(k)] = key
+        return key
     }
 
     /// `o`'s value `span` copied to the end of `store`.
