@@ -46,6 +46,20 @@ var passes: [(name: String, pass: BenchmarkPass)] {
     ]
 }
 
+/// The dumps for the workers' suites: pages of a crawl, one per line (`jsonapi generate
+/// --documents`), about 30 articles each, of about 16 and 128 MB.
+var dumpSizes: [(label: String, resources: Int, documents: Int, maxIterations: Int, maxSeconds: Int64)] {
+    [
+        ("16MB", 9_000, 300, 40, 4),
+        ("128MB", 73_000, 2_400, 8, 8),
+    ]
+}
+
+/// The passes that read inputs of many documents on workers, and their names.
+var workerPasses: [(name: String, pass: BenchmarkPass)] {
+    [("ndjson", .ndjson), ("graph", .graph), ("flatJSON", .flatJSON), ("validate", .validate)]
+}
+
 /// Allocation counts are exact for a given document when `mallocCountTotal` is the only
 /// metric (the resident-memory sampler allocates on its own thread, adding a few): so the
 /// thresholds are written and checked with `--metric mallocCountTotal`, and a change of more
@@ -133,6 +147,38 @@ let benchmarks: @Sendable () -> Void = {
         } setup: {
             let input = try BenchmarkPass.generatedDocument(resources: size.resources)
             return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
+        }
+    }
+
+    // Many documents: the dump read by one reader and by 2 workers (`ParseOptions.workers`),
+    // with bare yajl over the same bytes as the floor. Workers' batches are cut by bytes, not
+    // by timing; but one reader's two threads allocate tape blocks as far as the parsing
+    // thread runs ahead (117 and 120 of them in two runs): 5 % either way, still far below
+    // what an allocation per document or resource would add.
+    for size in dumpSizes {
+        let configuration = Benchmark.Configuration(
+            metrics: Benchmark.defaultConfiguration.metrics,
+            timeUnits: .milliseconds,
+            warmupIterations: 1,
+            maxDuration: .seconds(size.maxSeconds),
+            maxIterations: size.maxIterations,
+            thresholds: [.mallocCountTotal: BenchmarkThresholds(relative: [.p90: 5.0])]
+        )
+        Benchmark("yajlDump_\(size.label)", configuration: configuration) { benchmark, input in
+            try timed(benchmark, bytes: input.count) { try BenchmarkPass.bareYajl.run(input) }
+        } setup: {
+            try BenchmarkPass.generatedDocument(resources: size.resources, documents: size.documents)
+        }
+        for (name, pass) in workerPasses {
+            for workers in [1, 2] {
+                var options = DocumentOptions.default
+                options.parse.workers = workers
+                Benchmark("\(name)Dump_\(workers)w_\(size.label)", configuration: configuration) { benchmark, input in
+                    try timed(benchmark, bytes: input.count) { try pass.run(input, options: options) }
+                } setup: {
+                    try BenchmarkPass.generatedDocument(resources: size.resources, documents: size.documents)
+                }
+            }
         }
     }
 }
