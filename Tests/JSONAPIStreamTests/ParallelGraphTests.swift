@@ -27,11 +27,7 @@ struct ParallelGraphTests {
         var warnings: [Diagnostic] = []
         parser.onWarning = { warnings.append($0) }
         do throws(JSONAPIError) {
-            for (name, bytes) in inputs {
-                try parser.beginInput(named: name)
-                try feedChunked(bytes, chunk: chunk) { (b) throws(JSONAPIError) in try parser.feed(b) }
-                try parser.endInput()
-            }
+            try readInputs(inputs, chunk: chunk, into: parser)
             let graph = try parser.finish()
             let out = ByteWriter()
             try FlatJSONWriter(graph: graph, out: out, options: OutputOptions()).write()
@@ -84,9 +80,7 @@ struct ParallelGraphTests {
     }
 
     @Test func severalInputsNameWhereARepeatedResourceWasFirst() {
-        let text = ParallelReaderTests.dump
-        let cut = ParallelReaderTests.boundary(near: text.count / 2)
-        let inputs = [("a.json", Array(text[..<cut])), ("b.json", Array(text[cut...])), ("c.json", Array(text[..<cut]))]
+        let inputs = ParallelReaderTests.threeInputs
         let one = Self.run(inputs, workers: 1, chunk: 0)
         #expect(one.error == nil)
         // Resources of c.json repeat those of a.json: their warnings say so.

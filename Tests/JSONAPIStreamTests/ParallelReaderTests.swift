@@ -29,11 +29,7 @@ struct ParallelReaderTests {
         var warnings: [Diagnostic] = []
         n.onDiagnostic = { warnings.append($0) }
         do throws(JSONAPIError) {
-            for (name, bytes) in inputs {
-                try n.beginInput(named: name)
-                try feedChunked(bytes, chunk: chunk) { (b) throws(JSONAPIError) in try n.feed(b) }
-                try n.endInput()
-            }
+            try readInputs(inputs, chunk: chunk, into: n)
             try n.finish()
             return Run(output: out.string, error: nil, warnings: warnings, byWorkers: n.isReadByWorkers)
         } catch {
@@ -94,11 +90,15 @@ struct ParallelReaderTests {
         #expect(many == Run(output: one.output, error: one.error, warnings: one.warnings, byWorkers: true))
     }
 
+    /// The dump cut between two documents near its middle: `a.json` (its first half), `b.json`
+    /// (the second half, starting there) and `c.json` (the first half again).
+    static var threeInputs: [(String, [UInt8])] {
+        let cut = boundary(near: dump.count / 2)
+        return [("a.json", Array(dump[..<cut])), ("b.json", Array(dump[cut...])), ("c.json", Array(dump[..<cut]))]
+    }
+
     @Test func severalInputsKeepTheirOwnPositionsAndOrder() {
-        // Cut the dump between two documents near its middle: the second input starts there.
-        let text = Self.dump
-        let cut = Self.boundary(near: text.count / 2)
-        let inputs = [("a.json", Array(text[..<cut])), ("b.json", Array(text[cut...])), ("c.json", Array(text[..<cut]))]
+        let inputs = Self.threeInputs
         let one = Self.run(inputs, workers: 1, chunk: 0)
         #expect(one.error == nil)
         for chunk in [0, 13] {

@@ -22,6 +22,15 @@ func parseJSON(_ input: [UInt8], chunk: Int = 0, options: ParseOptions = .defaul
     }
 }
 
+/// Reads `inputs` (name, bytes) into `reader`, each `chunk` bytes at a time (0: whole).
+func readInputs(_ inputs: [(String, [UInt8])], chunk: Int, into reader: some StreamingReader) throws(JSONAPIError) {
+    for (name, bytes) in inputs {
+        try reader.beginInput(named: name)
+        try feedChunked(bytes, chunk: chunk) { (b) throws(JSONAPIError) in try reader.feed(b) }
+        try reader.endInput()
+    }
+}
+
 func feedChunked(_ input: [UInt8], chunk: Int, _ feed: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
     var result: JSONAPIError? = nil
     input.withUnsafeBytes { all in

@@ -120,20 +120,14 @@ public final class Normalizer {
 
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
     func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
-        reader.batchBytes = batchBytes
-        reader.continuationBytes = continuationBytes
-        reader.decisionBytes = decisionBytes
+        reader.tune(batchBytes: batchBytes, continuationBytes: continuationBytes, decisionBytes: decisionBytes)
     }
 
     /// Whether each document's top-level `links` and `meta` are kept in ``lastDocument`` as
     /// it closes (off by default). Set it before the first ``feed(_:)``.
     public var recordsTopLevel: Bool {
-        get { stream.recordsTopLevel }
-        set {
-            stream.recordsTopLevel = newValue
-            // Each document's top level is kept in one place: one stream reads.
-            if newValue { reader.useOneReader() }
-        }
+        get { reader.recordsTopLevel }
+        set { reader.recordsTopLevel = newValue }
     }
 
     /// The top-level `links` and `meta` of the last document read, with ``recordsTopLevel``;

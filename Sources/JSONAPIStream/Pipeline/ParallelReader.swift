@@ -133,6 +133,23 @@ final class ParallelReader {
         mode = .sequential
     }
 
+    /// Whether each document's top level is kept (``DocumentStream/recordsTopLevel``): it is
+    /// kept in one place, so the caller's stream then reads everything.
+    var recordsTopLevel: Bool {
+        get { sequential.recordsTopLevel }
+        set {
+            sequential.recordsTopLevel = newValue
+            if newValue { useOneReader() }
+        }
+    }
+
+    /// Sets the sizes it works with (tests: small inputs through workers).
+    func tune(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
+        self.batchBytes = batchBytes
+        self.continuationBytes = continuationBytes
+        self.decisionBytes = decisionBytes
+    }
+
     /// Reads a whole input (a file, standard input, bytes) as a stream.
     func read(_ source: InputSource, chunkSize: Int) throws(JSONAPIError) {
         try beginInput(named: source.name)
