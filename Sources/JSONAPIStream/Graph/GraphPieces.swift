@@ -15,8 +15,9 @@ struct GraphPiece {
 /// warnings, their order and the first error are those of one reader.
 final class GraphPieceMerger {
     let sink: GraphSink
-    /// The value store the pieces' values are copied into.
-    private var values = ByteArena(capacity: 1 << 20)
+    /// The value store the pieces' values are copied into (it grows with the first piece: a
+    /// reader that stays on one stream never uses it).
+    private var values = ByteArena(capacity: 16)
 
     init(sink: GraphSink) { self.sink = sink }
 
