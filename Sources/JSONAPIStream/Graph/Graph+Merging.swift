@@ -31,7 +31,7 @@ extension GraphSink {
     /// names and keys re-interned, values copied into `store` (the value store being built),
     /// and a resource already here merged under the policy, as ``resource(_:in:)`` does.
     ///
-    /// A worker's piece (``takePiece(values:)``) numbers its documents as the whole input does
+    /// A worker's piece (``GraphPieceSink/takePiece(values:)``) numbers its documents as the whole input does
     /// (`documentBase` 0; by default they come after this graph's), and `before` is called with
     /// each resource's index in the piece before it is taken in (the caller delivers the
     /// warnings found before that resource, in the order one reader finds them).

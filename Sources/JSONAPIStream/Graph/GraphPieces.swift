@@ -28,13 +28,10 @@ final class GraphPieceMerger {
         one.parse.workers = 1
         one.parse.concurrency = .sequential
         one.parse.limits.maxResources = nil
-        let sink = GraphSink(options: one, policy: policy, collectsOnly: true)
+        let alarm = safeNumbers ? NumberAlarm() : nil
+        let sink = GraphPieceSink(options: one, policy: policy, numberAlarm: alarm)
         let stream = DocumentStream(options: one, sink: sink)
-        if safeNumbers {
-            let alarm = NumberAlarm()
-            stream.reader.builder.numberAlarm = alarm
-            sink.numberAlarm = alarm
-        }
+        stream.reader.builder.numberAlarm = alarm
         return ParallelWorker(
             stream: stream, out: nil, owner: sink, observe: { stream.onDiagnostic = $0 },
             takePiece: { sink.takePiece(values: stream.reader.takeValueStore()) })
@@ -63,5 +60,49 @@ final class GraphPieceMerger {
         var taken = ByteArena(capacity: 16)
         swap(&taken, &values)
         return taken
+    }
+}
+
+/// A graph worker's sink: a ``GraphSink`` that collects (``GraphSink/collectsOnly``), replaced
+/// by a fresh one at each piece. (The merging sink's storage stays a constant, which its hot
+/// paths read without retaining it.)
+final class GraphPieceSink: DocumentSink, InputLabelled {
+    private let options: DocumentOptions
+    private let policy: DuplicatePolicy
+    private let numberAlarm: NumberAlarm?
+    private var current: GraphSink
+    let keepsValues = true
+    var sourceName: String? {
+        didSet { current.sourceName = sourceName }
+    }
+
+    init(options: DocumentOptions, policy: DuplicatePolicy, numberAlarm: NumberAlarm?) {
+        self.options = options
+        self.policy = policy
+        self.numberAlarm = numberAlarm
+        current = Self.collector(options, policy, numberAlarm)
+    }
+
+    private static func collector(_ options: DocumentOptions, _ policy: DuplicatePolicy, _ alarm: NumberAlarm?) -> GraphSink {
+        let sink = GraphSink(options: options, policy: policy, collectsOnly: true)
+        sink.numberAlarm = alarm
+        return sink
+    }
+
+    func resource(_ resource: ResourceDraft, in arenas: inout DraftArenas) throws(JSONAPIError) {
+        try current.resource(resource, in: &arenas)
+    }
+
+    func document(_ document: DocumentDraft, in arenas: borrowing DraftArenas) throws(JSONAPIError) {
+        try current.document(document, in: arenas)
+    }
+
+    /// What was received since the last piece, as a graph of its own over `values` (the value
+    /// store since then); the next resources go to a fresh collector.
+    func takePiece(values: consuming ByteArena) -> Graph {
+        let piece = current.graph(values: values, inputBytes: 0, shrink: false)
+        current = Self.collector(options, policy, numberAlarm)
+        current.sourceName = sourceName
+        return piece
     }
 }

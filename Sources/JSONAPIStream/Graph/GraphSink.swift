@@ -15,9 +15,9 @@ public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable {
 /// target one of each; everything else is appending rows and value spans (the value store
 /// is the builder's, kept whole).
 final class GraphSink: DocumentSink {
-    private(set) var storage = GraphStorage()
+    let storage = GraphStorage()
     let policy: DuplicatePolicy
-    /// A worker's sink (``takePiece(values:)``): every resource gets a row of its own, in
+    /// A graph worker's sink (``GraphPieceSink``): every resource gets a row of its own, in
     /// order; duplicates, and the resource limit, are the merging sink's to find.
     let collectsOnly: Bool
     let keepsValues = true
@@ -41,20 +41,6 @@ final class GraphSink: DocumentSink {
         self.validation = options.validation
         storage.rowsByType.reserveCapacity(16)
         storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues
-    }
-
-    /// What was received since the last piece, as a graph of its own over `values` (the value
-    /// store since then); the sink starts over empty. A worker hands its pieces to a merging
-    /// sink, which appends them in input order (``append(_:store:documentBase:before:)``).
-    func takePiece(values: consuming ByteArena) -> Graph {
-        let piece = graph(values: values, inputBytes: 0, shrink: false)
-        let fresh = GraphStorage()
-        fresh.rowsByType.reserveCapacity(16)
-        fresh.namesMayRepeat = storage.namesMayRepeat
-        storage = fresh
-        symbolCache = SymbolCache()
-        documentPrimaryStart = 0
-        return piece
     }
 
     // MARK: - Resources
