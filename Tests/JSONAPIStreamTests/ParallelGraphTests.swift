@@ -95,14 +95,7 @@ struct ParallelGraphTests {
     /// place, after the same warnings (the graph is not returned).
     @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
     func anInvalidDocumentAmongManyFailsTheSameWay(_ name: String) throws {
-        let entry = CorpusTests.manifest("invalid").first { $0.0 == name }!.1
-        var (o, _, _) = CorpusTests.options(entry)
-        o.validation = .strict
-        let fixture = Array(try Data(contentsOf: corpusURL("invalid/\(name)")))
-        let dump = ParallelReaderTests.dump
-        let prefix = Array(dump.prefix(upTo: ParallelReaderTests.boundary(near: 6000)))
-        let suffix = Array(dump[..<ParallelReaderTests.boundary(near: 3000)])
-        let input = [("in.json", prefix + fixture + [0x0A] + suffix)]
+        let (o, input) = try ParallelReaderTests.amongMany(invalid: name)
         let one = Self.run(input, workers: 1, chunk: 0, options: o)
         for (workers, chunk) in [(2, 0), (3, 11)] {
             let many = Self.run(input, workers: workers, chunk: chunk, options: o)

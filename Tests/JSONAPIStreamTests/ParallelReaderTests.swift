@@ -125,13 +125,7 @@ struct ParallelReaderTests {
     /// place, after the same output and warnings.
     @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
     func anInvalidDocumentAmongManyFailsTheSameWay(_ name: String) throws {
-        let entry = CorpusTests.manifest("invalid").first { $0.0 == name }!.1
-        var (o, _, _) = CorpusTests.options(entry)
-        o.validation = .strict
-        let fixture = Array(try Data(contentsOf: corpusURL("invalid/\(name)")))
-        let prefix = Array(Self.dump.prefix(upTo: Self.boundary(near: 6000)))
-        let suffix = Array(Self.dump[..<Self.boundary(near: 3000)])
-        let input = [("in.json", prefix + fixture + [0x0A] + suffix)]
+        let (o, input) = try Self.amongMany(invalid: name)
         let one = Self.run(input, workers: 1, chunk: 0, options: o)
         // (Output rules, N01-N05, are not errors of the document.)
         if !name.hasPrefix("N") { #expect(one.error != nil, "\(name) fails") }
@@ -222,6 +216,18 @@ struct ParallelReaderTests {
             #expect(many.error == one.error, "\(text.debugDescription)")
             #expect(many.output == one.output)
         }
+    }
+
+    /// The invalid fixture `name` between two runs of the dump's documents, as one input, and
+    /// its manifest's options in strict mode.
+    static func amongMany(invalid name: String) throws -> (DocumentOptions, [(String, [UInt8])]) {
+        let entry = CorpusTests.manifest("invalid").first { $0.0 == name }!.1
+        var (o, _, _) = CorpusTests.options(entry)
+        o.validation = .strict
+        let fixture = Array(try Data(contentsOf: corpusURL("invalid/\(name)")))
+        let prefix = Array(dump.prefix(upTo: boundary(near: 6000)))
+        let suffix = Array(dump[..<boundary(near: 3000)])
+        return (o, [("in.json", prefix + fixture + [0x0A] + suffix)])
     }
 
     /// The offset just after the document that ends at or after `offset` in the dump.
