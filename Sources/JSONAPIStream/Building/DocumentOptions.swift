@@ -50,3 +50,14 @@ public struct DocumentOptions: Sendable, Hashable {
     /// values and `meta` objects are never checked (any JSON).
     var strictChecks = false
 }
+
+extension DocumentOptions {
+    /// These options for one of the workers' streams (``ParseOptions/workers``): it reads its
+    /// batches on its own thread, one stream, no workers of its own.
+    var forWorker: DocumentOptions {
+        var o = self
+        o.parse.workers = 1
+        o.parse.concurrency = .sequential
+        return o
+    }
+}

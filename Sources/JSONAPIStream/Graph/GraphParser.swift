@@ -91,9 +91,6 @@ public final class GraphParser {
     /// - Throws: ``JSONAPIError`` when the input ends inside a document.
     public func finish() throws(JSONAPIError) -> Graph {
         try reader.finish()
-        if reader.isParallel {
-            return sink.graph(values: merger.takeValues(), inputBytes: reader.bytesRead, shrink: true)
-        }
-        return sink.graph(values: stream.reader.takeValueStore(), inputBytes: stream.bytesRead, shrink: true)
+        return merger.graph(after: reader, shrink: true)
     }
 }

@@ -24,9 +24,7 @@ final class GraphPieceMerger {
     /// A worker's pipeline for `options` (one thread, no resource limit: the merge applies it);
     /// `safeNumbers`: it notes which resources hold numbers to quote (`--numbers safe`).
     static func worker(options: DocumentOptions, policy: DuplicatePolicy, safeNumbers: Bool = false) -> ParallelWorker {
-        var one = options
-        one.parse.workers = 1
-        one.parse.concurrency = .sequential
+        var one = options.forWorker
         one.parse.limits.maxResources = nil
         let alarm = safeNumbers ? NumberAlarm() : nil
         let sink = GraphPieceSink(options: one, policy: policy, numberAlarm: alarm)
@@ -55,11 +53,12 @@ final class GraphPieceMerger {
         }
     }
 
-    /// The merged value store, for the graph (once the last piece is in).
-    func takeValues() -> ByteArena {
-        var taken = ByteArena(capacity: 16)
-        swap(&taken, &values)
-        return taken
+    /// The graph once `reader` has finished: over the pieces' merged values when workers read,
+    /// else over the value store of the caller's stream, which built it alone.
+    func graph(after reader: ParallelReader, shrink: Bool) -> Graph {
+        var merged = ByteArena(capacity: 16)
+        if reader.isParallel { swap(&merged, &values) } else { merged = reader.sequential.reader.takeValueStore() }
+        return sink.graph(values: merged, inputBytes: reader.bytesRead, shrink: shrink)
     }
 }
 

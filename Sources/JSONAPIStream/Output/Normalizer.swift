@@ -70,9 +70,7 @@ public final class Normalizer {
         let merger = graphSink.map { GraphPieceMerger(sink: $0) }
         self.merger = merger
         let parallel = format == .json || duplicates == .last && document.parse.limits.maxResources == nil
-        var one = document
-        one.parse.workers = 1
-        one.parse.concurrency = .sequential
+        let one = document.forWorker
         reader = ParallelReader(
             workers: parallel ? document.parse.effectiveWorkers : 1, batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
@@ -151,9 +149,8 @@ public final class Normalizer {
     /// Writes what is left (the flat object for `json`) and flushes.
     public func finish() throws(JSONAPIError) {
         try reader.finish()
-        if let graphSink {
-            let values = reader.isParallel ? merger?.takeValues() ?? ByteArena(capacity: 16) : stream.reader.takeValueStore()
-            let graph = graphSink.graph(values: values, inputBytes: reader.bytesRead, shrink: false)
+        if let merger {
+            let graph = merger.graph(after: reader, shrink: false)
             try FlatJSONWriter(graph: graph, out: out, options: output).write()
         }
         try out.flush()

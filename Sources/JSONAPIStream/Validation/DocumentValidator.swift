@@ -63,9 +63,7 @@ public final class DocumentValidator {
                 // The stream puts the validator (rules across resources) in front of a sink
                 // that keeps nothing: only the findings are wanted.
                 // Many documents are read on workers, the findings delivered in input order.
-                var one = options
-                one.parse.workers = 1
-                one.parse.concurrency = .sequential
+                let one = options.forWorker
                 let reader = ParallelReader(
                     workers: options.parse.effectiveWorkers, batchBytes: options.parse.workerBatchBytes,
                     sequential: DocumentStream(options: options, sink: NullSink(), requiresKeys: false),
