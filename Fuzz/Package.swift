@@ -7,7 +7,7 @@ import PackageDescription
 // A path dependency is named after its folder: the repository's checkout folder.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
-let targets = ["FuzzParse", "FuzzChunks", "FuzzRoundTrip", "FuzzSyntax", "FuzzDecode", "FuzzLoad", "FuzzWorkers"]
+let targets = ["FuzzParse", "FuzzChunks", "FuzzRoundTrip", "FuzzSyntax", "FuzzDecode", "FuzzLoad", "FuzzWorkers", "FuzzElements"]
 
 let package = Package(
     name: "JSONAPIStreamFuzz",

@@ -31,7 +31,8 @@ case "$target" in
     decode) product=FuzzDecode ;;
     load) product=FuzzLoad ;;
     workers) product=FuzzWorkers ;;
-    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax|decode|load|workers SECONDS [libFuzzer args]" >&2; exit 2 ;;
+    elements) product=FuzzElements ;;
+    *) echo "usage: Scripts/fuzz.sh parse|chunks|roundtrip|syntax|decode|load|workers|elements SECONDS [libFuzzer args]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number" >&2; exit 2; }
 shift 2
@@ -60,6 +61,8 @@ header() {
             printf '\x00\x00\x01\x01' ; cat "$file" ;;          # lenient, coalesce 1, 1-byte chunks
         workers)
             printf '\x00\x00\x21\x07' ; cat "$file" ;;          # lenient, batches of 11 bytes, chunks of 7
+        elements)
+            printf '\x00\x00\x01\xff' ; cat "$file" ;;          # lenient, batches of 1 byte, whole
         roundtrip|load)
             printf '\x00\xc0\x00' ; cat "$file" ;;              # lenient, default coalescing, whole
         *) cat "$file" ;;
@@ -75,6 +78,8 @@ header2() {
             printf "\\x01\\x$(printf %02x $((0x40 | ctx)))\\x0a\\x03\\x11" ; cat "$file" ;;
         workers)    # strict, request context by name, batches of 21 bytes, chunks of 3 and 255
             printf "\\x01\\x$(printf %02x $((0x40 | ctx)))\\x42\\x03\\xff" ; cat "$file" ;;
+        elements)   # strict, request context by name, batches of 4 bytes, chunks of 3 and 255
+            printf "\\x01\\x$(printf %02x $((0x40 | ctx)))\\x32\\x03\\xff" ; cat "$file" ;;
         roundtrip|load)  # camel keys, extension "ext" applied, request context by name, coalesce 1, pipelined, whole
             printf "\\x40\\x$(printf %02x $((0x10 | ctx)))\\x08" ; cat "$file" ;;
     esac
@@ -87,7 +92,7 @@ for f in Corpus/documents/*.json Corpus/documents/multi/*.json Corpus/invalid/*.
     case "$f" in */manifest.json) continue ;; esac
     n=$((n + 1))
     header "$f" > "$work/seeds/s$n"
-    if [ "$target" = chunks ] || [ "$target" = roundtrip ] || [ "$target" = load ] || [ "$target" = workers ]; then header2 "$f" > "$work/seeds/t$n"; fi
+    if [ "$target" = chunks ] || [ "$target" = roundtrip ] || [ "$target" = load ] || [ "$target" = workers ] || [ "$target" = elements ]; then header2 "$f" > "$work/seeds/t$n"; fi
 done
 
 log="$work/log-$(date +%Y%m%d-%H%M%S).txt"

@@ -36,6 +36,11 @@
 //   batches of a few bytes (`ParseOptions.workerBatchBytes`): the same output bytes (also
 //   before an error), the same warnings in the same order, the same error; and validated,
 //   the same findings.
+// - `elements`: the `chunks` header and a document, read as one input (and twice over) by
+//   one reader and by 2 and 3 workers deciding after 8 to 128 bytes, so that a document
+//   without a boundary that early is read a range of elements of its `data` and `included`
+//   arrays per worker, the rest by the caller's stream: NDJSON and edges, the same output
+//   bytes (also before an error), warnings and error.
 
 import Foundation
 import JSONAPIStream
@@ -45,7 +50,7 @@ import Testing
 #endif
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case parse, chunks, roundtrip, syntax, decode, load, workers
+    case parse, chunks, roundtrip, syntax, decode, load, workers, elements
 }
 
 public enum FuzzChecks {
@@ -59,6 +64,7 @@ public enum FuzzChecks {
         case .decode: return decode(input)
         case .load: return load(input)
         case .workers: return workers(input)
+        case .elements: return elements(input)
         }
     }
 
@@ -822,6 +828,40 @@ public enum FuzzChecks {
             problems.append(
                 "validate, 2 workers, batches of \(batch) bytes: one reader \(describe(reference.error)), \(reference.warnings.count) findings; workers \(describe(run.error)), \(run.warnings.count) findings: \(firstDifference(reference.warnings, run.warnings))"
             )
+        }
+        return problems
+    }
+
+    /// One large document (or two) read a range of elements per worker (see the file's head).
+    static func elements(_ input: [UInt8]) -> [String] {
+        let c = Config(input)
+        // Batches of 1 to 16 bytes: workers are decided on after 8 times that.
+        let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0)
+        var problems: [String] = []
+        for (name, body) in [("one", c.body), ("two", c.body + [0x0A] + c.body)] {
+            for format in [OutputFormat.ndjson, .edges] {
+                var one = c.document
+                one.parse.workers = 1
+                let reference = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+                for n in [2, 3] {
+                    var many = c.document
+                    many.parse.workers = n
+                    many.parse.workerBatchBytes = batch
+                    let run = normalize(body, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+                    let how = "\(name), \(format), \(n) workers, batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
+                    if reference.error != run.error {
+                        problems.append("\(how): one reader gives \(describe(reference.error)); workers \(describe(run.error))")
+                    }
+                    if reference.output != run.output {
+                        problems.append(
+                            "\(how): output differs: one reader \(String(decoding: reference.output.suffix(300), as: UTF8.self).debugDescription) vs \(String(decoding: run.output.suffix(300), as: UTF8.self).debugDescription)"
+                        )
+                    }
+                    if reference.warnings != run.warnings {
+                        problems.append("\(how): warnings differ: \(firstDifference(reference.warnings, run.warnings))")
+                    }
+                }
+            }
         }
         return problems
     }
@@ -1612,6 +1652,7 @@ struct FuzzRegressionTests {
                 (.roundtrip, [0, 0, 0] + doc), (.roundtrip, [0x40, 0x04, 0x08] + doc),
                 (.decode, doc), (.load, [0, 0, 0] + doc), (.load, [0x10, 0x00, 0x08] + doc),
                 (.workers, [0, 0, 0x21, 7] + doc), (.workers, [0x01, 0x40, 0x42, 3, 255] + doc),
+                (.elements, [0, 0, 0x01, 255] + doc), (.elements, [0x01, 0x40, 0x32, 3, 255] + doc),
             ] {
                 for p in FuzzChecks.check(target, input) { problems.append("\(target) \(folder)/\(name): \(p)") }
             }

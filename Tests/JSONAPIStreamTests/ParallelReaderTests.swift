@@ -14,6 +14,8 @@ struct ParallelReaderTests {
         var error: JSONAPIError?
         var warnings: [Diagnostic]
         var byWorkers: Bool
+        /// Workers read ranges of the elements of large documents.
+        var byElements = false
     }
 
     /// Normalizes `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time.
@@ -31,9 +33,9 @@ struct ParallelReaderTests {
         do throws(JSONAPIError) {
             try readInputs(inputs, chunk: chunk, into: n)
             try n.finish()
-            return Run(output: out.string, error: nil, warnings: warnings, byWorkers: n.isReadByWorkers)
+            return Run(output: out.string, error: nil, warnings: warnings, byWorkers: n.isReadByWorkers, byElements: n.readsElementRanges)
         } catch {
-            return Run(output: out.string, error: error, warnings: warnings, byWorkers: n.isReadByWorkers)
+            return Run(output: out.string, error: error, warnings: warnings, byWorkers: n.isReadByWorkers, byElements: n.readsElementRanges)
         }
     }
 
@@ -186,7 +188,7 @@ struct ParallelReaderTests {
         #expect(try run(.ndjson, .last, workers: 2).1)
     }
 
-    @Test func inputsTooSmallOrOneLargeDocumentStayOnOneStream() {
+    @Test func inputsTooSmallStayOnOneStreamAndOneLargeDocumentIsReadByElements() {
         let small = Self.run([("small", Array(Self.dump.prefix(upTo: Self.boundary(near: 2000))))], workers: 2, chunk: 0)
         #expect(small.error == nil && !small.byWorkers)
         // One document larger than the decision size: no document boundary in it.
@@ -199,8 +201,12 @@ struct ParallelReaderTests {
         let one = Self.run([("big", big + big)], workers: 1, chunk: 0)
         let many = Self.run([("big", big + big)], workers: 2, chunk: 0)
         #expect(big.count > 4000)
-        #expect(!many.byWorkers)
+        // No document boundary in the first 4000 bytes: ranges of elements on workers.
+        #expect(many.byWorkers && many.byElements)
         #expect(many.output == one.output && one.error == nil)
+        // Flat JSON (a graph) keeps one stream for it.
+        let flat = Self.run([("big", big + big)], format: .json, workers: 2, chunk: 0)
+        #expect(!flat.byWorkers && flat.output == Self.run([("big", big + big)], format: .json, workers: 1, chunk: 0).output)
         // The same documents with a larger decision size: two documents, each handed over in
         // pieces (continuation batches) to one worker.
         let pieces = Self.run([("big", big + big)], workers: 2, chunk: 0, batch: 300, continuation: 1000, decision: big.count + 1000)

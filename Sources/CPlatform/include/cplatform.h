@@ -53,6 +53,60 @@ typedef struct jsonapi_split_state {
 int jsonapi_split_scan(const void *p, size_t n, size_t cut_from, jsonapi_split_state *s,
                        size_t *cut);
 
+/// Where the element splitter (elements.c) is in an input of large documents: what it needs
+/// to go on with the next bytes, and what it counted so far.
+typedef struct jsonapi_element_state {
+    /// Absolute offset of the next byte to scan.
+    int64_t offset;
+    /// Open objects and arrays.
+    int64_t depth;
+    /// Top-level objects and arrays opened so far.
+    int64_t documents;
+    /// Line feeds so far, and the offset just after the last one (0 when none).
+    int64_t lines;
+    int64_t line_start;
+    /// Commas between the elements of the array being split, so far.
+    int64_t elements;
+    /// Inside a string; the next byte escaped by a backslash.
+    unsigned char in_string;
+    unsigned char escaped;
+    /// Inside the top-level `data` (1) or `included` (2) array of a document, 0 elsewhere.
+    unsigned char splitting;
+    /// Whether a byte other than white space came since the last cut in that array.
+    unsigned char nonblank;
+    /// The member name being read at depth 1: candidates left (1 data, 2 included) and bytes.
+    unsigned char name_candidates;
+    unsigned char name_length;
+    /// The name whose value comes next at depth 1 (after its colon): 1 data, 2 included.
+    unsigned char named;
+    /// The document's bytes outside the split arrays hold `atomic` or a `\u` escape (which
+    /// its `jsonapi` member may use to apply Atomic Operations): its arrays are not split.
+    unsigned char keep_whole;
+    unsigned char atomic_matched;
+} jsonapi_element_state;
+
+/// What `jsonapi_element_scan` stopped at.
+enum {
+    /// Every byte was scanned.
+    JSONAPI_ELEMENTS_NONE = 0,
+    /// A document's `data` or `included` array opened: `*cut` is just after its `[`.
+    JSONAPI_ELEMENTS_OPEN = 1,
+    /// A comma between two elements of that array, at or after `cut_from`, with a byte other
+    /// than white space since the last cut: `*cut` is just after the comma.
+    JSONAPI_ELEMENTS_NEXT = 2,
+    /// The array closes: `*cut` is the index of its `]`.
+    JSONAPI_ELEMENTS_CLOSE = 3,
+};
+
+/// Scans `p[0..<n]` (its first byte at `s->offset`) for the places where the elements of a
+/// document's top-level `data` and `included` arrays may be cut apart. Returns one of the
+/// `JSONAPI_ELEMENTS_` values, with `*cut` and `*s` as they are at that place (`*s` after all
+/// `n` bytes for `JSONAPI_ELEMENTS_NONE`). Quotes, escapes and brackets are followed as JSON
+/// has them; on input that is not JSON the places found are still places to cut, and the
+/// parser of the piece that holds the first error reports it.
+int jsonapi_element_scan(const void *p, size_t n, size_t cut_from, jsonapi_element_state *s,
+                         size_t *cut);
+
 /// The length of the longest prefix of `p[0..<n]` whose bytes a URI-reference may hold and
 /// that need no closer look once its first delimiter is behind: A-Z a-z 0-9 and
 /// - . _ ~ : / ? @ ! $ & ' ( ) * + , ; =  (not % # [ ], nor any byte a URI may not hold).

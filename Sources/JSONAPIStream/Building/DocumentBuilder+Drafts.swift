@@ -20,6 +20,7 @@ extension DocumentBuilder {
     }
 
     func finishDocument() -> Bool {
+        if elementRange != nil { return finishElements() }
         document.extras = documentExtras
         if validation != .off && (document.atomicOperations >= 0 || document.atomicResults >= 0) {
             if !checkAtomicDocument() { return false }
@@ -49,6 +50,30 @@ extension DocumentBuilder {
         }
         documentCount += 1
         // The document is complete: its top-level values are no longer needed here.
+        if !keepsValues { arenas.store.truncate(to: 0) }
+        member = .none
+        return true
+    }
+
+    // MARK: - A range of elements (a worker's)
+
+    /// Reads a range of elements next (``ElementRange``), once its prefix is fed.
+    func beginElements(_ range: ElementRange) {
+        elementRange = range
+        skipsPrefixNull = range.firstElement > 0
+    }
+
+    /// The prefix's `null`: the next element is the range's first.
+    func skipPrefixNull() -> Bool {
+        skipsPrefixNull = false
+        levels.topPointer.pointee.count = Int32(truncatingIfNeeded: elementRange!.firstElement)
+        return true
+    }
+
+    /// The end of the prefix's document, after the range: its rules and its sink's document
+    /// are the caller's (who reads the rest of it).
+    func finishElements() -> Bool {
+        elementRange = nil
         if !keepsValues { arenas.store.truncate(to: 0) }
         member = .none
         return true

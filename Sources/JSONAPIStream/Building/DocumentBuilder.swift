@@ -89,6 +89,11 @@ final class DocumentBuilder: JSONEventReceiver {
     var documentErrorsAfterData = false
     /// Whether `relationships` came after `attributes` in the resource, for R17's pointer.
     @exclusivity(unchecked) var relationshipsAfterAttributes = false
+    /// The range of elements being read, on a worker (``ElementRange``): its document is the
+    /// prefix's, whose rules and end are the caller's.
+    var elementRange: ElementRange?
+    /// The `null` of the prefix that stands for the comma before the range is still to come.
+    var skipsPrefixNull = false
 
     init(options: DocumentOptions, sink: any DocumentSink, requiresKeys: Bool = true) {
         self.options = options
@@ -365,6 +370,7 @@ final class DocumentBuilder: JSONEventReceiver {
 
     override func onNull() -> Bool {
         if raw.isActive { return rawLiteral(staticBytes("null"), .null) }
+        if skipsPrefixNull { return skipPrefixNull() }
         switch frames.last {
         case .document:
             if member == .data {

@@ -57,9 +57,14 @@ final class DocumentReader {
     /// at two thirds of the speed); smaller first reads are small documents.
     static let pipelinedFirstRead = 64 * 1024
 
+    /// Whether every input is read on the calling thread (the caller's stream of a reader
+    /// that skips the ranges its workers read). Set before the first read.
+    var staysOnOneThread = false
+
     private func decide(firstRead: Int) {
         guard case .undecided = mode else { return }
         mode = .sequential
+        if staysOnOneThread { return }
         // One JSON text (syntax checks, `JSONValue(parsing:)`): one thread, which knows the
         // nesting depth that placing trailing content needs.
         guard options.parse.multipleDocuments else { return }
@@ -72,7 +77,7 @@ final class DocumentReader {
     }
 
     /// Starts reading the input begun as `name`, on one thread or two.
-    private func start(named name: String?, segment: SegmentStart?, firstRead: Int) {
+    private func start(named name: String?, segment: SegmentStart?, firstRead: Int) throws(JSONAPIError) {
         decide(firstRead: firstRead)
         if let engine {
             precondition(segment == nil, "a worker reads its segments on its own thread")
@@ -82,11 +87,39 @@ final class DocumentReader {
         }
         let s = JSONStreamParser(outlet: builder, options: options.parse)
         s.sourceName = name
-        if let segment {
-            builder.documentCount = segment.documentIndex
-            s.start(at: segment)
-        }
         state = .reading(s)
+        guard let segment else { return }
+        builder.documentCount = segment.documentIndex
+        guard let range = segment.elements else { return s.start(at: segment) }
+        // A range of elements: the parser reads its prefix first, which ends where the range
+        // starts (see ElementRange).
+        let prefix = range.prefix
+        var start = segment
+        start.offset -= prefix.utf8CodeUnitCount
+        s.start(at: start)
+        builder.beginElements(range)
+        try s.feed(UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+    }
+
+    /// Ends a range of elements whose array closes where it ends (``ElementRange/suffix``).
+    func closeElements() throws(JSONAPIError) {
+        if case .begun(let name, let segment) = state { try start(named: name, segment: segment, firstRead: 0) }
+        guard case .reading(let s) = state else { return }
+        let suffix = ElementRange.suffix
+        try s.feed(UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+    }
+
+    /// Hands yajl every whole token received so far (``JSONStreamParser/flush()``).
+    func flush() throws(JSONAPIError) {
+        if case .reading(let s) = state { try s.flush() }
+    }
+
+    /// Goes on at `offset` of the current input (line `line`, which starts at `lineStart`):
+    /// the bytes between the last one fed (which ended a token) and `offset` are read
+    /// elsewhere, a range of elements on a worker.
+    func skip(to offset: Int, line: Int, lineStart: Int) throws(JSONAPIError) {
+        guard case .reading(let s) = state else { preconditionFailure("skip inside an input read on one thread") }
+        try s.skip(to: offset, line: line, lineStart: lineStart)
     }
 
     /// Receives warnings as they are found.
@@ -104,7 +137,7 @@ final class DocumentReader {
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         if case .idle = state { try begin(sourceName: nil) }
-        if case .begun(let name, let segment) = state { start(named: name, segment: segment, firstRead: chunk.count) }
+        if case .begun(let name, let segment) = state { try start(named: name, segment: segment, firstRead: chunk.count) }
         bytesRead += chunk.count
         do throws(JSONAPIError) {
             switch state {
@@ -122,7 +155,7 @@ final class DocumentReader {
     /// Ends the current input: anything left open is an error.
     func end() throws(JSONAPIError) {
         // Nothing was read: finish an empty input (an error) on this thread.
-        if case .begun(let name, let segment) = state { start(named: name, segment: segment, firstRead: 0) }
+        if case .begun(let name, let segment) = state { try start(named: name, segment: segment, firstRead: 0) }
         do throws(JSONAPIError) {
             switch state {
             case .idle:
@@ -185,6 +218,40 @@ struct SegmentStart: Sendable {
     /// The last byte before it that is not white space (the bracket that closed the document
     /// before it), `nil` at the start of the input.
     var precededBy: UInt8? = nil
+    /// When it is a range of elements of one document's array, not whole documents.
+    var elements: ElementRange? = nil
+}
+
+/// A range of whole elements of a document's top-level `data` or `included` array, which a
+/// worker reads apart from the rest of its document (``ParallelReader``, one large document).
+///
+/// The worker's parser first reads a prefix of its own that puts it where the caller's
+/// parser is at the range's first byte: `{"data":[` before the first element, or
+/// `{"data":[null,` after a comma (yajl then expects a value, as after the comma it stands
+/// for; the builder skips that `null`). The prefix ends just before the range's first byte,
+/// so offsets, lines and columns are the input's. When the array closes where the range ends
+/// (at a comma or at its `]`), `]}` follows, at the offset of that byte: whatever the input
+/// holds there, one parser would have read the same tokens up to it. The builder reports no
+/// rule of the document (the caller's stream reads its top level) and hands no document to
+/// the sink.
+struct ElementRange: Sendable, Hashable {
+    /// Whether the array is `included` (else `data`).
+    var included: Bool
+    /// Index of its first element in the array.
+    var firstElement: Int
+
+    /// The bytes the worker's parser reads before the range.
+    var prefix: StaticString {
+        switch (included, firstElement > 0) {
+        case (false, false): #"{"data":["#
+        case (false, true): #"{"data":[null,"#
+        case (true, false): #"{"included":["#
+        case (true, true): #"{"included":[null,"#
+        }
+    }
+
+    /// The bytes it reads after a range whose array closes where it ends.
+    static let suffix: StaticString = "]}"
 }
 
 extension JSONAPIError {

@@ -78,15 +78,25 @@ public final class Normalizer {
                     return GraphPieceMerger.worker(options: document, policy: duplicates, safeNumbers: output.numbers == .safe)
                 }
                 let n = Normalizer(format: format, out: ByteWriter(), output: output, document: one, duplicates: duplicates)
-                return ParallelWorker(stream: n.stream, out: n.out, owner: n, observe: { n.onDiagnostic = $0 })
+                let sink = n.streaming!
+                return ParallelWorker(
+                    stream: n.stream, out: n.out, owner: n, observe: { n.onDiagnostic = $0 },
+                    takePrimary: { () throws(JSONAPIError) in try sink.takePrimary() })
             },
-            deliver: { [out] (o) throws(JSONAPIError) in
+            deliver: { [out, streaming] (o) throws(JSONAPIError) in
                 if let piece = o.piece {
                     try merger?.merge(piece)
                 } else {
                     try out.appendRecords(o.bytes, count: o.records, quoted: o.numbersQuoted)
+                    // A range of a large document's elements: its primary linkage goes to the
+                    // document's line, which the caller's stream writes.
+                    if let primary = o.primary { try streaming?.continuePrimary(primary) }
                 }
             })
+        // Writers read one large document a range of elements per worker, unless a rule of
+        // the whole document needs every element in one place (request documents' C01-C03,
+        // the compound-document rules R22 and R23).
+        reader.splitsElements = format != .json && document.context == .response && !document.compoundRules
     }
 
     /// Receives warnings as they are found.
@@ -115,6 +125,9 @@ public final class Normalizer {
 
     /// Whether workers read the input (known once the first bytes, up to 4 MiB, are read).
     public var isReadByWorkers: Bool { reader.isParallel }
+
+    /// Whether workers read ranges of the elements of large documents (tests).
+    var readsElementRanges: Bool { reader.readsElements }
 
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
     func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {

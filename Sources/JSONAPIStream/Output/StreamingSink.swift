@@ -88,6 +88,25 @@ final class StreamingSink: DocumentSink {
         }
     }
 
+    /// The primary linkage written since the document began (or since the last call): what
+    /// a range of elements read on a worker adds to its document's line, which the caller's
+    /// sink writes (``continuePrimary(_:)``).
+    func takePrimary() throws(JSONAPIError) -> PrimaryLinkage {
+        var taken = PrimaryLinkage(bytes: [], count: primaryCount)
+        taken.bytes.reserveCapacity(primary.count)
+        try primary.drain { bytes in taken.bytes.append(contentsOf: bytes) }
+        primaryCount = 0
+        return taken
+    }
+
+    /// Adds a worker's range of primary linkage to the document being read.
+    func continuePrimary(_ more: PrimaryLinkage) throws(JSONAPIError) {
+        guard more.count > 0 else { return }
+        if primaryCount > 0 { try primary.append(staticBytes(",")) }
+        try withContiguousBytes(of: more.bytes) { (b) throws(JSONAPIError) in try primary.append(b) }
+        primaryCount += more.count
+    }
+
     func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
         defer { primaryCount = 0 }
         guard format == .ndjson && !options.resourcesOnly else { return }
@@ -137,4 +156,10 @@ final class StreamingSink: DocumentSink {
         try out.endRecord()
         documentsWritten += 1
     }
+}
+
+/// Resource identifiers of primary data, comma-separated, as a document line lists them.
+struct PrimaryLinkage: Sendable {
+    var bytes: [UInt8]
+    var count: Int
 }

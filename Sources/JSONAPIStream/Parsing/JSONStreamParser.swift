@@ -93,6 +93,37 @@ final class JSONStreamParser {
         }
     }
 
+    /// Goes on at absolute `offset` (line `line`, which starts at `lineStart`): the bytes
+    /// from the last one fed up to `offset` are read elsewhere (a range of elements, on a
+    /// worker). The last byte fed ended a token (the `[` of the array, or a `]` before it),
+    /// so everything received is handed to yajl first.
+    func skip(to offset: Int, line: Int, lineStart: Int) throws(JSONAPIError) {
+        if let error { throw error }
+        precondition(byteOrderMark.isSettled && offset >= received, "a skip goes forward, after the first bytes")
+        try feedWholeTokens(upTo: received)
+        received = offset
+        pendingBase = offset
+        pendingScanned = 0
+        memoryCheckedAt = offset
+        dropLines(before: offset)
+        positions.startLines(line: line, lineStart: lineStart)
+    }
+
+    /// Hands yajl every whole token received so far (small reads are otherwise gathered):
+    /// the caller's stream of a reader that interleaves its output with its workers' does
+    /// this at the end of each of its batches, so that what those bytes hold is written in
+    /// its turn.
+    func flush() throws(JSONAPIError) {
+        if let error { throw error }
+        guard byteOrderMark.isSettled, !pending.isEmpty else { return }
+        let base = pendingBase
+        let end = received
+        let boundary = pending.withBytes { all in
+            prescan.feedBoundary(prescan.boundary(end: end, buffer: all, bufferBase: base), buffer: all, bufferBase: base)
+        }
+        try feedWholeTokens(upTo: boundary)
+    }
+
     // MARK: - Feeding
 
     /// Parses the next piece of the input. Any size from one byte up gives the same result.
@@ -104,6 +135,9 @@ final class JSONStreamParser {
             // Read up to the limit (an earlier error wins), then stop at the first byte over it.
             let room = max(0, limit - received - byteOrderMark.heldCount)
             if room > 0 { try feed(UnsafeRawBufferPointer(rebasing: chunk[..<room])) }
+            // The whole tokens before the limit are read, whatever the read size: what they
+            // hold is written, and an error among them wins.
+            try flush()
             throw failed(.syntax(diagnostic(.J12, "input larger than \(limit) bytes", at: limit, pointer: "")))
         }
         if !byteOrderMark.isSettled {

@@ -29,6 +29,8 @@ final class ParallelReader {
         var numbersQuoted: Int
         /// A graph worker's piece, when its segment ended with the batch.
         var piece: GraphPiece?
+        /// A writer's primary linkage of a range of elements, once the range ended.
+        var primary: PrimaryLinkage?
     }
 
     /// Bytes after which a batch ends at the next document boundary.
@@ -54,6 +56,9 @@ final class ParallelReader {
         case undecided
         case sequential
         case parallel
+        /// Large documents: ranges of their elements on workers, the rest on the caller's
+        /// stream (``ElementBatcher``).
+        case elements(ElementBatcher)
     }
     private var mode = Mode.undecided
     private var failure: JSONAPIError?
@@ -84,6 +89,11 @@ final class ParallelReader {
     private var inFlight = 0
     /// Worker choice for a batch that starts a segment: the next in turn.
     private var turn = 0
+    /// Batches read on the caller's stream, by id, until their turn.
+    private var callerBatches: [Int: ParallelBatch] = [:]
+    /// Whether one large document may be read by workers, a range of its elements each
+    /// (writers whose workers hand over their primary linkage).
+    var splitsElements = false
     /// Warnings of the parser held until their input ends (a skipped byte order mark is
     /// reported when the input ends, as one parser reports it).
     private var inputNotices: [Diagnostic] = []
@@ -115,10 +125,24 @@ final class ParallelReader {
     deinit { pool?.stop() }
 
     /// Whether workers read the input (decided after the first bytes).
-    var isParallel: Bool { if case .parallel = mode { true } else { false } }
+    var isParallel: Bool {
+        switch mode {
+        case .parallel, .elements: true
+        case .undecided, .sequential: false
+        }
+    }
+
+    /// Whether workers read ranges of the elements of large documents.
+    var readsElements: Bool { if case .elements = mode { true } else { false } }
 
     /// Resources read so far (delivered ones, when workers read).
-    var resourcesRead: Int { isParallel ? resourcesDelivered : sequential.resourcesRead }
+    var resourcesRead: Int {
+        switch mode {
+        case .parallel: resourcesDelivered
+        case .elements: resourcesDelivered + sequential.resourcesRead
+        case .undecided, .sequential: sequential.resourcesRead
+        }
+    }
 
     /// Bytes read so far.
     var bytesRead: Int {
@@ -170,6 +194,7 @@ final class ParallelReader {
         inputOpen = true
         inputName = name
         split = DocumentSplitter()
+        if case .elements(let batcher) = mode { batcher.beginInput(named: name) }
     }
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
@@ -178,6 +203,10 @@ final class ParallelReader {
         if !inputOpen { try beginInput(named: nil) }
         guard chunk.count > 0 else { return }
         bytesFed += chunk.count
+        if case .elements(let batcher) = mode {
+            try batcher.feed(chunk, to: self)
+            return try deliverReady(waiting: false)
+        }
         var rest = chunk
         while !rest.isEmpty {
             let batch = currentBatch()
@@ -196,10 +225,17 @@ final class ParallelReader {
                     try close(batch, endsSegment: false, endsInput: false)
                 }
             }
-            if case .sequential = mode {
+            switch mode {
+            case .sequential:
                 // Decided while gathering: the rest goes to the caller's stream.
                 if !rest.isEmpty { try sequential.feed(rest) }
                 return
+            case .elements(let batcher):
+                // Decided while gathering: the rest is cut by elements.
+                if !rest.isEmpty { try batcher.feed(rest, to: self) }
+                return try deliverReady(waiting: false)
+            case .undecided, .parallel:
+                continue
             }
         }
         try deliverReady(waiting: false)
@@ -210,6 +246,10 @@ final class ParallelReader {
         if case .sequential = mode { return try sequential.endInput() }
         guard inputOpen else { return }
         inputOpen = false
+        if case .elements(let batcher) = mode {
+            try batcher.endInput(to: self)
+            return try deliverReady(waiting: false)
+        }
         // The last batch of the input (possibly only white space after the last document,
         // or nothing: an empty input, whose error the worker reports).
         let batch = currentBatch()
@@ -237,6 +277,10 @@ final class ParallelReader {
             defer { pool?.stop() }
             try deliverReady(waiting: true)
             sequential.abandon()
+        case .elements:
+            defer { pool?.stop() }
+            try deliverReady(waiting: true)
+            try sequential.finish()
         }
     }
 
@@ -281,17 +325,18 @@ final class ParallelReader {
             heldBoundary = heldBoundary || endsSegment
             if heldBytes >= decisionBytes {
                 // Workers pay off when the first bytes hold a document boundary: documents
-                // smaller than that.
-                try decide(parallel: heldBoundary)
+                // smaller than that. Larger ones are read a range of elements per worker,
+                // when the pipeline can.
+                try decide(parallel: heldBoundary, large: !heldBoundary)
             }
         case .parallel:
             try dispatch(batch)
-        case .sequential:
-            preconditionFailure("no batch is gathered on the caller's stream")
+        case .sequential, .elements:
+            preconditionFailure("no batch is gathered on the caller's stream or cut by elements")
         }
     }
 
-    private func decide(parallel: Bool) throws(JSONAPIError) {
+    private func decide(parallel: Bool, large: Bool = false) throws(JSONAPIError) {
         let batches = held
         held = []
         heldBytes = 0
@@ -299,6 +344,21 @@ final class ParallelReader {
             mode = .parallel
             startWorkers()
             for b in batches { try dispatch(b) }
+            return
+        }
+        if large && splitsElements {
+            // Everything gathered is cut again, by elements.
+            let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
+            mode = .elements(batcher)
+            sequential.reader.staysOnOneThread = true
+            // The batches gathered are cut again: their ids are given again, in order.
+            nextID = nextToDeliver
+            startWorkers()
+            for b in batches {
+                if let segment = b.segment, segment.startsInput { batcher.beginInput(named: b.name) }
+                try b.bytes.withBytes { (bytes) throws(JSONAPIError) in try batcher.feed(bytes, to: self) }
+                if b.endsInput { try batcher.endInput(to: self) }
+            }
             return
         }
         mode = .sequential
@@ -309,6 +369,20 @@ final class ParallelReader {
             if b.endsInput { try sequential.endInput() }
         }
         // The open input (begun by its first batch) goes on in the caller's stream.
+    }
+
+    /// The id of the next batch in input order (``ElementBatcher``).
+    func takeBatchID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    /// Hands a batch over in input order: to a worker, or kept for the caller's stream.
+    func handOver(_ batch: ParallelBatch) throws(JSONAPIError) {
+        guard batch.onCaller else { return try dispatch(batch) }
+        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
+        inFlight += 1
+        callerBatches[batch.id] = batch
     }
 
     private func dispatch(_ batch: ParallelBatch) throws(JSONAPIError) {
@@ -329,9 +403,16 @@ final class ParallelReader {
     /// Delivers finished batches in order: all that are ready, or (`waiting`) all in flight,
     /// or `atMost` of them.
     private func deliverReady(waiting: Bool, atMost: Int = .max) throws(JSONAPIError) {
-        guard case .parallel = mode else { return }
+        guard isParallel else { return }
         var delivered = 0
         while delivered < atMost && inFlight > 0 {
+            if let batch = callerBatches.removeValue(forKey: nextToDeliver) {
+                nextToDeliver += 1
+                inFlight -= 1
+                delivered += 1
+                try readOnCaller(batch)
+                continue
+            }
             guard let batch = pool!.take(nextToDeliver, waiting: waiting) else { return }
             nextToDeliver += 1
             inFlight -= 1
@@ -340,11 +421,29 @@ final class ParallelReader {
         }
     }
 
+    /// A large document's bytes outside the ranges of elements: the caller's stream reads
+    /// them, in their turn.
+    private func readOnCaller(_ batch: ParallelBatch) throws(JSONAPIError) {
+        do throws(JSONAPIError) {
+            if batch.beginsInputOnCaller { try sequential.beginInput(named: batch.name) }
+            if let r = batch.resume { try sequential.reader.skip(to: r.offset, line: r.line, lineStart: r.lineStart) }
+            try batch.bytes.withBytes { (bytes) throws(JSONAPIError) in try sequential.feed(bytes) }
+            // What these bytes hold is written now, before the next batch's output.
+            if batch.endsInput { try sequential.endInput() } else { try sequential.reader.flush() }
+        } catch {
+            failure = error
+            pool?.stop()
+            throw error
+        }
+    }
+
     private func deliverOne(_ batch: ParallelBatch) throws(JSONAPIError) {
         for d in batch.diagnostics { onDiagnostic?(d) }
         resourcesDelivered += batch.resources
-        var output = Output(bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece)
+        var output = Output(
+            bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece, primary: batch.primary)
         batch.piece = nil
+        batch.primary = nil
         swap(&output.bytes, &batch.output)
         do throws(JSONAPIError) {
             try deliver(output)

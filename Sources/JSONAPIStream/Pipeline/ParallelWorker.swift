@@ -80,7 +80,7 @@ final class WorkerPool: @unchecked Sendable {
 /// only one thread at a time touches it (handed over under the reader's lock).
 final class ParallelBatch: @unchecked Sendable {
     let id: Int
-    var bytes = ByteArena(capacity: 64 * 1024)
+    var bytes: ByteArena
     /// Where the segment it begins starts; `nil` when it goes on with the segment of the
     /// batch before it (on the same worker).
     let segment: SegmentStart?
@@ -90,6 +90,13 @@ final class ParallelBatch: @unchecked Sendable {
     var endsInput = false
     /// Nothing to read: the white space that ends an input after its last document.
     var skipsReading = false
+    /// A range of elements whose array closes where it ends (``ElementRange/suffix``).
+    var closesElements = false
+    /// Read on the caller's stream, in its turn (bytes of a large document outside the ranges
+    /// of elements its workers read), after skipping to `resume` when set.
+    var onCaller = false
+    var beginsInputOnCaller = false
+    var resume: (offset: Int, line: Int, lineStart: Int)?
 
     /// Whether the bytes are all JSON white space (or none).
     var isBlank: Bool {
@@ -100,6 +107,8 @@ final class ParallelBatch: @unchecked Sendable {
     var output = ByteArena(capacity: 16)
     /// A graph worker's piece: what its segment gave, once the segment has ended (or failed).
     var piece: GraphPiece?
+    /// A writer's primary linkage of a range of elements, once the range has ended.
+    var primary: PrimaryLinkage?
     var records = 0
     var numbersQuoted = 0
     var resources = 0
@@ -108,7 +117,8 @@ final class ParallelBatch: @unchecked Sendable {
     var notices: [Diagnostic] = []
     var error: JSONAPIError?
 
-    init(id: Int, segment: SegmentStart?, name: String?) {
+    init(id: Int, segment: SegmentStart?, name: String?, bytes: consuming ByteArena = ByteArena(capacity: 64 * 1024)) {
+        self.bytes = bytes
         self.id = id
         self.segment = segment
         self.name = name
@@ -132,17 +142,22 @@ final class ParallelWorker: @unchecked Sendable {
     private var pending: [Diagnostic] = []
     private var stamps: [Int] = []
     private var pieceStart = 0
+    /// A writer's primary linkage since its last range of elements (nil for other pipelines).
+    private let takePrimary: (() throws(JSONAPIError) -> PrimaryLinkage)?
+    /// Whether the segment being read is a range of elements.
+    private var readingElements = false
 
     /// `observe` installs the handler that receives the pipeline's warnings; `takePiece`, for
     /// a graph, hands over what was read since its last call, taken when a segment ends.
     init(
         stream: DocumentStream, out: ByteWriter?, owner: AnyObject?, observe: (@escaping (Diagnostic) -> Void) -> Void,
-        takePiece: (() -> Graph)? = nil
+        takePiece: (() -> Graph)? = nil, takePrimary: (() throws(JSONAPIError) -> PrimaryLinkage)? = nil
     ) {
         self.stream = stream
         self.out = out
         self.owner = owner
         self.takePiece = takePiece
+        self.takePrimary = takePrimary
         observe { [unowned self] d in
             guard let batch = self.batch else { return }
             if d.rule == .N02 {
@@ -163,9 +178,16 @@ final class ParallelWorker: @unchecked Sendable {
         defer { self.batch = nil }
         if batch.skipsReading { return }
         do throws(JSONAPIError) {
-            if let segment = batch.segment { try stream.beginInput(named: batch.name, segment: segment) }
+            if let segment = batch.segment {
+                readingElements = segment.elements != nil
+                try stream.beginInput(named: batch.name, segment: segment)
+            }
             try batch.bytes.withBytes { (b) throws(JSONAPIError) in try stream.feed(b) }
-            if batch.endsSegment { try stream.endInput() }
+            if batch.endsSegment {
+                if batch.closesElements { try stream.reader.closeElements() }
+                try stream.endInput()
+            }
+            if readingElements && batch.endsSegment, let takePrimary { batch.primary = try takePrimary() }
         } catch {
             batch.error = error
         }

@@ -1,0 +1,159 @@
+/// Cuts inputs of large documents into batches for a ``ParallelReader``: ranges of whole
+/// elements of each document's `data` and `included` arrays for the workers
+/// (``ElementRange``), and the document's other bytes for the caller's stream, all in input
+/// order.
+///
+/// ```
+/// {"meta":{…},"data":[ {…},{…},{…} , {…},{…} ],"included":[ … ]}
+/// └── caller ────────┘ └─ range 1 ─┘   └ range 2┘ └ caller ───┘ …
+///                        (worker)        (worker)   (skips to here)
+/// ```
+///
+/// A range ends at the first comma between elements after ``batchBytes`` (a comma belongs to
+/// neither range), or at the array's `]`; a range longer than ``continuationBytes`` without
+/// such a comma (one huge element) is handed over in pieces to the same worker. An empty
+/// array stays with the caller's bytes. The caller's stream, when it reaches the batch after
+/// a range, skips to its first byte (``DocumentReader/skip(to:line:lineStart:)``), so its
+/// positions are the input's.
+final class ElementBatcher {
+    private let batchBytes: Int
+    private let continuationBytes: Int
+    private var split = ElementSplitter()
+    private var name: String?
+    /// Documents in the inputs before the current one.
+    private var documentsBefore = 0
+
+    /// The caller's bytes being gathered; whether they begin the input; where the caller's
+    /// stream goes on (after a range) before reading them.
+    private var callerBytes = ByteArena(capacity: 64 * 1024)
+    private var callerBegins = false
+    private var resume: (offset: Int, line: Int, lineStart: Int)?
+
+    /// The range being gathered, where it starts, and whether a piece of it was handed over.
+    private var inRange = false
+    private var rangeBytes = ByteArena(capacity: 16)
+    private var rangeStart = SegmentStart()
+    private var rangeHanded = false
+
+    init(batchBytes: Int, continuationBytes: Int) {
+        self.batchBytes = batchBytes
+        self.continuationBytes = continuationBytes
+    }
+
+    func beginInput(named name: String?) {
+        self.name = name
+        split = ElementSplitter()
+        callerBegins = true
+    }
+
+    /// Cuts `chunk` (the next bytes of the input), handing batches to `reader` as they close.
+    func feed(_ chunk: UnsafeRawBufferPointer, to reader: ParallelReader) throws(JSONAPIError) {
+        var rest = chunk
+        while !rest.isEmpty {
+            guard inRange else {
+                switch split.scan(rest, cutFrom: 0) {
+                case .open(let cut):
+                    // The `[` is the caller's; kept until the range is known not to be empty.
+                    callerBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
+                    rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
+                    startRange()
+                case nil:
+                    callerBytes.append(rest)
+                    rest = UnsafeRawBufferPointer(rebasing: rest[rest.count...])
+                    if callerBytes.count >= batchBytes { try handCallerBytes(to: reader) }
+                case .next, .close:
+                    preconditionFailure("commas and closing brackets are cut inside an array")
+                }
+                continue
+            }
+            let cutFrom = max(0, batchBytes - rangeBytes.count - 1)
+            // A range is handed over in pieces of at most `continuationBytes`, whatever the
+            // read size: the same input gives the same batches.
+            let piece = UnsafeRawBufferPointer(rebasing: rest[..<min(rest.count, max(1, continuationBytes - rangeBytes.count))])
+            switch split.scan(piece, cutFrom: cutFrom) {
+            case .next(let cut):
+                // The comma belongs to neither range.
+                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]))
+                rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
+                try handRange(to: reader, ends: true, closes: true)
+                startRange()
+            case .close(let cut):
+                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
+                rest = UnsafeRawBufferPointer(rebasing: rest[(cut + 1)...])
+                try closeArray(to: reader)
+            case nil:
+                rangeBytes.append(piece)
+                rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
+                if rangeBytes.count >= continuationBytes { try handRange(to: reader, ends: false, closes: false) }
+            case .open:
+                preconditionFailure("no array opens inside one being split")
+            }
+        }
+    }
+
+    /// Ends the input: what is gathered is handed over, the last batch the caller's.
+    func endInput(to reader: ParallelReader) throws(JSONAPIError) {
+        if inRange {
+            // The input ends inside the array: the range ends here, open, and its worker
+            // reports what one parser would.
+            try handRange(to: reader, ends: true, closes: false)
+            inRange = false
+            resume = (split.offset, split.line, split.lineStart)
+        }
+        try handCallerBytes(to: reader, endsInput: true)
+        documentsBefore += split.documents
+    }
+
+    private func startRange() {
+        inRange = true
+        rangeHanded = false
+        rangeBytes = ByteArena(capacity: 64 * 1024)
+        rangeStart = SegmentStart(
+            offset: split.offset, line: split.line, lineStart: split.lineStart,
+            documentIndex: documentsBefore + split.documents - 1, startsInput: false, precededBy: nil,
+            elements: ElementRange(included: split.inIncluded, firstElement: split.element))
+    }
+
+    /// The array closed (its `]` scanned, not gathered yet).
+    private func closeArray(to reader: ParallelReader) throws(JSONAPIError) {
+        inRange = false
+        let empty = !rangeHanded && rangeStart.elements!.firstElement == 0 && rangeBytes.withBytes { b in b.allSatisfy(isJSONWhiteSpace) }
+        if empty {
+            // `[ ]`: nothing for a worker; the caller's stream reads it.
+            rangeBytes.withBytes { callerBytes.append($0) }
+        } else {
+            try handRange(to: reader, ends: true, closes: true)
+            // The caller's stream goes on at the `]`.
+            resume = (split.offset - 1, split.line, split.lineStart)
+        }
+        callerBytes.append(staticBytes("]"))
+    }
+
+    private func handRange(to reader: ParallelReader, ends: Bool, closes: Bool) throws(JSONAPIError) {
+        // The caller's bytes before it come first.
+        if !callerBytes.isEmpty || callerBegins || resume != nil { try handCallerBytes(to: reader) }
+        var bytes = ByteArena(capacity: ends ? 16 : 64 * 1024)
+        swap(&bytes, &rangeBytes)
+        let batch = ParallelBatch(id: reader.takeBatchID(), segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
+        batch.endsSegment = ends
+        batch.closesElements = closes
+        rangeHanded = true
+        try reader.handOver(batch)
+    }
+
+    private func handCallerBytes(to reader: ParallelReader, endsInput: Bool = false) throws(JSONAPIError) {
+        var bytes = ByteArena(capacity: 64 * 1024)
+        swap(&bytes, &callerBytes)
+        let batch = ParallelBatch(id: reader.takeBatchID(), segment: nil, name: name, bytes: bytes)
+        batch.onCaller = true
+        batch.beginsInputOnCaller = callerBegins
+        batch.resume = resume
+        batch.endsInput = endsInput
+        callerBegins = false
+        resume = nil
+        try reader.handOver(batch)
+    }
+}
+
+@inline(__always)
+func isJSONWhiteSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }

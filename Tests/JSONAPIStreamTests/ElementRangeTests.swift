@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import JSONAPIStream
+
+/// One large document read by several workers, a range of whole elements of its `data` and
+/// `included` arrays each (``ElementRange``), the rest by the caller's stream: the same output
+/// bytes, the same warnings in the same order, the same first error as one reader, for every
+/// corpus document, every read size and every number of workers. Tiny batch sizes make every
+/// corpus document "large": ranges of one or a few elements, elements handed over in pieces.
+struct ElementRangeTests {
+    /// (bytes after which a range ends at the next comma, bytes after which a piece of a range
+    /// is handed over anyway), with the decision after the first 16 bytes.
+    static let sizes = [(batch: 8, continuation: 16), (batch: 40, continuation: 120)]
+
+    /// Normalizes `bytes` on one reader and on workers by elements; the runs must agree.
+    /// Returns whether any run read by elements.
+    @discardableResult
+    static func expectSame(
+        _ name: String, _ bytes: [UInt8], options: DocumentOptions = DocumentOptions(), format: OutputFormat = .ndjson,
+        chunks: [Int] = [0, 7], workers: [Int] = [2, 3], sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        let one = ParallelReaderTests.run([(name, bytes)], format: format, workers: 1, chunk: 0, options: options)
+        var byElements = false
+        for w in workers {
+            for chunk in chunks {
+                for size in sizes {
+                    let many = ParallelReaderTests.run(
+                        [(name, bytes)], format: format, workers: w, chunk: chunk, options: options,
+                        batch: size.batch, continuation: size.continuation, decision: 16)
+                    let what = "\(name), \(w) workers, reads of \(chunk), batches of \(size.batch)"
+                    #expect(many.error == one.error, "\(what): \(String(describing: many.error)) vs \(String(describing: one.error))", sourceLocation: sourceLocation)
+                    #expect(many.output == one.output, "\(what): output differs", sourceLocation: sourceLocation)
+                    #expect(many.warnings == one.warnings, "\(what): warnings differ", sourceLocation: sourceLocation)
+                    byElements = byElements || many.byElements
+                }
+            }
+        }
+        return byElements
+    }
+
+    static func corpusFiles(_ dir: String) -> [String] { CorpusTests.files(dir).map { "\(dir)/\($0)" } }
+
+    @Test(arguments: corpusFiles("documents") + corpusFiles("valid"))
+    func everyDocumentGivesTheSameLinesWarningsAndErrors(_ path: String) throws {
+        let bytes = Array(try Data(contentsOf: corpusURL(path)))
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        Self.expectSame(path, bytes)
+        Self.expectSame(path, bytes, options: strict, chunks: [0])
+        Self.expectSame(path, bytes, format: .edges, chunks: [3])
+    }
+
+    @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
+    func everyInvalidFixtureFailsTheSameWay(_ name: String) throws {
+        let entry = CorpusTests.manifest("invalid").first { $0.0 == name }!.1
+        let (strict, _, _) = CorpusTests.options(entry)
+        var lenient = strict
+        lenient.validation = .lenient
+        let bytes = Array(try Data(contentsOf: corpusURL("invalid/\(name)")))
+        Self.expectSame(name, bytes, options: strict)
+        Self.expectSame(name, bytes, options: lenient, chunks: [1])
+    }
+
+    /// A document of `count` resources in `data` (and as many in `included`), each with
+    /// strings that hold brackets, commas, quotes and escapes.
+    static func large(_ count: Int, included: Bool = true) -> String {
+        func resource(_ t: String, _ i: Int) -> String {
+            #"{"type":"\#(t)","id":"\#(i)","attributes":{"s":"[{,\"]}\\","n":\#(i).50,"a":[1,{"b":[]}]},"relationships":{"r":{"data":[{"type":"b","id":"\#(i)"}]}}}"#
+        }
+        var s = #"{"meta":{"m":[1,2]},"data":["#
+        s += (0..<count).map { resource("a", $0) }.joined(separator: ",\n ")
+        s += "]"
+        if included { s += #","included":[ "# + (0..<count).map { resource("b", $0) }.joined(separator: " ,") + " ]" }
+        return s + #","links":{"self":"/a"}}"#
+    }
+
+    @Test func largeDocumentsAreReadByElements() {
+        let doc = Array(Self.large(40).utf8)
+        #expect(Self.expectSame("large", doc, chunks: [0, 1, 64]))
+        // Several large documents, as one input and after one another.
+        #expect(Self.expectSame("three", doc + Array("\n".utf8) + doc + doc))
+    }
+
+    /// Arrays whose shape one parser refuses, or that stay whole: the same as one reader.
+    @Test(arguments: [
+        #"{"data":[1,]}"#, #"{"data":[,1]}"#, #"{"data":[{"type":"a","id":"1"},,{"type":"a","id":"2"}]}"#,
+        #"{"data":[ ],"included":[]}"#, #"{"data":[{"type":"a","id":"1"} {"type":"a","id":"2"}]}"#,
+        #"{"included":[{"type":"a","id":"1"},{"type":"a","id":"2"}],"data":[{"type":"a","id":"3"}]}"#,
+        #"{"d\u0061ta":[{"type":"a","id":"1"},{"type":"a","id":"2"}]}"#, #"{"data":[[1],[2,[3]],{"type":"a","id":"1"}]}"#,
+        #"{"data" : [ {"type":"a","id":"1"} , {"type":"a","id":"2"} ] , "data":[]}"#,
+        #"{"jsonapi":{"ext":["https://jsonapi.org/ext/atomic"]},"data":[{"type":"a","id":"1","atomic:x":1},{"type":"a","id":"2"}]}"#,
+        #"{"jsonapi":{"ext":["https://jsonapi.org/ext/\u0061tomic"]},"data":[{"type":"a","id":"1","atomic:x":1},{"type":"a","id":"2"}]}"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"1"}],"included":[{"type":"a","id":"1"}]}"#,
+        #"{"data":{"type":"a","id":"1"},"included":[{"type":"b","id":"1"},{"type":"b","id":"2"}]}"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}]]"#, #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}}"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}],}"#, #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}]} ]"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"},"#, #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"} "#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}]"#, #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}],"data":1}"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2","attributes":{"x":1,"x":2}}]}"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"},{"type":"a","id":"3","attributes":{"s":"\ud800"}}]}"#,
+        #"{"errors":[{"status":"500"}],"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}]}"#,
+    ])
+    func awkwardArraysGiveTheSameResult(_ text: String) {
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        var deep = DocumentOptions()
+        deep.parse.limits.maxDepth = 3
+        var short = DocumentOptions()
+        short.parse.limits.maxInputBytes = 60
+        for options in [DocumentOptions(), strict, deep, short] {
+            Self.expectSame(text, Array(text.utf8), options: options, chunks: [0, 1])
+        }
+    }
+
+    /// A large document cut short at every byte: the same first error (rule, message,
+    /// position, pointer) and the same lines before it.
+    @Test func aDocumentCutShortAnywhereFailsTheSameWay() {
+        let doc = Array(Self.large(3).utf8)
+        for end in stride(from: 17, to: doc.count, by: 3) {
+            Self.expectSame("cut at \(end)", Array(doc[..<end]), chunks: [0], workers: [2])
+        }
+    }
+}
