@@ -1,8 +1,11 @@
 // The element splitter of the parallel reader: finds where the elements of a document's
 // top-level `data` and `included` arrays begin and end, so that one large document can be
-// parsed by separate workers, a range of whole elements each. A byte at a time.
+// parsed by separate workers, a range of whole elements each. Inside an element, 64 bytes at
+// a time with SSE2; elsewhere (and without SSE2) a byte at a time; the same answers either way.
 #include "cplatform.h"
 #include <stdint.h>
+
+#include "masks.h"
 
 static const char data_name[4] = {'d', 'a', 't', 'a'};
 static const char included_name[8] = {'i', 'n', 'c', 'l', 'u', 'd', 'e', 'd'};
@@ -10,121 +13,204 @@ static const char atomic_word[6] = {'a', 't', 'o', 'm', 'i', 'c'};
 
 static inline int is_white(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+#if defined(__SSE2__)
+// The 64 bytes at p (the first at absolute offset `at`), inside an element of the array being
+// split, when they hold no backslash: scanned at once up to the closing bracket that brings
+// the depth back to the array's (a place to cut, or a comma after it, is for the byte path).
+// Returns how many bytes it scanned (64 when no such bracket is among them; 0 with a
+// backslash, and `*escapes` set), with `*s` as it is after them.
+static inline size_t skip_inside_element(jsonapi_element_state *s, const unsigned char *p, int64_t at, int *escapes) {
+    __m128i v[4], l[4];
+    const __m128i lower = _mm_set1_epi8(0x20);
+    for (int k = 0; k < 4; k++) {
+        v[k] = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        // `{` and `[` differ only in bit 0x20, as do `}` and `]`.
+        l[k] = _mm_or_si128(v[k], lower);
+    }
+    if (mask64(v, '\\') != 0) {
+        *escapes = 1;
+        return 0;
+    }
+    const uint64_t quotes = mask64(v, '"');
+    uint64_t lines = mask64(v, '\n');
+    // No escapes: a byte is inside a string when an odd number of quotes come before it
+    // (counting the string the block starts in).
+    const uint64_t inside = prefix_xor(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
+    const uint64_t opens = mask64(l, '{') & ~inside, closes = mask64(l, '}') & ~inside;
+    const int64_t closing = __builtin_popcountll(closes);
+    size_t scanned = 64;
+    if (s->depth - closing >= 3) {
+        // The depth cannot come back to the array's in these bytes.
+        s->depth += __builtin_popcountll(opens) - closing;
+        s->in_string = (unsigned char)(inside >> 63);
+    } else {
+        // Bracket by bracket, up to the one that closes the element.
+        int64_t depth = s->depth;
+        uint64_t m = opens | closes;
+        while (m != 0) {
+            const unsigned k = (unsigned)__builtin_ctzll(m);
+            m &= m - 1;
+            if ((opens >> k) & 1) {
+                depth += 1;
+            } else if (depth == 3) {
+                scanned = k;
+                break;
+            } else {
+                depth -= 1;
+            }
+        }
+        s->depth = depth;
+        // Byte `scanned` is a bracket outside strings, so no string is open before it.
+        s->in_string = scanned == 64 ? (unsigned char)(inside >> 63) : 0;
+        if (scanned < 64) lines &= (1ull << scanned) - 1;
+    }
+    if (lines != 0) {
+        s->lines += __builtin_popcountll(lines);
+        s->line_start = at + (int64_t)(63 - __builtin_clzll(lines)) + 1;
+    }
+    return scanned;
+}
+#endif
+
 int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s,
                          size_t *cut) {
     const unsigned char *p = bytes;
     const int64_t base = s->offset;
     // Invariant: bytes p[0..<i] are scanned; s holds the state after them (offset aside).
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char c = p[i];
-        if (c == '\n') {
-            s->lines += 1;
-            s->line_start = base + (int64_t)i + 1;
+    size_t i = 0;
+    while (i < n) {
+#if defined(__SSE2__)
+        // Inside an element (where most bytes are), whole blocks when they can be.
+        int escapes = 0;
+        if (s->splitting && s->depth >= 3 && !s->escaped && i + 64 <= n) {
+            const size_t scanned = skip_inside_element(s, p + i, base + (int64_t)i, &escapes);
+            i += scanned;
+            if (scanned == 64) continue;
         }
-        if (!s->splitting) {
-            // A document's own bytes: does its top level say `atomic` (jsonapi.ext)?
-            unsigned char m = s->atomic_matched;
-            m = c == (unsigned char)atomic_word[m] ? (unsigned char)(m + 1) : (unsigned char)(c == 'a');
-            if (m == sizeof atomic_word) {
-                s->keep_whole = 1;
-                m = 0;
+        // From the bracket that closes an element: its comma, white space and the next
+        // element's opening bracket, then blocks again.
+        const int back_to_blocks = !escapes;
+#else
+        const int back_to_blocks = 0;
+#endif
+        // Then up to 64 bytes, one at a time.
+        const size_t stop = n - i > 64 ? i + 64 : n;
+        for (; i < stop; i++) {
+            const unsigned char c = p[i];
+            if (c == '\n') {
+                s->lines += 1;
+                s->line_start = base + (int64_t)i + 1;
             }
-            s->atomic_matched = m;
-        }
-        if (s->escaped) {
-            s->escaped = 0;
-            // `\u` may spell anything, `atomic` too; an escaped name is never `data`.
-            if (c == 'u' && !s->splitting) s->keep_whole = 1;
-            s->name_candidates = 0;
-            continue;
-        }
-        if (s->in_string) {
-            if (c == '"') {
-                s->in_string = 0;
-                if (s->depth == 1) {
-                    // A member name, when a colon follows.
-                    const unsigned char k = s->name_length, cand = s->name_candidates;
-                    s->named = (cand & 1) && k == sizeof data_name ? 1 : (cand & 2) && k == sizeof included_name ? 2 : 0;
+            if (!s->splitting) {
+                // A document's own bytes: does its top level say `atomic` (jsonapi.ext)?
+                unsigned char m = s->atomic_matched;
+                m = c == (unsigned char)atomic_word[m] ? (unsigned char)(m + 1) : (unsigned char)(c == 'a');
+                if (m == sizeof atomic_word) {
+                    s->keep_whole = 1;
+                    m = 0;
                 }
-            } else if (c == '\\') {
-                s->escaped = 1;
-            } else if (s->depth == 1 && s->name_candidates != 0) {
-                const unsigned char k = s->name_length;
-                unsigned char cand = s->name_candidates;
-                if (!(k < sizeof data_name && c == (unsigned char)data_name[k])) cand &= (unsigned char)~1u;
-                if (!(k < sizeof included_name && c == (unsigned char)included_name[k])) cand &= (unsigned char)~2u;
-                s->name_candidates = cand;
-                s->name_length = (unsigned char)(k + 1);
+                s->atomic_matched = m;
             }
-            continue;
-        }
-        if (s->splitting) {
-            // Inside the array being split (depth 2) or one of its elements (deeper).
-            if (is_white(c)) continue;
-            if (c == '"') {
-                s->in_string = 1;
-            } else if ((c | 0x20) == '{') {
-                s->depth += 1;
-            } else if ((c | 0x20) == '}') {
-                // A `}` in place of the array's `]` is not JSON: the range that holds it fails
-                // there, and the array goes on to the input's end (what follows is never read).
-                if (s->depth == 2 && c == '}') {
-                    s->nonblank = 1;
-                    continue;
-                }
-                s->depth -= 1;
-                if (s->depth == 1) {
-                    s->splitting = 0;
-                    s->atomic_matched = 0;
-                    *cut = i;
-                    s->offset = base + (int64_t)i + 1;
-                    return JSONAPI_ELEMENTS_CLOSE;
-                }
-            } else if (c == ',' && s->depth == 2) {
-                s->elements += 1;
-                if (i + 1 > cut_from && s->nonblank) {
-                    s->nonblank = 0;
-                    *cut = i + 1;
-                    s->offset = base + (int64_t)*cut;
-                    return JSONAPI_ELEMENTS_NEXT;
+            if (s->escaped) {
+                s->escaped = 0;
+                // `\u` may spell anything, `atomic` too; an escaped name is never `data`.
+                if (c == 'u' && !s->splitting) s->keep_whole = 1;
+                s->name_candidates = 0;
+                continue;
+            }
+            if (s->in_string) {
+                if (c == '"') {
+                    s->in_string = 0;
+                    if (s->depth == 1) {
+                        // A member name, when a colon follows.
+                        const unsigned char k = s->name_length, cand = s->name_candidates;
+                        s->named = (cand & 1) && k == sizeof data_name ? 1 : (cand & 2) && k == sizeof included_name ? 2 : 0;
+                    }
+                } else if (c == '\\') {
+                    s->escaped = 1;
+                } else if (s->depth == 1 && s->name_candidates != 0) {
+                    const unsigned char k = s->name_length;
+                    unsigned char cand = s->name_candidates;
+                    if (!(k < sizeof data_name && c == (unsigned char)data_name[k])) cand &= (unsigned char)~1u;
+                    if (!(k < sizeof included_name && c == (unsigned char)included_name[k])) cand &= (unsigned char)~2u;
+                    s->name_candidates = cand;
+                    s->name_length = (unsigned char)(k + 1);
                 }
                 continue;
             }
-            s->nonblank = 1;
-            continue;
-        }
-        // A document's own bytes, outside strings.
-        if (is_white(c)) continue;
-        if (c == '"') {
-            s->in_string = 1;
-            s->name_candidates = 3;
-            s->name_length = 0;
-            s->named = 0;
-        } else if (c == ':') {
-            s->named = s->depth == 1 && (s->named == 1 || s->named == 2) ? (unsigned char)(s->named | 4) : 0;
-        } else if ((c | 0x20) == '{') {
-            if (s->depth == 0) {
-                s->documents += 1;
-                s->keep_whole = 0;
-                s->atomic_matched = 0;
+            if (s->splitting) {
+                // Inside the array being split (depth 2) or one of its elements (deeper).
+                if (is_white(c)) continue;
+                if (c == '"') {
+                    s->in_string = 1;
+                } else if ((c | 0x20) == '{') {
+                    s->depth += 1;
+                    if (back_to_blocks && s->depth == 3) {
+                        s->nonblank = 1;
+                        i++;
+                        break;
+                    }
+                } else if ((c | 0x20) == '}') {
+                    // A `}` in place of the array's `]` is not JSON: the range that holds it fails
+                    // there, and the array goes on to the input's end (what follows is never read).
+                    if (s->depth == 2 && c == '}') {
+                        s->nonblank = 1;
+                        continue;
+                    }
+                    s->depth -= 1;
+                    if (s->depth == 1) {
+                        s->splitting = 0;
+                        s->atomic_matched = 0;
+                        *cut = i;
+                        s->offset = base + (int64_t)i + 1;
+                        return JSONAPI_ELEMENTS_CLOSE;
+                    }
+                } else if (c == ',' && s->depth == 2) {
+                    s->elements += 1;
+                    if (i + 1 > cut_from && s->nonblank) {
+                        s->nonblank = 0;
+                        *cut = i + 1;
+                        s->offset = base + (int64_t)*cut;
+                        return JSONAPI_ELEMENTS_NEXT;
+                    }
+                    continue;
+                }
+                s->nonblank = 1;
+                continue;
             }
-            if (c == '[' && s->depth == 1 && (s->named & 4) && !s->keep_whole) {
-                s->depth = 2;
-                s->splitting = s->named & 3;
+            // A document's own bytes, outside strings.
+            if (is_white(c)) continue;
+            if (c == '"') {
+                s->in_string = 1;
+                s->name_candidates = 3;
+                s->name_length = 0;
                 s->named = 0;
-                s->elements = 0;
-                s->nonblank = 0;
-                *cut = i + 1;
-                s->offset = base + (int64_t)*cut;
-                return JSONAPI_ELEMENTS_OPEN;
+            } else if (c == ':') {
+                s->named = s->depth == 1 && (s->named == 1 || s->named == 2) ? (unsigned char)(s->named | 4) : 0;
+            } else if ((c | 0x20) == '{') {
+                if (s->depth == 0) {
+                    s->documents += 1;
+                    s->keep_whole = 0;
+                    s->atomic_matched = 0;
+                }
+                if (c == '[' && s->depth == 1 && (s->named & 4) && !s->keep_whole) {
+                    s->depth = 2;
+                    s->splitting = s->named & 3;
+                    s->named = 0;
+                    s->elements = 0;
+                    s->nonblank = 0;
+                    *cut = i + 1;
+                    s->offset = base + (int64_t)*cut;
+                    return JSONAPI_ELEMENTS_OPEN;
+                }
+                s->depth += 1;
+                s->named = 0;
+            } else if ((c | 0x20) == '}') {
+                s->depth -= 1;
+                s->named = 0;
+            } else {
+                s->named = 0;
             }
-            s->depth += 1;
-            s->named = 0;
-        } else if ((c | 0x20) == '}') {
-            s->depth -= 1;
-            s->named = 0;
-        } else {
-            s->named = 0;
         }
     }
     s->offset = base + (int64_t)n;

@@ -4,9 +4,7 @@
 #include "cplatform.h"
 #include <stdint.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "masks.h"
 
 // A byte outside strings: a quote opens one, brackets change the depth. Returns 1 when it
 // closes a top-level value. (A backslash outside a string is not JSON; the parser reports it.)
@@ -38,15 +36,6 @@ static inline int split_byte(jsonapi_split_state *s, unsigned char c) {
 }
 
 #if defined(__SSE2__)
-// Bit i set when byte i of the 64 bytes at p equals c.
-static inline uint64_t mask64(const __m128i v[4], char c) {
-    const __m128i k = _mm_set1_epi8(c);
-    return (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[0], k))
-        | ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[1], k)) << 16)
-        | ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[2], k)) << 32)
-        | ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[3], k)) << 48);
-}
-
 // The cut just after byte k of the block at i, which closed a top-level value (outside any
 // string): the line feeds of the block before it are counted, and the state is the cut's.
 static inline int cut_after(jsonapi_split_state *s, int64_t base, size_t i, unsigned k, uint64_t lines,
@@ -62,16 +51,6 @@ static inline int cut_after(jsonapi_split_state *s, int64_t base, size_t i, unsi
     return 1;
 }
 
-// Bit i set when an odd number of bits at or below i are set in x.
-static inline uint64_t prefix_xor(uint64_t x) {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-}
 #endif
 
 int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s,
