@@ -48,6 +48,9 @@ struct ElementRangeTests {
         Self.expectSame(path, bytes)
         Self.expectSame(path, bytes, options: strict, chunks: [0])
         Self.expectSame(path, bytes, format: .edges, chunks: [3])
+        // Flat JSON: a graph of the ranges' pieces and the caller's stream's resources.
+        Self.expectSame(path, bytes, format: .json, chunks: [0, 5])
+        Self.expectSame(path, bytes, options: strict, format: .json, chunks: [0])
     }
 
     @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
@@ -59,6 +62,7 @@ struct ElementRangeTests {
         let bytes = Array(try Data(contentsOf: corpusURL("invalid/\(name)")))
         Self.expectSame(name, bytes, options: strict)
         Self.expectSame(name, bytes, options: lenient, chunks: [1])
+        Self.expectSame(name, bytes, options: lenient, format: .json, chunks: [0])
     }
 
     /// A document of `count` resources in `data` (and as many in `included`), each with
@@ -79,6 +83,11 @@ struct ElementRangeTests {
         #expect(Self.expectSame("large", doc, chunks: [0, 1, 64]))
         // Several large documents, as one input and after one another.
         #expect(Self.expectSame("three", doc + Array("\n".utf8) + doc + doc))
+        // A graph: the copies' resources merged, with their warnings (N01).
+        #expect(Self.expectSame("graph", doc + doc, format: .json))
+        var last = DocumentOptions()
+        last.parse.limits.maxResources = 50
+        #expect(Self.expectSame("limit", doc, options: last, format: .json, chunks: [0]))
     }
 
     /// Arrays whose shape one parser refuses, or that stay whole: the same as one reader.
@@ -109,6 +118,7 @@ struct ElementRangeTests {
         short.parse.limits.maxInputBytes = 60
         for options in [DocumentOptions(), strict, deep, short] {
             Self.expectSame(text, Array(text.utf8), options: options, chunks: [0, 1])
+            Self.expectSame(text, Array(text.utf8), options: options, format: .json, chunks: [0])
         }
     }
 

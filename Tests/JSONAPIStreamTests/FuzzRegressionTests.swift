@@ -39,8 +39,8 @@
 // - `elements`: the `chunks` header and a document, read as one input (and twice over) by
 //   one reader and by 2 and 3 workers deciding after 8 to 128 bytes, so that a document
 //   without a boundary that early is read a range of elements of its `data` and `included`
-//   arrays per worker, the rest by the caller's stream: NDJSON and edges, the same output
-//   bytes (also before an error), warnings and error.
+//   arrays per worker, the rest by the caller's stream: NDJSON, edges and flat JSON (a graph
+//   of the ranges' pieces), the same output bytes (also before an error), warnings and error.
 
 import Foundation
 import JSONAPIStream
@@ -839,7 +839,7 @@ public enum FuzzChecks {
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0)
         var problems: [String] = []
         for (name, body) in [("one", c.body), ("two", c.body + [0x0A] + c.body)] {
-            for format in [OutputFormat.ndjson, .edges] {
+            for format in [OutputFormat.ndjson, .edges, .json] {
                 var one = c.document
                 one.parse.workers = 1
                 let reference = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)

@@ -52,6 +52,11 @@ public struct DocumentOptions: Sendable, Hashable {
 }
 
 extension DocumentOptions {
+    /// Whether one large document may be read by workers a range of its elements each: not
+    /// when a rule of the whole document needs every element in one place (a request
+    /// document's C01-C03, the compound-document rules R22 and R23).
+    var splitsElements: Bool { context == .response && !compoundRules }
+
     /// These options for one of the workers' streams (``ParseOptions/workers``): it reads its
     /// batches on its own thread, one stream, no workers of its own.
     var forWorker: DocumentOptions {

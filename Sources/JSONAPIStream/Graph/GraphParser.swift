@@ -24,13 +24,14 @@ public final class GraphParser {
         self.sink = sink
         stream = DocumentStream(options: options, sink: sink)
         stream.onDiagnostic = { [sink] d in sink.record(d) }
-        let merger = GraphPieceMerger(sink: sink)
+        let merger = GraphPieceMerger(sink: sink, stream: stream)
         self.merger = merger
         reader = ParallelReader(
             workers: options.parse.effectiveWorkers, batchBytes: options.parse.workerBatchBytes, sequential: stream,
             makeWorker: { GraphPieceMerger.worker(options: options, policy: duplicates) },
             deliver: { (o) throws(JSONAPIError) in if let piece = o.piece { try merger.merge(piece) } })
         reader.onDiagnostic = { [sink] d in sink.record(d) }
+        reader.splitsElements = options.splitsElements
     }
 
     /// Called with each warning as it is found (besides being kept in the graph).

@@ -7,6 +7,9 @@ struct GraphPiece {
     var name: String?
     var diagnostics: [Diagnostic]
     var stamps: [Int]
+    /// Whether it is a range of elements of one large document, whose own values the
+    /// caller's stream holds.
+    var isElements = false
 }
 
 /// One graph from the pieces workers read: each piece appended in input order by the merging
@@ -15,11 +18,19 @@ struct GraphPiece {
 /// warnings, their order and the first error are those of one reader.
 final class GraphPieceMerger {
     let sink: GraphSink
+    /// The caller's stream, which builds into `sink` what workers do not read.
+    private let stream: DocumentStream
     /// The value store the pieces' values are copied into (it grows with the first piece: a
-    /// reader that stays on one stream never uses it).
+    /// reader that stays on one stream never uses it). A range of elements of a large
+    /// document goes to the caller's stream's store instead, which holds the rest of that
+    /// document (its top level, a single primary resource), so that every span of the graph
+    /// points into one store.
     private var values = ByteArena(capacity: 16)
 
-    init(sink: GraphSink) { self.sink = sink }
+    init(sink: GraphSink, stream: DocumentStream) {
+        self.sink = sink
+        self.stream = stream
+    }
 
     /// A worker's pipeline for `options` (one thread, no resource limit: the merge applies it);
     /// `safeNumbers`: it notes which resources hold numbers to quote (`--numbers safe`).
@@ -41,6 +52,10 @@ final class GraphPieceMerger {
         let sink = self.sink
         sink.sourceName = piece.name
         var next = 0
+        // (Between two batches of its own, the caller's stream is between two tokens: its
+        // store is not being written.)
+        if piece.isElements { swap(&values, &stream.reader.builder.arenas.store) }
+        defer { if piece.isElements { swap(&values, &stream.reader.builder.arenas.store) } }
         try sink.append(piece.graph, store: &values, documentBase: 0) { (i) throws(JSONAPIError) in
             while next < piece.stamps.count && piece.stamps[next] <= i {
                 sink.record(piece.diagnostics[next])
@@ -53,11 +68,12 @@ final class GraphPieceMerger {
         }
     }
 
-    /// The graph once `reader` has finished: over the pieces' merged values when workers read,
-    /// else over the value store of the caller's stream, which built it alone.
+    /// The graph once `reader` has finished: over the pieces' merged values when workers read
+    /// whole documents, else over the value store of the caller's stream (which built it
+    /// alone, or held the ranges' values too).
     func graph(after reader: ParallelReader, shrink: Bool) -> Graph {
         var merged = ByteArena(capacity: 16)
-        if reader.isParallel { swap(&merged, &values) } else { merged = reader.sequential.reader.takeValueStore() }
+        if reader.isParallel && !reader.readsElements { swap(&merged, &values) } else { merged = reader.sequential.reader.takeValueStore() }
         return sink.graph(values: merged, inputBytes: reader.bytesRead, shrink: shrink)
     }
 }

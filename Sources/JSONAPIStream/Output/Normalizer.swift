@@ -67,7 +67,7 @@ public final class Normalizer {
         // Workers write lines, or build pieces of the graph (merged in order); written lines
         // with a duplicate policy other than `last` or a resource limit need every document
         // in one place.
-        let merger = graphSink.map { GraphPieceMerger(sink: $0) }
+        let merger = graphSink.map { [stream] in GraphPieceMerger(sink: $0, stream: stream) }
         self.merger = merger
         let parallel = format == .json || duplicates == .last && document.parse.limits.maxResources == nil
         let one = document.forWorker
@@ -93,10 +93,7 @@ public final class Normalizer {
                     if let primary = o.primary { try streaming?.continuePrimary(primary) }
                 }
             })
-        // Writers read one large document a range of elements per worker, unless a rule of
-        // the whole document needs every element in one place (request documents' C01-C03,
-        // the compound-document rules R22 and R23).
-        reader.splitsElements = format != .json && document.context == .response && !document.compoundRules
+        reader.splitsElements = document.splitsElements
     }
 
     /// Receives warnings as they are found.

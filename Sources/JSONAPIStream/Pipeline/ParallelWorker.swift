@@ -193,7 +193,7 @@ final class ParallelWorker: @unchecked Sendable {
         }
         batch.bytes = ByteArena(capacity: 16)
         if let takePiece, batch.endsSegment || batch.error != nil {
-            batch.piece = GraphPiece(graph: takePiece(), name: batch.name, diagnostics: pending, stamps: stamps)
+            batch.piece = GraphPiece(graph: takePiece(), name: batch.name, diagnostics: pending, stamps: stamps, isElements: readingElements)
             pending = []
             stamps = []
             pieceStart = stream.resourcesRead
