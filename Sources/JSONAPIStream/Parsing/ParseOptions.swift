@@ -67,14 +67,20 @@ public struct ParseOptions: Sendable, Hashable {
     /// use when there are 3 or more; with 2, one reader (which builds on a second thread: two
     /// workers were no faster there, and take more memory). 1, or ``concurrency`` `sequential`, reads
     /// on the caller's stream only. Used by ``Normalizer`` (every format), ``GraphParser``
-    /// (graph pieces merged in input order) and ``DocumentValidator``; a single large
-    /// document stays on the caller's stream (two threads, as ``concurrency`` says).
+    /// (graph pieces merged in input order) and ``DocumentValidator``. A large document (no
+    /// document end in the first bytes) is read by ``Normalizer`` and ``GraphParser`` a range
+    /// of the elements of its `data` and `included` arrays per worker, the rest on the
+    /// caller's stream, with the same result; with the compound-document rules
+    /// (``DocumentOptions/checksCompoundRules``) or a request ``DocumentContext``, and in
+    /// ``DocumentValidator``, it stays on the caller's stream (two threads, as
+    /// ``concurrency`` says).
     public var workers: Int? = nil
     /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after
     /// the first document that reaches this size). A document longer than 8 times this goes
-    /// to one worker in pieces. Workers are used only when the first 8 times this many bytes
-    /// hold the end of a document (documents smaller than that); else the caller's stream
-    /// reads. Memory: about 4 batches per worker in flight, input and output.
+    /// to one worker in pieces. Workers read whole documents when the first 8 times this many
+    /// bytes hold the end of a document (documents smaller than that); else ranges of
+    /// elements of about this size, where they can (see ``workers``). Memory: about 4
+    /// batches per worker in flight, input and output.
     public var workerBatchBytes: Int = 512 * 1024
     /// Limits on depth, sizes and counts.
     public var limits: Limits = .default
