@@ -792,30 +792,7 @@ public enum FuzzChecks {
         // JSON text), the body's own trailing content between them otherwise.
         let dump = c.body + [0x0A] + c.body + [0x20, 0x0D, 0x0A] + c.body
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0) * 5
-        var problems: [String] = []
-        for format in [OutputFormat.ndjson, .edges, .json] {
-            var one = c.document
-            one.parse.workers = 1
-            let reference = normalize(dump, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
-            for n in [2, 3] {
-                var many = c.document
-                many.parse.workers = n
-                many.parse.workerBatchBytes = batch
-                let run = normalize(dump, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
-                let how = "\(format), \(n) workers, batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
-                if reference.error != run.error {
-                    problems.append("\(how): one reader gives \(describe(reference.error)); workers \(describe(run.error))")
-                }
-                if reference.output != run.output {
-                    problems.append(
-                        "\(how): output differs: one reader \(String(decoding: reference.output.suffix(300), as: UTF8.self).debugDescription) vs \(String(decoding: run.output.suffix(300), as: UTF8.self).debugDescription)"
-                    )
-                }
-                if reference.warnings != run.warnings {
-                    problems.append("\(how): warnings differ: \(firstDifference(reference.warnings, run.warnings))")
-                }
-            }
-        }
+        var problems = workersAgree(dump, c, batch: batch, label: "")
         // validate: every finding, in order.
         var one = c.document
         one.parse.workers = 1
@@ -837,29 +814,34 @@ public enum FuzzChecks {
         let c = Config(input)
         // Batches of 1 to 16 bytes: workers are decided on after 8 times that.
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0)
+        return workersAgree(c.body, c, batch: batch, label: "one, ") + workersAgree(c.body + [0x0A] + c.body, c, batch: batch, label: "two, ")
+    }
+
+    /// `body` normalized to NDJSON, edges and flat JSON by one reader and by 2 and 3 workers
+    /// with batches of `batch` bytes, as `c` says: how the workers' runs differ (output bytes,
+    /// also before an error; warnings; error), each problem starting with `label`.
+    static func workersAgree(_ body: [UInt8], _ c: Config, batch: Int, label: String) -> [String] {
         var problems: [String] = []
-        for (name, body) in [("one", c.body), ("two", c.body + [0x0A] + c.body)] {
-            for format in [OutputFormat.ndjson, .edges, .json] {
-                var one = c.document
-                one.parse.workers = 1
-                let reference = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
-                for n in [2, 3] {
-                    var many = c.document
-                    many.parse.workers = n
-                    many.parse.workerBatchBytes = batch
-                    let run = normalize(body, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
-                    let how = "\(name), \(format), \(n) workers, batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
-                    if reference.error != run.error {
-                        problems.append("\(how): one reader gives \(describe(reference.error)); workers \(describe(run.error))")
-                    }
-                    if reference.output != run.output {
-                        problems.append(
-                            "\(how): output differs: one reader \(String(decoding: reference.output.suffix(300), as: UTF8.self).debugDescription) vs \(String(decoding: run.output.suffix(300), as: UTF8.self).debugDescription)"
-                        )
-                    }
-                    if reference.warnings != run.warnings {
-                        problems.append("\(how): warnings differ: \(firstDifference(reference.warnings, run.warnings))")
-                    }
+        for format in [OutputFormat.ndjson, .edges, .json] {
+            var one = c.document
+            one.parse.workers = 1
+            let reference = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+            for n in [2, 3] {
+                var many = c.document
+                many.parse.workers = n
+                many.parse.workerBatchBytes = batch
+                let run = normalize(body, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+                let how = "\(label)\(format), \(n) workers, batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
+                if reference.error != run.error {
+                    problems.append("\(how): one reader gives \(describe(reference.error)); workers \(describe(run.error))")
+                }
+                if reference.output != run.output {
+                    problems.append(
+                        "\(how): output differs: one reader \(String(decoding: reference.output.suffix(300), as: UTF8.self).debugDescription) vs \(String(decoding: run.output.suffix(300), as: UTF8.self).debugDescription)"
+                    )
+                }
+                if reference.warnings != run.warnings {
+                    problems.append("\(how): warnings differ: \(firstDifference(reference.warnings, run.warnings))")
                 }
             }
         }

@@ -181,4 +181,26 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+
+    // One large document on 2 workers, a range of its elements each (`<pass>_<size>` is the
+    // same document on one reader). Ranges are cut by bytes, so the counts are stable.
+    for size in sizes where size.label != "1MB" {
+        let configuration = Benchmark.Configuration(
+            metrics: Benchmark.defaultConfiguration.metrics,
+            timeUnits: .milliseconds,
+            warmupIterations: 1,
+            maxDuration: .seconds(size.maxSeconds + 2),
+            maxIterations: size.maxIterations,
+            thresholds: [.mallocCountTotal: BenchmarkThresholds(relative: [.p90: 5.0])]
+        )
+        for (name, pass) in workerPasses where pass != .validate {
+            var options = DocumentOptions.default
+            options.parse.workers = 2
+            Benchmark("\(name)Elements_2w_\(size.label)", configuration: configuration) { benchmark, input in
+                try timed(benchmark, bytes: input.count) { try pass.run(input, options: options) }
+            } setup: {
+                try BenchmarkPass.generatedDocument(resources: size.resources)
+            }
+        }
+    }
 }
