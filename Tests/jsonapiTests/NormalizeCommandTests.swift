@@ -86,6 +86,51 @@ struct NormalizeCommandTests {
         #expect(checkedMany.stdout == checkedOne.stdout && !checkedOne.stdout.isEmpty)
     }
 
+    /// One generated document of more than 4 MiB (no document end before the workers are
+    /// decided on), normalized by one reader and by workers, a range of its elements each: the
+    /// same bytes, statistics and warnings; with a broken element, the same error after the
+    /// same lines.
+    @Test func aLargeDocumentIsTheSameOnEveryNumberOfWorkers() throws {
+        let generated = try run(["generate", "--resources", "3000", "--seed", "5"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stdout.count > 4 << 20 && !generated.stdout.dropLast().contains(0x0A), "one document of more than 4 MiB")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("one.json").path
+        try generated.stdout.write(to: URL(fileURLWithPath: path))
+        for format in ["ndjson", "edges", "json"] {
+            let one = try run(["normalize", "--format", format, "--workers", "1", path])
+            #expect(one.status == 0, "\(one.stderr)")
+            for workers in ["2", "3"] {
+                let many = try run(["normalize", "--format", format, "--workers", workers, "--chunk-size", "65537", path])
+                #expect(many.status == 0, "\(many.stderr)")
+                #expect(many.stdout == one.stdout && many.stderr == one.stderr, "\(format) with \(workers) workers differs")
+            }
+        }
+        // stats: the same counts (its `seconds` aside) and warnings.
+        let stats = try ["1", "2"].map { workers in
+            let r = try run(["stats", "--format", "json", "--workers", workers, path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let object = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+            return (try JSONSerialization.data(withJSONObject: object?["statistics"] ?? [:], options: [.sortedKeys]), r.stderr)
+        }
+        #expect(stats[0].0.count > 200 && stats[1] == stats[0])
+
+        // An id past the middle of `included` loses its closing quote.
+        var broken = generated.stdout
+        let included = broken.firstRange(of: Data(#""included":["#.utf8))!.upperBound
+        let middle = included + (broken.count - included) / 2
+        let at = broken[middle...].firstRange(of: Data(#""id":""#.utf8))!.upperBound
+        let close = broken[at...].firstIndex(of: UInt8(ascii: "\""))!
+        broken[close] = UInt8(ascii: "x")
+        try broken.write(to: URL(fileURLWithPath: path))
+        let one = try run(["normalize", "--format", "ndjson", "--workers", "1", path])
+        let many = try run(["normalize", "--format", "ndjson", "--workers", "2", path])
+        #expect(one.status == 1 && many.status == 1)
+        #expect(one.stderr.contains("/included/") && many.stderr == one.stderr, "\(many.stderr) vs \(one.stderr)")
+        #expect(many.stdout == one.stdout && many.stdout.count > 1 << 20)
+    }
+
     @Test func workersMustBeAtLeastOne() throws {
         let r = try run(["normalize", "--workers", "0", "Corpus/documents/spec-compound.json"])
         #expect(r.status == 2 && r.stderr.contains("--workers must be at least 1"))
