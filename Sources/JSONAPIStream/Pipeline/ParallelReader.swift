@@ -17,7 +17,7 @@ import Foundation
 ///   worker, which reads it as one parser would (any read size gives the same result).
 /// - Outputs, warnings and the first error are delivered in input order: what comes after
 ///   the first error is dropped, as a sequential read would never have reached it. Memory is
-///   bounded by the window of batches in flight (``window``).
+///   bounded by the window of batches in flight (``BatchDelivery/window``).
 /// - Whether to use workers is decided on the first ``decisionBytes`` of input: when they
 ///   hold no document boundary (one large document) or the whole input is smaller, the
 ///   caller's own stream reads everything (on one thread, or two for a large document).
@@ -40,16 +40,16 @@ final class ParallelReader {
     var continuationBytes: Int
     /// Bytes read before deciding whether workers are used.
     var decisionBytes: Int
-    /// Batches handed to workers and not yet delivered, at most.
-    let window: Int
-    let workerCount: Int
-
-    /// The caller's own stream: used when the input is not read by workers.
+    /// The caller's own stream: used when the input is not read by workers, and for the
+    /// bytes of large documents outside the ranges workers read.
     let sequential: DocumentStream
-    private let makeWorker: () -> ParallelWorker
-    private let deliver: (consuming Output) throws(JSONAPIError) -> Void
+    /// The batches handed over and not yet delivered.
+    private let delivery: BatchDelivery
     /// Warnings, delivered in input order.
-    var onDiagnostic: ((Diagnostic) -> Void)?
+    var onDiagnostic: ((Diagnostic) -> Void)? {
+        get { delivery.onDiagnostic }
+        set { delivery.onDiagnostic = newValue }
+    }
 
     private enum Mode {
         /// Gathering the first bytes (``held``).
@@ -61,7 +61,6 @@ final class ParallelReader {
         case elements(ElementBatcher)
     }
     private var mode = Mode.undecided
-    private var failure: JSONAPIError?
     private var finished = false
 
     // The splitter's place in the current input.
@@ -79,28 +78,12 @@ final class ParallelReader {
     private var held: [ParallelBatch] = []
     private var heldBytes = 0
     private var heldBoundary = false
-    /// The worker reading the segment the next batch continues, if it continues one.
-    private var continuingWorker: Int?
-
-    /// The workers' threads and queues (started at the decision).
-    private var pool: WorkerPool?
-    /// The next batch to deliver, and how many were handed out.
-    private var nextToDeliver = 0
-    private var inFlight = 0
-    /// Worker choice for a batch that starts a segment: the next in turn.
-    private var turn = 0
-    /// Batches read on the caller's stream, by id, until their turn.
-    private var callerBatches: [Int: ParallelBatch] = [:]
     /// Whether one large document may be read by workers, a range of its elements each
-    /// (writers whose workers hand over their primary linkage).
+    /// (``DocumentOptions/splitsElements``).
     var splitsElements = false
-    /// Warnings of the parser held until their input ends (a skipped byte order mark is
-    /// reported when the input ends, as one parser reports it).
-    private var inputNotices: [Diagnostic] = []
 
     /// Bytes fed while the workers' side reads (undecided, or on workers).
     private var bytesFed = 0
-    private var resourcesDelivered = 0
 
     /// A reader with `workers` workers made by `makeWorker`, batches of
     /// `batchBytes` (``ParseOptions/workerBatchBytes``), `sequential` for inputs that are not
@@ -109,7 +92,6 @@ final class ParallelReader {
         workers: Int, batchBytes: Int, sequential: DocumentStream, makeWorker: @escaping () -> ParallelWorker,
         deliver: @escaping (consuming Output) throws(JSONAPIError) -> Void
     ) {
-        workerCount = workers
         // One worker: the caller's stream reads everything.
         if workers < 2 { mode = .sequential }
         self.sequential = sequential
@@ -117,12 +99,10 @@ final class ParallelReader {
         let (limit, overflow) = self.batchBytes.multipliedReportingOverflow(by: 8)
         continuationBytes = overflow ? .max : limit
         decisionBytes = continuationBytes
-        window = 4 * workers
-        self.makeWorker = makeWorker
-        self.deliver = deliver
+        delivery = BatchDelivery(workers: workers, sequential: sequential, makeWorker: makeWorker, deliver: deliver)
     }
 
-    deinit { pool?.stop() }
+    deinit { delivery.stop() }
 
     /// Whether workers read the input (decided after the first bytes).
     var isParallel: Bool {
@@ -138,8 +118,8 @@ final class ParallelReader {
     /// Resources read so far (delivered ones, when workers read).
     var resourcesRead: Int {
         switch mode {
-        case .parallel: resourcesDelivered
-        case .elements: resourcesDelivered + sequential.resourcesRead
+        case .parallel: delivery.resourcesDelivered
+        case .elements: delivery.resourcesDelivered + sequential.resourcesRead
         case .undecided, .sequential: sequential.resourcesRead
         }
     }
@@ -274,11 +254,11 @@ final class ParallelReader {
         case .sequential:
             try sequential.finish()
         case .parallel:
-            defer { pool?.stop() }
+            defer { delivery.stop() }
             try deliverReady(waiting: true)
             sequential.abandon()
         case .elements:
-            defer { pool?.stop() }
+            defer { delivery.stop() }
             try deliverReady(waiting: true)
             try sequential.finish()
         }
@@ -287,12 +267,12 @@ final class ParallelReader {
     /// Stops without reading what is left.
     func abandon() {
         finished = true
-        pool?.stop()
+        delivery.stop()
         sequential.abandon()
     }
 
     private func checkUsable() throws(JSONAPIError) {
-        if let failure { throw failure }
+        if let failure = delivery.failure { throw failure }
         guard !finished else { throw JSONAPIError.misuse("read after finish") }
     }
 
@@ -330,7 +310,7 @@ final class ParallelReader {
                 try decide(parallel: heldBoundary, large: !heldBoundary)
             }
         case .parallel:
-            try dispatch(batch)
+            try delivery.dispatch(batch)
         case .sequential, .elements:
             preconditionFailure("no batch is gathered on the caller's stream or cut by elements")
         }
@@ -342,8 +322,8 @@ final class ParallelReader {
         heldBytes = 0
         if parallel {
             mode = .parallel
-            startWorkers()
-            for b in batches { try dispatch(b) }
+            delivery.startWorkers()
+            for b in batches { try delivery.dispatch(b) }
             return
         }
         if large && splitsElements {
@@ -352,8 +332,8 @@ final class ParallelReader {
             mode = .elements(batcher)
             sequential.reader.staysOnOneThread = true
             // The batches gathered are cut again: their ids are given again, in order.
-            nextID = nextToDeliver
-            startWorkers()
+            nextID = delivery.nextToDeliver
+            delivery.startWorkers()
             for b in batches {
                 if let segment = b.segment, segment.startsInput { batcher.beginInput(named: b.name) }
                 try b.bytes.withBytes { (bytes) throws(JSONAPIError) in try batcher.feed(bytes, to: self) }
@@ -379,92 +359,12 @@ final class ParallelReader {
 
     /// Hands a batch over in input order: to a worker, or kept for the caller's stream.
     func handOver(_ batch: ParallelBatch) throws(JSONAPIError) {
-        guard batch.onCaller else { return try dispatch(batch) }
-        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
-        inFlight += 1
-        callerBatches[batch.id] = batch
+        if batch.onCaller { try delivery.keep(batch) } else { try delivery.dispatch(batch) }
     }
 
-    private func dispatch(_ batch: ParallelBatch) throws(JSONAPIError) {
-        // The window is full: deliver (waiting) until there is room.
-        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
-        let w: Int
-        if let c = continuingWorker {
-            w = c
-        } else {
-            w = turn
-            turn = (turn + 1) % workerCount
-        }
-        continuingWorker = batch.endsSegment ? nil : w
-        inFlight += 1
-        pool!.push(batch, to: w)
-    }
-
-    /// Delivers finished batches in order: all that are ready, or (`waiting`) all in flight,
-    /// or `atMost` of them.
-    private func deliverReady(waiting: Bool, atMost: Int = .max) throws(JSONAPIError) {
+    /// Delivers finished batches in order (``BatchDelivery/deliverReady(waiting:atMost:)``).
+    private func deliverReady(waiting: Bool) throws(JSONAPIError) {
         guard isParallel else { return }
-        var delivered = 0
-        while delivered < atMost && inFlight > 0 {
-            if let batch = callerBatches.removeValue(forKey: nextToDeliver) {
-                nextToDeliver += 1
-                inFlight -= 1
-                delivered += 1
-                try readOnCaller(batch)
-                continue
-            }
-            guard let batch = pool!.take(nextToDeliver, waiting: waiting) else { return }
-            nextToDeliver += 1
-            inFlight -= 1
-            delivered += 1
-            try deliverOne(batch)
-        }
-    }
-
-    /// A large document's bytes outside the ranges of elements: the caller's stream reads
-    /// them, in their turn.
-    private func readOnCaller(_ batch: ParallelBatch) throws(JSONAPIError) {
-        do throws(JSONAPIError) {
-            if batch.beginsInputOnCaller { try sequential.beginInput(named: batch.name) }
-            if let r = batch.resume { try sequential.reader.skip(to: r.offset, line: r.line, lineStart: r.lineStart) }
-            try batch.bytes.withBytes { (bytes) throws(JSONAPIError) in try sequential.feed(bytes) }
-            // What these bytes hold is written now, before the next batch's output.
-            if batch.endsInput { try sequential.endInput() } else { try sequential.reader.flush() }
-        } catch {
-            failure = error
-            pool?.stop()
-            throw error
-        }
-    }
-
-    private func deliverOne(_ batch: ParallelBatch) throws(JSONAPIError) {
-        for d in batch.diagnostics { onDiagnostic?(d) }
-        resourcesDelivered += batch.resources
-        var output = Output(
-            bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece, primary: batch.primary)
-        batch.piece = nil
-        batch.primary = nil
-        swap(&output.bytes, &batch.output)
-        do throws(JSONAPIError) {
-            try deliver(output)
-        } catch {
-            failure = error
-            pool?.stop()
-            throw error
-        }
-        inputNotices += batch.notices
-        if let error = batch.error {
-            failure = error
-            pool?.stop()
-            throw error
-        }
-        if batch.endsInput {
-            for n in inputNotices { onDiagnostic?(n) }
-            inputNotices = []
-        }
-    }
-
-    private func startWorkers() {
-        pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })
+        try delivery.deliverReady(waiting: waiting)
     }
 }

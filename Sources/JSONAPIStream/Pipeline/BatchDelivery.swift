@@ -1,0 +1,137 @@
+/// The batches a ``ParallelReader`` handed over and has not delivered yet: read by its
+/// workers (a ``WorkerPool``), or kept for its caller's stream (the bytes of a large document
+/// outside the ranges workers read), and delivered in input order on the caller's thread. At
+/// most ``window`` are in flight, so memory is bounded. The first error stops the workers and
+/// is kept: the reader throws it from then on.
+final class BatchDelivery {
+    /// Batches handed over and not yet delivered, at most.
+    let window: Int
+    let workerCount: Int
+    private let sequential: DocumentStream
+    private let makeWorker: () -> ParallelWorker
+    private let deliver: (consuming ParallelReader.Output) throws(JSONAPIError) -> Void
+    /// Warnings, delivered in input order.
+    var onDiagnostic: ((Diagnostic) -> Void)?
+
+    /// The workers' threads and queues (started at the decision).
+    private var pool: WorkerPool?
+    /// The next batch to deliver, and how many were handed over.
+    private(set) var nextToDeliver = 0
+    private var inFlight = 0
+    /// Worker choice for a batch that starts a segment: the next in turn.
+    private var turn = 0
+    /// The worker reading the segment the next batch continues, if it continues one.
+    private var continuingWorker: Int?
+    /// Batches read on the caller's stream, by id, until their turn.
+    private var callerBatches: [Int: ParallelBatch] = [:]
+    /// Warnings of the parser held until their input ends (a skipped byte order mark is
+    /// reported when the input ends, as one parser reports it).
+    private var inputNotices: [Diagnostic] = []
+    private(set) var resourcesDelivered = 0
+    /// The first error delivered.
+    private(set) var failure: JSONAPIError?
+
+    init(
+        workers: Int, sequential: DocumentStream, makeWorker: @escaping () -> ParallelWorker,
+        deliver: @escaping (consuming ParallelReader.Output) throws(JSONAPIError) -> Void
+    ) {
+        workerCount = workers
+        window = 4 * workers
+        self.sequential = sequential
+        self.makeWorker = makeWorker
+        self.deliver = deliver
+    }
+
+    func startWorkers() {
+        pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })
+    }
+
+    /// Stops the workers (safe to call twice, or before they started).
+    func stop() { pool?.stop() }
+
+    /// Hands `batch` to a worker: the one reading the segment it continues, else the next in
+    /// turn. Waits (delivering) while the window is full.
+    func dispatch(_ batch: ParallelBatch) throws(JSONAPIError) {
+        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
+        let w: Int
+        if let c = continuingWorker {
+            w = c
+        } else {
+            w = turn
+            turn = (turn + 1) % workerCount
+        }
+        continuingWorker = batch.endsSegment ? nil : w
+        inFlight += 1
+        pool!.push(batch, to: w)
+    }
+
+    /// Keeps `batch` for the caller's stream, which reads it in its turn. Waits (delivering)
+    /// while the window is full.
+    func keep(_ batch: ParallelBatch) throws(JSONAPIError) {
+        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
+        inFlight += 1
+        callerBatches[batch.id] = batch
+    }
+
+    /// Delivers finished batches in order: all that are ready, or (`waiting`) all in flight,
+    /// or `atMost` of them.
+    func deliverReady(waiting: Bool, atMost: Int = .max) throws(JSONAPIError) {
+        var delivered = 0
+        while delivered < atMost && inFlight > 0 {
+            if let batch = callerBatches.removeValue(forKey: nextToDeliver) {
+                nextToDeliver += 1
+                inFlight -= 1
+                delivered += 1
+                try readOnCaller(batch)
+                continue
+            }
+            guard let batch = pool!.take(nextToDeliver, waiting: waiting) else { return }
+            nextToDeliver += 1
+            inFlight -= 1
+            delivered += 1
+            try deliverOne(batch)
+        }
+    }
+
+    /// A large document's bytes outside the ranges of elements: the caller's stream reads
+    /// them, in their turn.
+    private func readOnCaller(_ batch: ParallelBatch) throws(JSONAPIError) {
+        do throws(JSONAPIError) {
+            if batch.beginsInputOnCaller { try sequential.beginInput(named: batch.name) }
+            if let r = batch.resume { try sequential.reader.skip(to: r.offset, line: r.line, lineStart: r.lineStart) }
+            try batch.bytes.withBytes { (bytes) throws(JSONAPIError) in try sequential.feed(bytes) }
+            // What these bytes hold is written now, before the next batch's output.
+            if batch.endsInput { try sequential.endInput() } else { try sequential.reader.flush() }
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    private func deliverOne(_ batch: ParallelBatch) throws(JSONAPIError) {
+        for d in batch.diagnostics { onDiagnostic?(d) }
+        resourcesDelivered += batch.resources
+        var output = ParallelReader.Output(
+            bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece, primary: batch.primary)
+        batch.piece = nil
+        batch.primary = nil
+        swap(&output.bytes, &batch.output)
+        do throws(JSONAPIError) {
+            try deliver(output)
+        } catch {
+            throw fail(error)
+        }
+        inputNotices += batch.notices
+        if let error = batch.error { throw fail(error) }
+        if batch.endsInput {
+            for n in inputNotices { onDiagnostic?(n) }
+            inputNotices = []
+        }
+    }
+
+    /// Keeps `error` as the reader's failure and stops the workers.
+    private func fail(_ error: JSONAPIError) -> JSONAPIError {
+        failure = error
+        pool?.stop()
+        return error
+    }
+}
