@@ -45,26 +45,7 @@ struct NormalizeCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("dump.ndjson").path
         try generated.stdout.write(to: URL(fileURLWithPath: path))
-        for format in ["ndjson", "edges", "json"] {
-            let one = try run(["normalize", "--format", format, "--workers", "1", path])
-            #expect(one.status == 0, "\(one.stderr)")
-            for workers in ["2", "3"] {
-                let many = try run(["normalize", "--format", format, "--workers", workers, "--chunk-size", "65537", path])
-                #expect(many.status == 0, "\(many.stderr)")
-                #expect(many.stdout == one.stdout, "\(format) with \(workers) workers differs")
-            }
-        }
-        // stats: the same counts and warnings from graph pieces merged in input order.
-        func statistics(_ workers: String) throws -> (Data, String) {
-            let r = try run(["stats", "--format", "json", "--workers", workers, path])
-            #expect(r.status == 0, "\(r.stderr)")
-            let object = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
-            let counts = try JSONSerialization.data(withJSONObject: object?["statistics"] ?? [:], options: [.sortedKeys])
-            return (counts, r.stderr)
-        }
-        let (counts, warnings) = try statistics("1")
-        #expect(counts.count > 200)
-        #expect(try statistics("2") == (counts, warnings))
+        try expectSameOnEveryNumberOfWorkers(path)
 
         // Page 100 loses the quote that ends one of its ids.
         var broken = generated.stdout
@@ -98,23 +79,7 @@ struct NormalizeCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("one.json").path
         try generated.stdout.write(to: URL(fileURLWithPath: path))
-        for format in ["ndjson", "edges", "json"] {
-            let one = try run(["normalize", "--format", format, "--workers", "1", path])
-            #expect(one.status == 0, "\(one.stderr)")
-            for workers in ["2", "3"] {
-                let many = try run(["normalize", "--format", format, "--workers", workers, "--chunk-size", "65537", path])
-                #expect(many.status == 0, "\(many.stderr)")
-                #expect(many.stdout == one.stdout && many.stderr == one.stderr, "\(format) with \(workers) workers differs")
-            }
-        }
-        // stats: the same counts (its `seconds` aside) and warnings.
-        let stats = try ["1", "2"].map { workers in
-            let r = try run(["stats", "--format", "json", "--workers", workers, path])
-            #expect(r.status == 0, "\(r.stderr)")
-            let object = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
-            return (try JSONSerialization.data(withJSONObject: object?["statistics"] ?? [:], options: [.sortedKeys]), r.stderr)
-        }
-        #expect(stats[0].0.count > 200 && stats[1] == stats[0])
+        try expectSameOnEveryNumberOfWorkers(path)
 
         // An id past the middle of `included` loses its closing quote.
         var broken = generated.stdout
@@ -129,6 +94,28 @@ struct NormalizeCommandTests {
         #expect(one.status == 1 && many.status == 1)
         #expect(one.stderr.contains("/included/") && many.stderr == one.stderr, "\(many.stderr) vs \(one.stderr)")
         #expect(many.stdout == one.stdout && many.stdout.count > 1 << 20)
+    }
+
+    /// `path` normalized (NDJSON, edges, flat JSON) by 1, 2 and 3 workers: the same bytes and
+    /// warnings; and counted by `stats` on 1 and 2: the same statistics (its `seconds` aside)
+    /// and warnings.
+    func expectSameOnEveryNumberOfWorkers(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for format in ["ndjson", "edges", "json"] {
+            let one = try run(["normalize", "--format", format, "--workers", "1", path])
+            #expect(one.status == 0, "\(one.stderr)", sourceLocation: sourceLocation)
+            for workers in ["2", "3"] {
+                let many = try run(["normalize", "--format", format, "--workers", workers, "--chunk-size", "65537", path])
+                #expect(many.status == 0, "\(many.stderr)", sourceLocation: sourceLocation)
+                #expect(many.stdout == one.stdout && many.stderr == one.stderr, "\(format) with \(workers) workers differs", sourceLocation: sourceLocation)
+            }
+        }
+        let stats = try ["1", "2"].map { workers in
+            let r = try run(["stats", "--format", "json", "--workers", workers, path])
+            #expect(r.status == 0, "\(r.stderr)", sourceLocation: sourceLocation)
+            let object = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+            return (try JSONSerialization.data(withJSONObject: object?["statistics"] ?? [:], options: [.sortedKeys]), r.stderr)
+        }
+        #expect(stats[0].0.count > 200 && stats[1] == stats[0], sourceLocation: sourceLocation)
     }
 
     @Test func workersMustBeAtLeastOne() throws {
