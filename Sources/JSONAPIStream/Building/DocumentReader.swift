@@ -103,10 +103,8 @@ final class DocumentReader {
 
     /// Ends a range of elements whose array closes where it ends (``ElementRange/suffix``).
     func closeElements() throws(JSONAPIError) {
-        if case .begun(let name, let segment) = state { try start(named: name, segment: segment, firstRead: 0) }
-        guard case .reading(let s) = state else { return }
         let suffix = ElementRange.suffix
-        try s.feed(UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+        try parse(UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount), counted: false)
     }
 
     /// Hands yajl every whole token received so far (``JSONStreamParser/flush()``).
@@ -135,10 +133,14 @@ final class DocumentReader {
         state = .begun(name: sourceName, segment: segment)
     }
 
-    func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+    func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try parse(chunk, counted: true) }
+
+    /// Reads `chunk` in the current input; `counted`: it is the input's (else bytes of the
+    /// reader's own, which ``bytesRead`` leaves out).
+    private func parse(_ chunk: UnsafeRawBufferPointer, counted: Bool) throws(JSONAPIError) {
         if case .idle = state { try begin(sourceName: nil) }
         if case .begun(let name, let segment) = state { try start(named: name, segment: segment, firstRead: chunk.count) }
-        bytesRead += chunk.count
+        if counted { bytesRead += chunk.count }
         do throws(JSONAPIError) {
             switch state {
             case .reading(let stream): try stream.feed(chunk)

@@ -15,8 +15,9 @@ final class BatchDelivery {
 
     /// The workers' threads and queues (started at the decision).
     private var pool: WorkerPool?
-    /// The next batch to deliver, and how many were handed over.
-    private(set) var nextToDeliver = 0
+    /// The id the next batch handed over gets; the next to deliver; how many are in flight.
+    private var nextID = 0
+    private var nextToDeliver = 0
     private var inFlight = 0
     /// Worker choice for a batch that starts a segment: the next in turn.
     private var turn = 0
@@ -61,7 +62,7 @@ final class BatchDelivery {
             turn = (turn + 1) % workerCount
         }
         continuingWorker = batch.endsSegment ? nil : w
-        inFlight += 1
+        take(batch)
         pool!.push(batch, to: w)
     }
 
@@ -69,8 +70,15 @@ final class BatchDelivery {
     /// while the window is full.
     func keep(_ batch: ParallelBatch) throws(JSONAPIError) {
         while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
-        inFlight += 1
+        take(batch)
         callerBatches[batch.id] = batch
+    }
+
+    /// Gives `batch` its place in input order (the order batches are handed over in).
+    private func take(_ batch: ParallelBatch) {
+        batch.id = nextID
+        nextID += 1
+        inFlight += 1
     }
 
     /// Delivers finished batches in order: all that are ready, or (`waiting`) all in flight,

@@ -117,7 +117,7 @@ final class ElementBatcher {
     /// The array closed (its `]` scanned, not gathered yet).
     private func closeArray(to reader: ParallelReader) throws(JSONAPIError) {
         inRange = false
-        let empty = !rangeHanded && rangeStart.elements!.firstElement == 0 && rangeBytes.withBytes { b in b.allSatisfy(isJSONWhiteSpace) }
+        let empty = !rangeHanded && rangeStart.elements!.firstElement == 0 && rangeBytes.isJSONBlank
         if empty {
             // `[ ]`: nothing for a worker; the caller's stream reads it.
             rangeBytes.withBytes { callerBytes.append($0) }
@@ -134,7 +134,7 @@ final class ElementBatcher {
         if !callerBytes.isEmpty || callerBegins || resume != nil { try handCallerBytes(to: reader) }
         var bytes = ByteArena(capacity: ends ? 16 : 64 * 1024)
         swap(&bytes, &rangeBytes)
-        let batch = ParallelBatch(id: reader.takeBatchID(), segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
+        let batch = ParallelBatch(segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
         batch.endsSegment = ends
         batch.closesElements = closes
         rangeHanded = true
@@ -144,7 +144,7 @@ final class ElementBatcher {
     private func handCallerBytes(to reader: ParallelReader, endsInput: Bool = false) throws(JSONAPIError) {
         var bytes = ByteArena(capacity: 64 * 1024)
         swap(&bytes, &callerBytes)
-        let batch = ParallelBatch(id: reader.takeBatchID(), segment: nil, name: name, bytes: bytes)
+        let batch = ParallelBatch(segment: nil, name: name, bytes: bytes)
         batch.onCaller = true
         batch.beginsInputOnCaller = callerBegins
         batch.resume = resume
@@ -155,5 +155,10 @@ final class ElementBatcher {
     }
 }
 
-@inline(__always)
-func isJSONWhiteSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+extension ByteArena {
+    /// Whether every byte is JSON white space (space, line feed, carriage return, tab), or
+    /// there are none.
+    var isJSONBlank: Bool {
+        withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+    }
+}

@@ -71,7 +71,6 @@ final class ParallelReader {
     private var documentsBefore = 0
     /// The batch being gathered.
     private var current: ParallelBatch?
-    private var nextID = 0
     /// Whether the last batch left its segment open (the next one goes on with it).
     private var segmentOpen = false
     /// Batches gathered before the decision, and whether one of them ends a segment.
@@ -286,8 +285,7 @@ final class ParallelReader {
                 offset: split.offset, line: split.line, lineStart: split.lineStart,
                 documentIndex: documentsBefore + split.documents, startsInput: split.offset == 0, precededBy: split.lastCut)
         }
-        let b = ParallelBatch(id: nextID, segment: segment, name: inputName)
-        nextID += 1
+        let b = ParallelBatch(segment: segment, name: inputName)
         current = b
         return b
     }
@@ -331,8 +329,6 @@ final class ParallelReader {
             let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
             mode = .elements(batcher)
             sequential.reader.staysOnOneThread = true
-            // The batches gathered are cut again: their ids are given again, in order.
-            nextID = delivery.nextToDeliver
             delivery.startWorkers()
             for b in batches {
                 if let segment = b.segment, segment.startsInput { batcher.beginInput(named: b.name) }
@@ -349,12 +345,6 @@ final class ParallelReader {
             if b.endsInput { try sequential.endInput() }
         }
         // The open input (begun by its first batch) goes on in the caller's stream.
-    }
-
-    /// The id of the next batch in input order (``ElementBatcher``).
-    func takeBatchID() -> Int {
-        defer { nextID += 1 }
-        return nextID
     }
 
     /// Hands a batch over in input order: to a worker, or kept for the caller's stream.

@@ -79,7 +79,8 @@ final class WorkerPool: @unchecked Sendable {
 /// The reader's thread fills it, one worker reads it, then the reader's thread delivers it:
 /// only one thread at a time touches it (handed over under the reader's lock).
 final class ParallelBatch: @unchecked Sendable {
-    let id: Int
+    /// Its place in input order, given when it is handed over (``BatchDelivery``).
+    var id = -1
     var bytes: ByteArena
     /// Where the segment it begins starts; `nil` when it goes on with the segment of the
     /// batch before it (on the same worker).
@@ -100,7 +101,7 @@ final class ParallelBatch: @unchecked Sendable {
 
     /// Whether the bytes are all JSON white space (or none).
     var isBlank: Bool {
-        bytes.withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+        bytes.isJSONBlank
     }
 
     // What the worker read.
@@ -117,9 +118,8 @@ final class ParallelBatch: @unchecked Sendable {
     var notices: [Diagnostic] = []
     var error: JSONAPIError?
 
-    init(id: Int, segment: SegmentStart?, name: String?, bytes: consuming ByteArena = ByteArena(capacity: 64 * 1024)) {
+    init(segment: SegmentStart?, name: String?, bytes: consuming ByteArena = ByteArena(capacity: 64 * 1024)) {
         self.bytes = bytes
-        self.id = id
         self.segment = segment
         self.name = name
     }
