@@ -4,9 +4,8 @@
 ///
 /// The layout follows `OrderedSet`: entries in a contiguous array in first-seen order, and a
 /// separate open-addressing table (linear probing, load at most 1/2). Each table slot holds
-/// the entry's 32-bit hash and number, and each entry holds its first and last eight bytes,
-/// so a lookup of a name of up to 16 bytes (most ids) reads one slot and one entry and never
-/// the arena. Symbols for type and member names use tag 0; resource keys use the type's
+/// the entry's number, its first and last eight bytes, its length and tag, so a lookup of a
+/// name of up to 16 bytes (most ids) reads one slot and never the entries or the arena. Symbols for type and member names use tag 0; resource keys use the type's
 /// symbol as tag, so that `("articles", "1")` and `("people", "1")` are different keys.
 package struct ByteInterner: ~Copyable {
     struct Entry {
@@ -16,17 +15,19 @@ package struct ByteInterner: ~Copyable {
         var tag: UInt32
     }
 
-    /// A table slot: everything a lookup of a name of up to 16 bytes compares, in 32 bytes
-    /// (two slots per cache line), so a hit costs one memory access.
+    /// A table slot, 24 bytes: the name's first and last eight bytes (``ShortName/words(_:)``)
+    /// and `info`, with the entry's number, its length and tag where they fit and a few bits
+    /// of its hash. A lookup of a name of up to 16 bytes with a tag below `0xFFFF` (most ids)
+    /// compares one slot and reads nothing else; another is confirmed against its entry.
+    /// (Slots of 32 bytes with the whole hash, length and tag made the key table of a
+    /// 128 MB document 16 MiB instead of 12.)
     struct Slot {
-        /// `hash32 << 32 | (number + 1)`; 0 for an empty slot.
-        var meta: UInt64
-        /// First eight bytes, little-endian, zero-padded.
         var prefix: UInt64
-        /// Last eight bytes (names of 9 to 16 bytes), else 0.
         var suffix: UInt64
-        /// `count << 32 | tag`.
-        var countAndTag: UInt64
+        /// `hashBits << 53 | length << 48 | tag << 32 | (number + 1)`: the top 11 bits of
+        /// the 32-bit hash, the length up to 30 (31: longer), the tag below `0xFFFF`
+        /// (`0xFFFF`: larger); 0 for an empty slot.
+        var info: UInt64
     }
 
     /// The key of the table's hash (``SeededHash``), taken once when the interner is made.
@@ -45,7 +46,7 @@ package struct ByteInterner: ~Copyable {
 
     private init(seedValue seed: HashSeed) {
         self.seed = seed
-        table.initialize(repeating: Slot(meta: 0, prefix: 0, suffix: 0, countAndTag: 0), count: 64)
+        table.initialize(repeating: Slot(prefix: 0, suffix: 0, info: 0), count: 64)
     }
 
     deinit { table.deallocate() }
@@ -58,6 +59,17 @@ package struct ByteInterner: ~Copyable {
         SeededHash.bytes(name, prefix: prefix, suffix: suffix, extra: UInt64(tag) &<< 32, seed: seed) &>> 32
     }
 
+    private static let numberBits: UInt64 = 0xFFFF_FFFF
+    private static let largeTag: UInt64 = 0xFFFF
+    private static let longName: UInt64 = 31
+
+    /// A slot's `info` without the number, for a name of `count` bytes with tag `tag` and
+    /// 32-bit hash `h`.
+    @inline(__always)
+    private static func infoKey(hash h: UInt64, count: Int, tag: UInt32) -> UInt64 {
+        (h &>> 21) &<< 53 | Swift.min(UInt64(count), longName) &<< 48 | Swift.min(UInt64(tag), largeTag) &<< 32
+    }
+
     /// The number for `(tag, name)`, adding it when new.
     ///
     /// - Complexity: O(`name.count`) expected.
@@ -65,7 +77,7 @@ package struct ByteInterner: ~Copyable {
     package mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32 {
         let p = probe(name, tag: tag)
         if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
-        return insert(name, p.prefix, p.suffix, p.countAndTag, hash: p.hash, at: p.slot)
+        return insert(name, tag: tag, p.prefix, p.suffix, p.key, at: p.slot)
     }
 
     /// The number for `(tag, name)` if it was interned.
@@ -81,8 +93,7 @@ package struct ByteInterner: ~Copyable {
         var slot: Int
         var prefix: UInt64
         var suffix: UInt64
-        var countAndTag: UInt64
-        var hash: UInt64
+        var key: UInt64
     }
 
     /// Looks `(tag, name)` up, from its hash's slot to the first match or empty slot.
@@ -90,20 +101,23 @@ package struct ByteInterner: ~Copyable {
     private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32) -> Probe {
         let (prefix, suffix) = ShortName.words(name)
         let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
-        let countAndTag = UInt64(name.count) &<< 32 | UInt64(tag)
+        let key = Self.infoKey(hash: h, count: name.count, tag: tag)
+        // The slot says it all for a name of up to 16 bytes (its words are all its bytes)
+        // with a tag that fits.
+        let slotDecides = name.count <= 16 && UInt64(tag) < Self.largeTag
         var i = h & mask
         while true {
             let slot = table[Int(i)]
-            if slot.meta == 0 { break }
-            if slot.meta &>> 32 == h && slot.prefix == prefix && slot.suffix == suffix && slot.countAndTag == countAndTag {
-                let e = UInt32(truncatingIfNeeded: slot.meta) &- 1
-                if name.count <= 16 || longNameEquals(e, name) {
-                    return Probe(found: Int64(e), slot: Int(i), prefix: prefix, suffix: suffix, countAndTag: countAndTag, hash: h)
+            if slot.info == 0 { break }
+            if slot.info & ~Self.numberBits == key && slot.prefix == prefix && slot.suffix == suffix {
+                let e = UInt32(truncatingIfNeeded: slot.info) &- 1
+                if slotDecides || entryEquals(e, name, tag: tag) {
+                    return Probe(found: Int64(e), slot: Int(i), prefix: prefix, suffix: suffix, key: key)
                 }
             }
             i = (i &+ 1) & mask
         }
-        return Probe(found: -1, slot: Int(i), prefix: prefix, suffix: suffix, countAndTag: countAndTag, hash: h)
+        return Probe(found: -1, slot: Int(i), prefix: prefix, suffix: suffix, key: key)
     }
 
     func find(_ name: String, tag: UInt32 = 0) -> UInt32? {
@@ -116,37 +130,42 @@ package struct ByteInterner: ~Copyable {
         return name.withUTF8 { intern(UnsafeRawBufferPointer($0), tag: tag) }
     }
 
+    /// Whether entry `e` is `(tag, name)`, for what its slot does not say.
     @inline(never)
-    private func longNameEquals(_ e: UInt32, _ name: UnsafeRawBufferPointer) -> Bool {
+    private func entryEquals(_ e: UInt32, _ name: UnsafeRawBufferPointer, tag: UInt32) -> Bool {
         let entry = entries[Int(e)]
-        return memoryEqual(bytes.bytes(in: entry.start..<entry.start + name.count), name)
+        return entry.tag == tag && Int(entry.count) == name.count
+            && memoryEqual(bytes.bytes(in: entry.start..<entry.start + name.count), name)
     }
 
     @inline(never)
     private mutating func insert(
-        _ name: UnsafeRawBufferPointer, _ prefix: UInt64, _ suffix: UInt64, _ countAndTag: UInt64, hash h: UInt64, at i: Int
+        _ name: UnsafeRawBufferPointer, tag: UInt32, _ prefix: UInt64, _ suffix: UInt64, _ key: UInt64, at i: Int
     ) -> UInt32 {
         let n = UInt32(entries.count)
         let start = bytes.count
         bytes.append(name)
-        entries.append(Entry(start: start, count: Int32(name.count), tag: UInt32(truncatingIfNeeded: countAndTag)))
-        table[i] = Slot(meta: h &<< 32 | UInt64(n &+ 1), prefix: prefix, suffix: suffix, countAndTag: countAndTag)
-        if entries.count * 2 > tableSize { grow() }
+        entries.append(Entry(start: start, count: Int32(name.count), tag: tag))
+        table[i] = Slot(prefix: prefix, suffix: suffix, info: key | UInt64(n &+ 1))
+        if entries.count * 2 > tableSize { rebuild(size: tableSize * 2) }
         return n
     }
 
-    /// Doubles the table; slots move by their stored hash (nothing is hashed again).
-    private mutating func grow() {
-        let size = tableSize * 2
+    /// A table of `size` slots, filled again from the entries in order (the slots keep too
+    /// little of the hash to move by it; hashing the names again costs a few nanoseconds
+    /// each, once per doubling).
+    private mutating func rebuild(size: Int) {
         let newTable = UnsafeMutablePointer<Slot>.allocate(capacity: size)
-        newTable.initialize(repeating: Slot(meta: 0, prefix: 0, suffix: 0, countAndTag: 0), count: size)
+        newTable.initialize(repeating: Slot(prefix: 0, suffix: 0, info: 0), count: size)
         let newMask = UInt64(size - 1)
-        for k in 0..<tableSize {
-            let slot = table[k]
-            guard slot.meta != 0 else { continue }
-            var i = (slot.meta &>> 32) & newMask
-            while newTable[Int(i)].meta != 0 { i = (i &+ 1) & newMask }
-            newTable[Int(i)] = slot
+        for (n, entry) in entries.enumerated() {
+            let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
+            let (prefix, suffix) = ShortName.words(name)
+            let h = Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed)
+            var i = h & newMask
+            while newTable[Int(i)].info != 0 { i = (i &+ 1) & newMask }
+            newTable[Int(i)] = Slot(
+                prefix: prefix, suffix: suffix, info: Self.infoKey(hash: h, count: name.count, tag: entry.tag) | UInt64(n + 1))
         }
         table.deallocate()
         table = newTable
@@ -157,7 +176,9 @@ package struct ByteInterner: ~Copyable {
     /// Makes room for `n` names without growing the table on the way.
     mutating func reserveCapacity(_ n: Int) {
         entries.reserveCapacity(n)
-        while tableSize < 2 * n { grow() }
+        var size = tableSize
+        while size < 2 * n { size *= 2 }
+        if size > tableSize { rebuild(size: size) }
     }
 
     /// The bytes of entry `n`; valid until the next insertion.
@@ -175,8 +196,11 @@ package struct ByteInterner: ~Copyable {
     /// spreads what the table holds (about 1.5 per entry at half load for a good one).
     var lookupProbes: Int {
         var total = 0
-        for k in 0..<tableSize where table[k].meta != 0 {
-            let home = Int((table[k].meta &>> 32) & mask)
+        for k in 0..<tableSize where table[k].info != 0 {
+            let entry = entries[Int(UInt32(truncatingIfNeeded: table[k].info) - 1)]
+            let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
+            let (prefix, suffix) = ShortName.words(name)
+            let home = Int(Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed) & mask)
             total += ((k - home) & Int(mask)) + 1
         }
         return total
