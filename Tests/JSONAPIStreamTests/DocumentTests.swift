@@ -148,6 +148,44 @@ struct DocumentTests {
         #expect(g.documents[0].otherMembers.map(\.name) == ["@context", "other"])
     }
 
+    /// The graph's records keep a span in 8 bytes and a position in 16; a value of 16 MiB or
+    /// more, one past 2^39 bytes into the store, or a position past line or column
+    /// 2^32 - 2 (a line of more than 4 GiB) is kept aside, and reads back the same.
+    @Test func packedSpansAndPositionsHoldEveryValue() {
+        let s = GraphStorage()
+        let cases = [
+            ValueSpan(start: 0, count: 0), ValueSpan(start: 7, count: (1 << 24) - 2), ValueSpan(start: (1 << 39) - 1, count: 1),
+            ValueSpan(start: 3, count: (1 << 24) - 1), ValueSpan(start: 1 << 39, count: 2), ValueSpan(start: 1, count: 1 << 33), .none,
+        ]
+        let packed = cases.map { s.pack($0) }
+        #expect(packed.map { s.span($0) } == cases)
+        #expect(s.longSpans.count == 3)
+        #expect(packed[6] == .none && packed[6].isNone && !packed[0].isNone)
+        let positions = [
+            SourcePosition.start, SourcePosition(offset: 9_000_000_000, line: 4_294_967_294, column: 4_294_967_294),
+            SourcePosition(offset: 5_000_000_000, line: 1, column: 5_000_000_001), SourcePosition(offset: 1 << 40, line: 1 << 33, column: 3),
+        ]
+        #expect(positions.map { s.position(s.pack($0)) } == positions)
+        #expect(s.longPositions.count == 2)
+    }
+
+    @Test func valuesOfSixteenMebibytesAndMoreSurviveMergesAndMergedGraphs() throws {
+        let long = String(repeating: "x", count: (1 << 24) + 5)
+        let input = """
+            {"data":[{"type":"a","id":"1","attributes":{"s":"\(long)"},"meta":{"m":1}},{"type":"a","id":"2","attributes":{"t":1}}]}
+            {"data":{"type":"a","id":"1","attributes":{"u":2},"relationships":{"r":{"data":null,"meta":{"long":"\(long)"}}}}}
+            """
+        for g in [try graph(input), try graph(input).merging(graph(#"{"data":{"type":"a","id":"3"}}"#))] {
+            let a = try #require(g[type: "a", id: "1"])
+            #expect(a.attributes["s"]?.string == long)
+            #expect(a.attributes["u"]?.jsonText == "2")
+            #expect(a.meta?.jsonText == #"{"m":1}"#)
+            #expect(a.relationship("r")?.meta?["long"]?.string?.count == long.count)
+            #expect(g[type: "a", id: "2"]?.attributes.jsonText == #"{"t":1}"#)
+            #expect(g.storage.longSpans.count >= 2)  // the attributes and the relationship's meta
+        }
+    }
+
     @Test func exactValuesAreCopied() throws {
         let input = #"{"data":{"type":"a","id":"1","attributes":{"n":[1.10,-0,1e400,123456789012345678901234567890],"s":"q\"b\\s\/\u00e9\ud83d\ude00\u0001\n","Title":1,"title":2}}}"#
         let line = try normalize(input).split(separator: "\n")[0]
@@ -175,6 +213,36 @@ struct DocumentTests {
         // ...or skips it with --on-duplicate first.
         let ndFirst = try normalize(input, duplicates: .first).split(separator: "\n").filter { !$0.hasPrefix(#"{"document""#) }
         #expect(ndFirst.count == 1)
+    }
+
+    /// Unknown members (`@`-members here) of a resource, its relationships and their
+    /// identifiers follow the merge: the resource's by name, a relationship's and its
+    /// identifiers' with the relationship object that wins. Three occurrences, so that a merge
+    /// also moves what an earlier merge wrote.
+    @Test func duplicatesMergeUnknownMembersAtEveryLevel() throws {
+        let input = """
+            {"data":{"type":"a","id":"1","@x":1,"relationships":{"r":{"data":{"type":"b","id":"2","@i":"one"},"@rel":1},"t":{"data":[{"type":"b","id":"3","@k":1}]}}}}
+            {"data":{"type":"a","id":"1","@x":2,"@y":3,"relationships":{"r":{"data":{"type":"b","id":"2","@i":"two","@j":true},"@rel":2},"s":{"data":[],"@s":0}}}}
+            {"data":{"type":"a","id":"1","@z":4,"relationships":{"t":{"data":[{"type":"b","id":"4","@k":2},{"type":"b","id":"5"}]}}}}
+            """
+        let last = try normalize(input, format: .json)
+        #expect(
+            last.contains(
+                #""1":{"attributes":{},"relationships":{"r":{"data":{"type":"b","id":"2","@i":"two","@j":true},"@rel":2},"t":{"data":[{"type":"b","id":"4","@k":2},{"type":"b","id":"5"}]},"s":{"data":[],"@s":0}},"@x":2,"@y":3,"@z":4}"#
+            ), "\(last)")
+        let first = try normalize(input, format: .json, duplicates: .first)
+        #expect(
+            first.contains(
+                #""1":{"attributes":{},"relationships":{"r":{"data":{"type":"b","id":"2","@i":"one"},"@rel":1},"t":{"data":[{"type":"b","id":"3","@k":1}]},"s":{"data":[],"@s":0}},"@x":1,"@y":3,"@z":4}"#
+            ), "\(first)")
+        // The same through the public graph, and after merging graphs.
+        for g in [try graph(input), try graph(input).merging(graph(input))] {
+            let a = try #require(g[type: "a", id: "1"])
+            #expect(a.otherMembers.map { "\($0.name)=\($0.value.jsonText)" } == ["@x=2", "@y=3", "@z=4"])
+            #expect(a.relationship("r")?.otherMembers.map { "\($0.name)=\($0.value.jsonText)" } == ["@rel=2"])
+            #expect(a.relationship("s")?.otherMembers.map(\.name) == ["@s"])
+            #expect(a.relationship("t")?.otherMembers.isEmpty == true)
+        }
     }
 
     /// A duplicate skipped under `--on-duplicate first` writes no line, but stays in its

@@ -47,7 +47,7 @@ struct GraphMergingTests {
             #expect(merged.storage.duplicateCount == read.storage.duplicateCount)
             #expect(merged.storage.warningCount == read.storage.warningCount)
             for (x, y) in zip(merged.storage.resources, read.storage.resources) {
-                #expect(x.position == y.position && x.document == y.document && x.flags == y.flags)
+                #expect(merged.storage.position(x.position) == read.storage.position(y.position) && x.document == y.document && x.flags == y.flags)
             }
         }
     }

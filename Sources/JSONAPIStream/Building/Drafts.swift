@@ -22,7 +22,7 @@ struct ValueSpan: Hashable, Sendable {
 }
 
 /// What a relationship's `data` member was.
-public enum LinkageKind: UInt8, Sendable, Hashable {
+public enum LinkageKind: UInt8, Sendable, Hashable, BitwiseCopyable {
     /// No `data` member (links or meta only).
     case absent
     /// `"data": null`: an empty to-one relationship.

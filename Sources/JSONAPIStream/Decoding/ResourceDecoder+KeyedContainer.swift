@@ -88,11 +88,13 @@ extension MemberTable {
         }
         guard equals("meta") || equals("links") else { return nil }
         let record = decoder.storage.resources[row]
-        if equals("meta"), !record.meta.isNone {
-            return MemberLookup(node: .value(record.meta.start, record.meta.start + record.meta.count, escaped: false), segment: .fixed("/meta"))
+        let meta = decoder.storage.span(record.meta)
+        if equals("meta"), !meta.isNone {
+            return MemberLookup(node: .value(meta.start, meta.start + meta.count, escaped: false), segment: .fixed("/meta"))
         }
-        if equals("links"), !record.links.isNone {
-            return MemberLookup(node: .value(record.links.start, record.links.start + record.links.count, escaped: false), segment: .fixed("/links"))
+        let links = decoder.storage.span(record.links)
+        if equals("links"), !links.isNone {
+            return MemberLookup(node: .value(links.start, links.start + links.count, escaped: false), segment: .fixed("/links"))
         }
         return nil
     }

@@ -86,7 +86,7 @@ extension ResourceDecoder {
         scratch.removeAll(keepingCapacity: true)
         let record = storage.resources[r]
         if !record.attributes.isNone {
-            let span = record.attributes.range
+            let span = storage.span(record.attributes).range
             appendMembers(span.lowerBound, span.upperBound, attributes: true)
         }
         let convert = options.keys.convertsStoredNames

@@ -24,6 +24,8 @@ struct DuplicateMerger: ~Copyable {
     private var relationshipTail: [GraphStorage.RelationshipRecord] = []
     private var linkageTail: [GraphStorage.LinkageRecord] = []
     private var memberTail: [ValueSpan] = []
+    /// The unknown members of rows in the tails: the table's index, the row, its members.
+    private var tailExtras: [(ReferenceWritableKeyPath<GraphStorage, ExtrasIndex>, Int, Range<Int>)] = []
 
     init(storage: GraphStorage, newWins: Bool, valueMark: Int, marks: GraphSink.Marks) {
         self.storage = storage
@@ -59,6 +61,11 @@ struct DuplicateMerger: ~Copyable {
         let start = valueMark + valueTail.count
         store.withBytes { valueTail.append(UnsafeRawBufferPointer(rebasing: $0[span.range])) }
         return ValueSpan(start: start, count: span.count)
+    }
+
+    /// ``keep(_:over:in:)`` for a span of the records.
+    private mutating func keep(_ span: PackedSpan, over old: PackedSpan, in store: inout ByteArena) -> PackedSpan {
+        storage.pack(keep(storage.span(span), over: storage.span(old), in: &store))
     }
 
     /// Whether a value of `count` bytes can be written over `old` (an old value, no shorter).
@@ -114,44 +121,53 @@ struct DuplicateMerger: ~Copyable {
         let oldRange = Int(old.relationshipStart)..<Int(old.relationshipStart + old.relationshipCount)
         let newRange = Int(new.relationshipStart)..<Int(new.relationshipStart + new.relationshipCount)
         var out = Array(s.relationships[oldRange])
+        var extras = oldRange.map { s.relationshipExtras[$0] }
         var index: [UInt32: Int] = [:]
         for (i, r) in out.enumerated() where index[r.name] == nil { index[r.name] = i }
-        for rel in s.relationships[newRange] {
+        for k in newRange {
+            let rel = s.relationships[k]
             if let i = index[rel.name] {
-                if newWins { out[i] = keepRelationship(rel, over: out[i], in: &store) }
+                if newWins { (out[i], extras[i]) = keepRelationship(k, over: oldRange.lowerBound + i, in: &store) }
             } else {
                 index[rel.name] = out.count
-                out.append(keepRelationship(rel, over: nil, in: &store))
+                let (r, e) = keepRelationship(k, over: nil, in: &store)
+                out.append(r)
+                extras.append(e)
             }
         }
-        return Self.placeRows(out, over: oldRange, in: \.relationships, of: storage, tail: &relationshipTail, mark: marks.relationships)
+        return Self.placeRows(
+            out, extras: extras, over: oldRange, in: \.relationships, \.relationshipExtras, of: s, tail: &relationshipTail, tailExtras: &tailExtras,
+            mark: marks.relationships)
     }
 
-    private mutating func keepRelationship(_ rel: GraphStorage.RelationshipRecord, over old: GraphStorage.RelationshipRecord?, in store: inout ByteArena) -> GraphStorage.RelationshipRecord {
+    /// Relationship `k` of the new occurrence kept (over relationship `old`), with its
+    /// unknown members.
+    private mutating func keepRelationship(_ k: Int, over oldIndex: Int?, in store: inout ByteArena) -> (GraphStorage.RelationshipRecord, Range<Int>) {
+        let s = storage
+        let rel = s.relationships[k]
+        let old = oldIndex.map { s.relationships[$0] }
         var r = rel
         r.links = keep(rel.links, over: old?.links ?? .none, in: &store)
         r.meta = keep(rel.meta, over: old?.meta ?? .none, in: &store)
-        let s = storage
         let oldTargets = old.map { Int($0.targetStart)..<Int($0.targetStart + $0.targetCount) } ?? 0..<0
         var targets: [GraphStorage.LinkageRecord] = []
-        for (k, t) in s.linkage[Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount)].enumerated() {
-            var l = t
-            let previous = k < oldTargets.count ? s.linkage[oldTargets.lowerBound + k] : nil
-            l.meta = keep(t.meta, over: previous?.meta ?? .none, in: &store)
-            (l.extraStart, l.extraCount) = keepMembers(
-                Int(t.extraStart)..<Int(t.extraStart + t.extraCount),
-                over: previous.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0, in: &store)
+        var targetExtras: [Range<Int>] = []
+        for (n, t) in (Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount)).enumerated() {
+            var l = s.linkage[t]
+            let previous = n < oldTargets.count ? oldTargets.lowerBound + n : nil
+            l.meta = keep(l.meta, over: previous.map { s.linkage[$0].meta } ?? .none, in: &store)
+            targetExtras.append(keepMembers(s.linkageExtras[t], over: previous.map { s.linkageExtras[$0] } ?? 0..<0, in: &store))
             targets.append(l)
         }
-        (r.targetStart, r.targetCount) = Self.placeRows(targets, over: oldTargets, in: \.linkage, of: storage, tail: &linkageTail, mark: marks.linkage)
-        (r.extraStart, r.extraCount) = keepMembers(
-            Int(rel.extraStart)..<Int(rel.extraStart + rel.extraCount),
-            over: old.map { Int($0.extraStart)..<Int($0.extraStart + $0.extraCount) } ?? 0..<0, in: &store)
-        return r
+        (r.targetStart, r.targetCount) = Self.placeRows(
+            targets, extras: targetExtras, over: oldTargets, in: \.linkage, \.linkageExtras, of: s, tail: &linkageTail, tailExtras: &tailExtras,
+            mark: marks.linkage)
+        let extras = keepMembers(s.relationshipExtras[k], over: oldIndex.map { s.relationshipExtras[$0] } ?? 0..<0, in: &store)
+        return (r, extras)
     }
 
-    /// Unknown members merged by name (`"name":value` spans).
-    mutating func mergeMembers(old: Range<Int>, new: Range<Int>, in store: inout ByteArena) -> (UInt32, UInt32) {
+    /// Unknown members merged by name (`"name":value` spans); where they are now.
+    mutating func mergeMembers(old: Range<Int>, new: Range<Int>, in store: inout ByteArena) -> Range<Int> {
         let s = storage
         var out = Array(s.members[old])
         var replaced: [ValueSpan?] = Array(repeating: nil, count: out.count)
@@ -173,23 +189,46 @@ struct DuplicateMerger: ~Copyable {
             }
         }
         for i in out.indices { out[i] = keep(out[i], over: replaced[i] ?? .none, in: &store) }
-        return Self.placeRows(out, over: old, in: \.members, of: storage, tail: &memberTail, mark: marks.members)
+        return placeMembers(out, over: old)
     }
 
-    /// The member spans in `range` kept (moved out of the new occurrence's rows and values).
-    private mutating func keepMembers(_ range: Range<Int>, over old: Range<Int>, in store: inout ByteArena) -> (UInt32, UInt32) {
-        guard !range.isEmpty else { return (0, 0) }
-        if range.lowerBound < marks.members { return (UInt32(range.lowerBound), UInt32(range.count)) }
+    /// The member spans in `range` kept (moved out of the new occurrence's rows and values);
+    /// where they are now.
+    private mutating func keepMembers(_ range: Range<Int>, over old: Range<Int>, in store: inout ByteArena) -> Range<Int> {
+        guard !range.isEmpty else { return 0..<0 }
+        if range.lowerBound < marks.members { return range }
         let s = storage
         var out: [ValueSpan] = []
         for (k, span) in s.members[range].enumerated() {
             out.append(keep(span, over: k < old.count ? s.members[old.lowerBound + k] : .none, in: &store))
         }
-        return Self.placeRows(out, over: old, in: \.members, of: storage, tail: &memberTail, mark: marks.members)
+        return placeMembers(out, over: old)
+    }
+
+    private mutating func placeMembers(_ rows: [ValueSpan], over old: Range<Int>) -> Range<Int> {
+        let (start, count) = Self.place(rows, over: old, in: \.members, of: storage, tail: &memberTail, mark: marks.members)
+        return Int(start)..<Int(start + count)
+    }
+
+    /// Rows of a table whose records may have unknown members (`extras`, one range per row),
+    /// placed as ``place(_:over:in:of:tail:mark:)`` does. The members of rows written over old
+    /// ones are noted at once; those of rows in the tail in ``finish(in:)``, once the new
+    /// occurrence's rows (which hold their places until then) are gone.
+    private static func placeRows<Row>(
+        _ rows: [Row], extras: [Range<Int>], over old: Range<Int>, in table: ReferenceWritableKeyPath<GraphStorage, RecordTable<Row>>,
+        _ index: ReferenceWritableKeyPath<GraphStorage, ExtrasIndex>, of storage: GraphStorage, tail: inout [Row],
+        tailExtras: inout [(ReferenceWritableKeyPath<GraphStorage, ExtrasIndex>, Int, Range<Int>)], mark: Int
+    ) -> (UInt32, UInt32) {
+        let (start, count) = place(rows, over: old, in: table, of: storage, tail: &tail, mark: mark)
+        for (k, range) in extras.enumerated() {
+            let i = Int(start) + k
+            if i < mark { storage[keyPath: index][i] = range } else if !range.isEmpty { tailExtras.append((index, i, range)) }
+        }
+        return (start, count)
     }
 
     /// Writes `rows` over the old rows when they fit (and are old), otherwise to the tail.
-    private static func placeRows<Row>(_ rows: [Row], over old: Range<Int>, in table: ReferenceWritableKeyPath<GraphStorage, [Row]>, of storage: GraphStorage, tail: inout [Row], mark: Int) -> (
+    private static func place<Row>(_ rows: [Row], over old: Range<Int>, in table: ReferenceWritableKeyPath<GraphStorage, RecordTable<Row>>, of storage: GraphStorage, tail: inout [Row], mark: Int) -> (
         UInt32, UInt32
     ) {
         if rows.count <= old.count && old.upperBound <= mark {
@@ -207,12 +246,15 @@ struct DuplicateMerger: ~Copyable {
         store.truncate(to: valueMark)
         valueTail.withBytes { store.append($0) }
         let s = storage
+        s.relationshipExtras.remove(marks.relationships..<s.relationships.count)
         s.relationships.removeSubrange(marks.relationships...)
         s.relationships.append(contentsOf: relationshipTail)
+        s.linkageExtras.remove(marks.linkage..<s.linkage.count)
         s.linkage.removeSubrange(marks.linkage...)
         s.linkage.append(contentsOf: linkageTail)
         s.members.removeSubrange(marks.members...)
         s.members.append(contentsOf: memberTail)
+        for (index, i, range) in tailExtras { s[keyPath: index][i] = range }
     }
 }
 

@@ -54,37 +54,34 @@ extension GraphSink {
             for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
                 let rel = o.relationships[k]
                 let targetStart = UInt32(s.linkage.count)
-                for t in o.linkage[Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount)] {
-                    let extraStart = UInt32(s.members.count)
-                    appendMembers(of: o, Int(t.extraStart)..<Int(t.extraStart + t.extraCount), store: &store)
+                for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
+                    let l = o.linkage[t]
+                    s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], store: &store)
                     s.linkage.append(
                         GraphStorage.LinkageRecord(
-                            key: rekey(t.key, of: o, &keyMap), lidKey: t.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(t.lidKey, of: o, &keyMap),
-                            meta: copy(t.meta, of: o, into: &store), extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
+                            meta: copy(l.meta, of: o, into: &store), key: rekey(l.key, of: o, &keyMap),
+                            lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(l.lidKey, of: o, &keyMap)))
                 }
-                let extraStart = UInt32(s.members.count)
-                appendMembers(of: o, Int(rel.extraStart)..<Int(rel.extraStart + rel.extraCount), store: &store)
+                s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], store: &store)
                 s.relationships.append(
                     GraphStorage.RelationshipRecord(
-                        name: internSymbol(o.symbols.bytes(of: rel.name)), kind: rel.kind, targetStart: targetStart, targetCount: rel.targetCount,
                         links: copy(rel.links, of: o, into: &store), meta: copy(rel.meta, of: o, into: &store),
-                        extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
+                        name: internSymbol(o.symbols.bytes(of: rel.name)), targetStart: targetStart, targetCount: rel.targetCount,
+                        kind: rel.kind))
             }
-            let extraStart = UInt32(s.members.count)
-            appendMembers(of: o, Int(r.extraStart)..<Int(r.extraStart + r.extraCount), store: &store)
+            let extras = appendMembers(of: o, o.resourceExtras[i], store: &store)
             let key = rekey(r.key, of: o, &keyMap)
             let record = GraphStorage.ResourceRecord(
                 type: internSymbol(o.symbols.bytes(of: r.type)), key: key,
-                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o, &keyMap), flags: r.flags,
+                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o, &keyMap),
                 document: r.document + documentBase, attributes: copy(r.attributes, of: o, into: &store),
-                links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store),
+                links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store), position: s.pack(o.position(r.position)),
                 relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
-                extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart,
-                position: r.position, arrayIndex: r.arrayIndex)
+                arrayIndex: r.arrayIndex, flags: r.flags)
             growKeyRows()
             rowMap[i] = try admit(
-                record, isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark, marks: marks,
-                store: &store)
+                record, extras: extras, isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark,
+                marks: marks, store: &store)
         }
         let primaryBase = s.primaryRows.count
         for row in o.primaryRows { s.primaryRows.append(rowMap[Int(row)]) }
@@ -124,8 +121,16 @@ extension GraphSink {
         return ValueSpan(start: start, count: span.count)
     }
 
-    /// `o`'s unknown-member spans in `range`, copied and appended to the member table.
-    private func appendMembers(of o: GraphStorage, _ range: Range<Int>, store: inout ByteArena) {
+    /// `o`'s value `span` of its records copied to the end of `store`, as this graph's records keep it.
+    private func copy(_ span: PackedSpan, of o: GraphStorage, into store: inout ByteArena) -> PackedSpan {
+        storage.pack(copy(o.span(span), of: o, into: &store))
+    }
+
+    /// `o`'s unknown-member spans in `range`, copied and appended to the member table; where
+    /// they are now.
+    private func appendMembers(of o: GraphStorage, _ range: Range<Int>, store: inout ByteArena) -> Range<Int> {
+        let start = storage.members.count
         for m in o.members[range] { storage.members.append(copy(m, of: o, into: &store)) }
+        return start..<storage.members.count
     }
 }

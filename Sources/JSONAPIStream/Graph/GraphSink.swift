@@ -63,7 +63,7 @@ final class GraphSink: DocumentSink {
             appendRelationship(a.relationshipDrafts[Int(i)], in: a)
         }
         let relCount = UInt32(s.relationships.count) - relStart
-        let extraStart = UInt32(s.members.count)
+        let extraStart = s.members.count
         for i in r.extras { s.members.append(a.memberSpans[Int(i)]) }
         growKeyRows()
 
@@ -73,25 +73,25 @@ final class GraphSink: DocumentSink {
         if r.inResults { flags |= GraphStorage.ResourceRecord.result }
         if let alarm = numberAlarm, alarm.inCurrentResource > 0 { flags |= GraphStorage.ResourceRecord.unsafeNumbers }
         let record = GraphStorage.ResourceRecord(
-            type: type, key: key, lidKey: lidKey, flags: flags, document: UInt32(r.documentIndex),
-            attributes: r.attributes, links: r.links, meta: r.meta,
-            relationshipStart: relStart, relationshipCount: relCount,
-            extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart,
-            position: r.position, arrayIndex: r.arrayIndex)
+            type: type, key: key, lidKey: lidKey, document: UInt32(r.documentIndex),
+            attributes: s.pack(r.attributes), links: s.pack(r.links), meta: s.pack(r.meta), position: s.pack(r.position),
+            relationshipStart: relStart, relationshipCount: relCount, arrayIndex: r.arrayIndex, flags: flags)
 
-        let row = try admit(record, isPrimary: r.isPrimary, place: r.place, storeMark: r.storeMark, marks: marks, store: &a.store)
+        let row = try admit(record, extras: extraStart..<s.members.count, isPrimary: r.isPrimary, place: r.place, storeMark: r.storeMark, marks: marks, store: &a.store)
         if r.isPrimary { s.primaryRows.append(row) }
     }
 
-    /// Takes a resource's record in (its rows and values already appended after `marks` and
-    /// `storeMark`): a new row, or merged into the row of the resource it repeats. Returns
-    /// its row.
+    /// Takes a resource's record in (its rows, values and unknown members, `extras`, already
+    /// appended after `marks` and `storeMark`): a new row, or merged into the row of the
+    /// resource it repeats. Returns its row.
     @inline(__always)
     func admit(
-        _ record: GraphStorage.ResourceRecord, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks, store: inout ByteArena
+        _ record: GraphStorage.ResourceRecord, extras: Range<Int>, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks,
+        store: inout ByteArena
     ) throws(JSONAPIError) -> Int32 {
         let s = storage
         if collectsOnly {
+            s.resourceExtras[s.resources.count] = extras
             s.resources.append(record)
             s.rowsByType[Int(record.type)].append(Int32(s.resources.count - 1))
             return Int32(s.resources.count - 1)
@@ -100,7 +100,7 @@ final class GraphSink: DocumentSink {
         // (the index finds the first).
         let existing = record.flags & GraphStorage.ResourceRecord.anonymous == 0 ? s.keyRow[Int(record.key)] : -1
         if existing >= 0 {
-            try merge(record, into: Int(existing), isPrimary: isPrimary, place: place, storeMark: storeMark, marks: marks, store: &store)
+            try merge(record, extras: extras, into: Int(existing), isPrimary: isPrimary, place: place, storeMark: storeMark, marks: marks, store: &store)
             return existing
         }
         let row = Int32(s.resources.count)
@@ -108,8 +108,9 @@ final class GraphSink: DocumentSink {
             throw JSONAPIError.syntax(
                 Diagnostic(
                     severity: .error, rule: .J12, message: "more than \(maxResources) resources (the graph's resource limit)",
-                    location: record.position, pointer: place.pointer, source: sourceName))
+                    location: storage.position(record.position), pointer: place.pointer, source: sourceName))
         }
+        s.resourceExtras[s.resources.count] = extras
         s.resources.append(record)
         if s.keyRow[Int(record.key)] < 0 { s.keyRow[Int(record.key)] = row }
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow[Int(record.lidKey)] = row }
@@ -147,19 +148,22 @@ final class GraphSink: DocumentSink {
             } else {
                 key = s.keys.intern(a.scratch.bytes(in: t.lid.range), tag: s.lidTag(type))
             }
-            let extraStart = UInt32(s.members.count)
-            for k in t.extras { s.members.append(a.memberSpans[Int(k)]) }
-            s.linkage.append(
-                GraphStorage.LinkageRecord(
-                    key: key, lidKey: lidKey, meta: t.meta, extraStart: extraStart,
-                    extraCount: UInt32(s.members.count) - extraStart))
+            if !t.extras.isEmpty {
+                let extraStart = s.members.count
+                for k in t.extras { s.members.append(a.memberSpans[Int(k)]) }
+                s.linkageExtras[s.linkage.count] = extraStart..<s.members.count
+            }
+            s.linkage.append(GraphStorage.LinkageRecord(meta: s.pack(t.meta), key: key, lidKey: lidKey))
         }
-        let extraStart = UInt32(s.members.count)
-        for k in d.extras { s.members.append(a.memberSpans[Int(k)]) }
+        if !d.extras.isEmpty {
+            let extraStart = s.members.count
+            for k in d.extras { s.members.append(a.memberSpans[Int(k)]) }
+            s.relationshipExtras[s.relationships.count] = extraStart..<s.members.count
+        }
         s.relationships.append(
             GraphStorage.RelationshipRecord(
-                name: name, kind: d.kind, targetStart: targetStart, targetCount: UInt32(s.linkage.count) - targetStart,
-                links: d.links, meta: d.meta, extraStart: extraStart, extraCount: UInt32(s.members.count) - extraStart))
+                links: s.pack(d.links), meta: s.pack(d.meta), name: name, targetStart: targetStart,
+                targetCount: UInt32(s.linkage.count) - targetStart, kind: d.kind))
     }
 
     @inline(__always)
@@ -181,7 +185,7 @@ final class GraphSink: DocumentSink {
     }
 
     private func merge(
-        _ new: GraphStorage.ResourceRecord, into row: Int, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks, store: inout ByteArena
+        _ new: GraphStorage.ResourceRecord, extras newExtras: Range<Int>, into row: Int, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks, store: inout ByteArena
     ) throws(JSONAPIError) {
         let s = storage
         s.duplicateCount += 1
@@ -206,7 +210,7 @@ final class GraphSink: DocumentSink {
                 Diagnostic(
                     severity: .error, rule: sameDocument ? .R22 : .N01,
                     message: "\(identity) appears again (first at \(firstPlace)); duplicates are refused",
-                    location: new.position, pointer: place.pointer, source: sourceName))
+                    location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier && !bothResults {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
@@ -214,21 +218,19 @@ final class GraphSink: DocumentSink {
                 Diagnostic(
                     severity: .warning, rule: sameDocument ? .R22 : .N01,
                     message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
-                    location: new.position, pointer: place.pointer, source: sourceName))
+                    location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: storeMark, marks: marks)
         var merged = old
         merged.flags |= new.flags
-        merged.attributes = m.mergeObjects(old.attributes, new.attributes, in: &store)
-        merged.links = m.mergeObjects(old.links, new.links, in: &store)
-        merged.meta = m.mergeObjects(old.meta, new.meta, in: &store)
+        merged.attributes = s.pack(m.mergeObjects(s.span(old.attributes), s.span(new.attributes), in: &store))
+        merged.links = s.pack(m.mergeObjects(s.span(old.links), s.span(new.links), in: &store))
+        merged.meta = s.pack(m.mergeObjects(s.span(old.meta), s.span(new.meta), in: &store))
         if new.relationshipCount > 0 {
             (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new, in: &store)
         }
-        if new.extraCount > 0 {
-            (merged.extraStart, merged.extraCount) = m.mergeMembers(
-                old: Int(old.extraStart)..<Int(old.extraStart + old.extraCount),
-                new: Int(new.extraStart)..<Int(new.extraStart + new.extraCount), in: &store)
+        if !newExtras.isEmpty {
+            s.resourceExtras[row] = m.mergeMembers(old: s.resourceExtras[row], new: newExtras, in: &store)
         }
         m.finish(in: &store)
         if new.lidKey != GraphStorage.noKey && old.lidKey == GraphStorage.noKey {
@@ -242,8 +244,9 @@ final class GraphSink: DocumentSink {
     private func place(of r: GraphStorage.ResourceRecord) -> String {
         let doc = Int(r.document)
         let source = doc < storage.documents.count ? storage.documents[doc].source : sourceName
-        if let source, source != sourceName { return "\(source):\(r.position)" }
-        return r.position.description
+        let position = storage.position(r.position)
+        if let source, source != sourceName { return "\(source):\(position)" }
+        return position.description
     }
 
     private func describe(row: Int) -> String {

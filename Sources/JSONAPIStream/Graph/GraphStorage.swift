@@ -26,24 +26,26 @@
 /// Linkage points at keys, not rows: a target that is not included keeps its key (and so
 /// its identifier) with `keyRow[key] == -1`. Cycles are just keys pointing at each other.
 final class GraphStorage: @unchecked Sendable {
+    // The records' fields are in an order that leaves no padding (Swift keeps declaration
+    // order): a graph holds one record per resource, relationship and identifier, so their
+    // size is most of its tables (``memoryFootprint``).
+
     struct ResourceRecord {
         var type: UInt32
         /// The id key, or the lid key when the resource has no id.
         var key: UInt32
         /// The lid key, or `.max`.
         var lidKey: UInt32
-        var flags: UInt8
         var document: UInt32
-        var attributes: ValueSpan
-        var links: ValueSpan
-        var meta: ValueSpan
+        var attributes: PackedSpan
+        var links: PackedSpan
+        var meta: PackedSpan
+        var position: PackedPosition
         var relationshipStart: UInt32
         var relationshipCount: UInt32
-        var extraStart: UInt32
-        var extraCount: UInt32
-        var position: SourcePosition
         /// Index in the `data` or `included` array of its first occurrence (-1: single).
         var arrayIndex: Int32
+        var flags: UInt8
 
         /// `/data`, `/data/3` or `/included/7`: where its first occurrence was.
         var pointer: String { place.pointer }
@@ -69,24 +71,20 @@ final class GraphStorage: @unchecked Sendable {
     }
 
     struct RelationshipRecord {
+        var links: PackedSpan
+        var meta: PackedSpan
         var name: UInt32
-        var kind: LinkageKind
         var targetStart: UInt32
         var targetCount: UInt32
-        var links: ValueSpan
-        var meta: ValueSpan
-        var extraStart: UInt32
-        var extraCount: UInt32
+        var kind: LinkageKind
     }
 
     struct LinkageRecord {
+        var meta: PackedSpan
         /// The id key, or the lid key when the identifier has no id.
         var key: UInt32
         /// The lid key when the identifier has both, or `.max`.
         var lidKey: UInt32
-        var meta: ValueSpan
-        var extraStart: UInt32
-        var extraCount: UInt32
     }
 
     struct DocumentRecord {
@@ -111,17 +109,26 @@ final class GraphStorage: @unchecked Sendable {
 
     /// Minified JSON of every attribute, meta, links and unknown-member value.
     @exclusivity(unchecked) var values = ByteArena(capacity: 16)
+    /// The spans too long or too far into `values` for a ``PackedSpan`` of their own.
+    @exclusivity(unchecked) var longSpans: [ValueSpan] = []
+    /// The positions past line or column 2^32 - 2, which no ``PackedPosition`` holds.
+    @exclusivity(unchecked) var longPositions: [SourcePosition] = []
     /// Type names and member names (tag 0).
     @exclusivity(unchecked) var symbols = ByteInterner()
     /// Resource keys: tag `type << 1` for ids, `type << 1 | 1` for lids.
     @exclusivity(unchecked) var keys = ByteInterner()
     /// Row of each key, or -1 when no resource object has that key.
     @exclusivity(unchecked) var keyRow: [Int32] = []
-    @exclusivity(unchecked) var resources: [ResourceRecord] = []
-    @exclusivity(unchecked) var relationships: [RelationshipRecord] = []
-    @exclusivity(unchecked) var linkage: [LinkageRecord] = []
+    @exclusivity(unchecked) var resources = RecordTable<ResourceRecord>()
+    @exclusivity(unchecked) var relationships = RecordTable<RelationshipRecord>()
+    @exclusivity(unchecked) var linkage = RecordTable<LinkageRecord>()
     /// `"name":value` spans of unknown members.
-    @exclusivity(unchecked) var members: [ValueSpan] = []
+    @exclusivity(unchecked) var members = RecordTable<ValueSpan>()
+    /// The ranges of `members` of the resources, relationships and identifiers that have
+    /// unknown members (few have any, so the records do not keep a range each).
+    @exclusivity(unchecked) var resourceExtras = ExtrasIndex()
+    @exclusivity(unchecked) var relationshipExtras = ExtrasIndex()
+    @exclusivity(unchecked) var linkageExtras = ExtrasIndex()
     /// Rows of primary data, document after document, as they appeared.
     @exclusivity(unchecked) var primaryRows: [Int32] = []
     var documents: [DocumentRecord] = []
@@ -167,6 +174,34 @@ final class GraphStorage: @unchecked Sendable {
         return r >= 0 ? Int(r) : nil
     }
 
+    /// A span as the records keep it.
+    @inline(__always)
+    func pack(_ span: ValueSpan) -> PackedSpan {
+        if let p = PackedSpan(span) { return p }
+        if span.isNone { return .none }
+        longSpans.append(span)
+        return PackedSpan(longIndex: longSpans.count - 1)
+    }
+
+    /// A span of the records.
+    @inline(__always)
+    func span(_ p: PackedSpan) -> ValueSpan {
+        if let s = p.short { return s }
+        return p.isNone ? .none : longSpans[p.longIndex]
+    }
+
+    /// A position as the records keep it.
+    @inline(__always)
+    func pack(_ position: SourcePosition) -> PackedPosition {
+        if let p = PackedPosition(position) { return p }
+        longPositions.append(position)
+        return PackedPosition(longIndex: longPositions.count - 1)
+    }
+
+    /// A position of the records.
+    @inline(__always)
+    func position(_ p: PackedPosition) -> SourcePosition { p.position ?? longPositions[p.longIndex] }
+
     /// The value at `span` as a borrowed view; valid while the storage lives.
     @inline(__always)
     func bytes(_ span: ValueSpan) -> UnsafeRawBufferPointer { values.bytes(in: span.range) }
@@ -177,7 +212,9 @@ final class GraphStorage: @unchecked Sendable {
             + resources.capacity * MemoryLayout<ResourceRecord>.stride
             + relationships.capacity * MemoryLayout<RelationshipRecord>.stride
             + linkage.capacity * MemoryLayout<LinkageRecord>.stride
-            + members.capacity * MemoryLayout<ValueSpan>.stride
+            + members.capacity * MemoryLayout<ValueSpan>.stride + longSpans.capacity * MemoryLayout<ValueSpan>.stride
+            + longPositions.capacity * MemoryLayout<SourcePosition>.stride
+            + (resourceExtras.count + relationshipExtras.count + linkageExtras.count) * 24
             + primaryRows.capacity * 4 + rowsByType.reduce(0) { $0 + $1.capacity * 4 }
     }
 
@@ -192,12 +229,14 @@ final class GraphStorage: @unchecked Sendable {
             }
             if r.lidKey != Self.noKey { precondition(keyRow[Int(r.lidKey)] == Int32(row)) }
             precondition(Int(r.relationshipStart + r.relationshipCount) <= relationships.count)
-            precondition(Int(r.extraStart + r.extraCount) <= members.count)
+            precondition(resourceExtras[row].upperBound <= members.count)
             precondition(Int(r.type) < symbols.count && keyType(r.key) == r.type)
-            for span in [r.attributes, r.links, r.meta] where !span.isNone {
+            for span in [r.attributes, r.links, r.meta].map(span) where !span.isNone {
                 precondition(span.start + span.count <= values.count)
             }
         }
+        for i in relationships.indices { precondition(relationshipExtras[i].upperBound <= members.count) }
+        for i in linkage.indices { precondition(linkageExtras[i].upperBound <= members.count) }
         for rel in relationships {
             precondition(Int(rel.targetStart + rel.targetCount) <= linkage.count)
             precondition(rel.kind == .toMany || rel.targetCount <= 1)
@@ -209,4 +248,107 @@ final class GraphStorage: @unchecked Sendable {
         }
     }
     #endif
+}
+
+/// A ``ValueSpan`` in 8 bytes instead of 16, as the graph's records keep it: a start below
+/// 2^39 and a count below 2^24 - 1 (16 MiB) in the word itself, anything else an index into
+/// ``GraphStorage/longSpans`` (``GraphStorage/pack(_:)``, ``GraphStorage/span(_:)``).
+struct PackedSpan: Hashable {
+    /// `start << 24 | count`; with the top bit set, `1 << 63 | index` of a long span; all
+    /// ones for none.
+    private var raw: UInt64
+
+    static let none = PackedSpan(raw: .max)
+    private static let countBits: UInt64 = 24
+    private static let long: UInt64 = 1 << 63
+
+    private init(raw: UInt64) { self.raw = raw }
+
+    /// `span` packed, or nil when it is none or does not fit.
+    @inline(__always)
+    init?(_ span: ValueSpan) {
+        guard span.count >= 0, span.count < (1 << Self.countBits) - 1, span.start >= 0, span.start < 1 << 39 else { return nil }
+        raw = UInt64(span.start) << Self.countBits | UInt64(span.count)
+    }
+
+    init(longIndex: Int) { raw = Self.long | UInt64(longIndex) }
+
+    var isNone: Bool { raw == .max }
+
+    /// The span when it is held in the word.
+    @inline(__always)
+    var short: ValueSpan? {
+        raw & Self.long != 0 ? nil : ValueSpan(start: Int(raw >> Self.countBits), count: Int(raw & ((1 << Self.countBits) - 1)))
+    }
+
+    var longIndex: Int { Int(raw & ~Self.long) }
+}
+
+/// Which records have unknown members, and where they are in ``GraphStorage/members``: a
+/// record's index to its range, for the few that have any.
+struct ExtrasIndex {
+    private var ranges: [UInt32: MemberRange] = [:]
+
+    private struct MemberRange {
+        var start: UInt32
+        var count: UInt32
+    }
+
+    var count: Int { ranges.count }
+
+    /// The members of record `i` (empty when it has none).
+    @inline(__always)
+    subscript(i: Int) -> Range<Int> {
+        get {
+            if ranges.isEmpty { return 0..<0 }
+            guard let r = ranges[UInt32(i)] else { return 0..<0 }
+            return Int(r.start)..<Int(r.start + r.count)
+        }
+        set {
+            if newValue.isEmpty {
+                if !ranges.isEmpty { ranges[UInt32(i)] = nil }
+            } else {
+                ranges[UInt32(i)] = MemberRange(start: UInt32(newValue.lowerBound), count: UInt32(newValue.count))
+            }
+        }
+    }
+
+    /// Forgets the members of the records in `range`.
+    mutating func remove(_ range: Range<Int>) {
+        guard !ranges.isEmpty else { return }
+        for i in range { ranges[UInt32(i)] = nil }
+    }
+}
+
+/// A ``SourcePosition`` in 16 bytes instead of 24, as resource records keep it: a line and a
+/// column below 2^32 - 1 in the struct itself, any other an index into
+/// ``GraphStorage/longPositions`` (``GraphStorage/pack(_:)``, ``GraphStorage/position(_:)``).
+struct PackedPosition {
+    /// The offset; for a long position, its index.
+    private var offset: Int
+    /// `UInt32.max` for a long position.
+    private var line: UInt32
+    private var column: UInt32
+
+    @inline(__always)
+    init?(_ p: SourcePosition) {
+        guard p.line >= 0, p.line < Int(UInt32.max), p.column >= 0, p.column < Int(UInt32.max) else { return nil }
+        offset = p.offset
+        line = UInt32(p.line)
+        column = UInt32(p.column)
+    }
+
+    init(longIndex: Int) {
+        offset = longIndex
+        line = .max
+        column = .max
+    }
+
+    /// The position when it is held in the struct.
+    @inline(__always)
+    var position: SourcePosition? {
+        line == .max ? nil : SourcePosition(offset: offset, line: Int(line), column: Int(column))
+    }
+
+    var longIndex: Int { offset }
 }

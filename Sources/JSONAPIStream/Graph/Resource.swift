@@ -71,7 +71,7 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
 
     /// The attributes, decoded lazily.
     public var attributes: LazyValue {
-        let span = record.attributes
+        let span = graph.storage.span(record.attributes)
         return span.isNone ? LazyValue(detached: .object(JSONObject())) : LazyValue(storage: graph.storage, span: span)
     }
 
@@ -79,9 +79,9 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     public var hasAttributes: Bool { !record.attributes.isNone }
 
     /// Its `links` object (nil when absent).
-    public var links: LazyValue? { let s = record.links; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var links: LazyValue? { let s = graph.storage.span(record.links); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
     /// Its `meta` object (nil when absent).
-    public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { let s = graph.storage.span(record.meta); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
 
     /// The relationships, in input order.
     public var relationships: [Relationship] {
@@ -102,14 +102,13 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
 
     /// Unknown and `@`-members of the resource object, in order.
     public var otherMembers: [(name: String, value: LazyValue)] {
-        let r = record
-        return graph.storage.members[Int(r.extraStart)..<Int(r.extraStart + r.extraCount)].map {
+        graph.storage.members[graph.storage.resourceExtras[row]].map {
             LazyValue.member(storage: graph.storage, span: $0)
         }
     }
 
     /// Where the resource object (its first occurrence) starts in its input.
-    public var position: SourcePosition { record.position }
+    public var position: SourcePosition { graph.storage.position(record.position) }
 
     public var description: String { identifier.description }
 }
@@ -143,14 +142,13 @@ public struct Relationship: Sendable, CustomStringConvertible {
     public var resource: Resource? { kind == .toOne ? linkage.first?.resource : nil }
 
     /// Its `links` object (nil when absent).
-    public var links: LazyValue? { let s = record.links; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var links: LazyValue? { let s = graph.storage.span(record.links); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
     /// Its `meta` object (nil when absent).
-    public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { let s = graph.storage.span(record.meta); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
 
     /// Unknown and `@`-members of the relationship object, in order.
     public var otherMembers: [(name: String, value: LazyValue)] {
-        let r = record
-        return graph.storage.members[Int(r.extraStart)..<Int(r.extraStart + r.extraCount)].map {
+        graph.storage.members[graph.storage.relationshipExtras[index]].map {
             LazyValue.member(storage: graph.storage, span: $0)
         }
     }
@@ -186,5 +184,5 @@ public struct Linkage: Sendable {
     }
 
     /// Identifier meta.
-    public var meta: LazyValue? { let s = record.meta; return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { let s = graph.storage.span(record.meta); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
 }

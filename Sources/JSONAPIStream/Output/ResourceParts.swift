@@ -132,6 +132,7 @@ package final class ResourceParts {
         @inline(__always) func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
             span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
         }
+        @inline(__always) func v(_ span: PackedSpan) -> UnsafeRawBufferPointer? { v(g.span(span)) }
         type = g.symbols.bytes(of: r.type)
         if r.flags & GraphStorage.ResourceRecord.hasID != 0 {
             id = g.keys.bytes(of: r.key)
@@ -141,13 +142,13 @@ package final class ResourceParts {
             lid = r.flags & GraphStorage.ResourceRecord.anonymous != 0 ? nil : g.keys.bytes(of: r.key)
         }
         isPrimary = r.flags & GraphStorage.ResourceRecord.primary != 0
-        begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: r.position)
-        func addExtras(_ start: UInt32, _ count: UInt32) -> Range<Int> {
+        begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: g.position(r.position))
+        func addExtras(_ range: Range<Int>) -> Range<Int> {
             let s = extras.count
-            for k in Int(start)..<Int(start + count) { extras.append(v(g.members[k])!) }
+            for k in range { extras.append(v(g.members[k])!) }
             return s..<extras.count
         }
-        resourceExtras = addExtras(r.extraStart, r.extraCount)
+        resourceExtras = addExtras(g.resourceExtras[row])
         for i in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
             let rel = g.relationships[i]
             let start = identifiers.count
@@ -159,12 +160,12 @@ package final class ResourceParts {
                     Identifier(
                         type: type, id: isLid ? nil : g.keys.bytes(of: l.key),
                         lid: isLid ? g.keys.bytes(of: l.key) : (l.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: l.lidKey)),
-                        meta: v(l.meta), extras: addExtras(l.extraStart, l.extraCount)))
+                        meta: v(l.meta), extras: addExtras(g.linkageExtras[k])))
             }
             relationships.append(
                 Relationship(
                     name: g.symbols.bytes(of: rel.name), kind: rel.kind, targets: start..<identifiers.count,
-                    links: v(rel.links), meta: v(rel.meta), extras: addExtras(rel.extraStart, rel.extraCount)))
+                    links: v(rel.links), meta: v(rel.meta), extras: addExtras(g.relationshipExtras[i])))
         }
     }
 }

@@ -1,0 +1,136 @@
+/// A graph's table of plain records (resources, relationships, identifiers, member spans): an
+/// array that grows in place.
+///
+/// A Swift `Array` grows by allocating twice its capacity and moving its elements there, so
+/// while it does, both buffers are resident: the old one's records and the new one's copy. For
+/// the tables of a 128 MB document that briefly held 6 MiB more than the graph. Here the
+/// storage is a ``LargeAllocation``: past 2 MiB an anonymous mapping that `mremap` grows
+/// without copying (the kernel moves page tables), and that a memory budget counts. Its
+/// capacity beyond `count` is address space only: pages no record was written to are not
+/// resident.
+///
+/// A value type with copy-on-write, like `Array`: copies share a buffer until one of them
+/// changes.
+struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
+    /// The records; the only owner of their memory.
+    private final class Buffer {
+        /// Invariant: `capacity` records' worth of memory from ``LargeAllocation``, of which
+        /// the first `count` are written.
+        var base: UnsafeMutablePointer<Record>
+        var count: Int
+        var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            count = 0
+            base = LargeAllocation.allocate(byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride)
+                .bindMemory(to: Record.self, capacity: Swift.max(capacity, 1))
+        }
+
+        deinit {
+            LargeAllocation.deallocate(UnsafeMutableRawPointer(base), byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride)
+        }
+
+        /// Grows to `newCapacity` records, keeping the written ones (in place when the
+        /// mapping can grow).
+        func grow(to newCapacity: Int) {
+            let stride = MemoryLayout<Record>.stride
+            let p = LargeAllocation.reallocate(
+                UnsafeMutableRawPointer(base), from: Swift.max(capacity, 1) * stride, to: newCapacity * stride, used: count * stride)
+            base = p.bindMemory(to: Record.self, capacity: newCapacity)
+            capacity = newCapacity
+        }
+
+        func copy(capacity: Int) -> Buffer {
+            let b = Buffer(capacity: Swift.max(capacity, count))
+            b.base.update(from: base, count: count)
+            b.count = count
+            return b
+        }
+    }
+
+    /// nil until the first record: an empty table allocates nothing.
+    private var buffer: Buffer?
+
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { buffer?.count ?? 0 }
+    var count: Int { buffer?.count ?? 0 }
+    var capacity: Int { buffer?.capacity ?? 0 }
+
+    @inline(__always)
+    subscript(i: Int) -> Record {
+        get {
+            precondition(i >= 0 && i < count, "record index out of range")
+            return buffer.unsafelyUnwrapped.base[i]
+        }
+        set {
+            precondition(i >= 0 && i < count, "record index out of range")
+            makeUnique(capacity: capacity)
+            buffer.unsafelyUnwrapped.base[i] = newValue
+        }
+    }
+
+    /// Makes the buffer this table's own, with room for at least `capacity` records.
+    @inline(__always)
+    private mutating func makeUnique(capacity minimum: Int) {
+        if isKnownUniquelyReferenced(&buffer), let b = buffer, b.capacity >= minimum { return }
+        reallocate(minimum: minimum)
+    }
+
+    @inline(never)
+    private mutating func reallocate(minimum: Int) {
+        guard let b = buffer else {
+            buffer = Buffer(capacity: Swift.max(minimum, 16))
+            return
+        }
+        let newCapacity = Swift.max(minimum, b.capacity)
+        if isKnownUniquelyReferenced(&buffer) {
+            b.grow(to: newCapacity)
+        } else {
+            buffer = b.copy(capacity: newCapacity)
+        }
+    }
+
+    /// The capacity for `needed` records: doubling, so that appends are amortized O(1).
+    @inline(__always)
+    private func grownCapacity(for needed: Int) -> Int {
+        needed <= capacity ? capacity : Swift.max(needed, capacity * 2, 16)
+    }
+
+    @inline(__always)
+    mutating func append(_ record: Record) {
+        let n = count
+        makeUnique(capacity: grownCapacity(for: n + 1))
+        let b = buffer.unsafelyUnwrapped
+        b.base[n] = record
+        b.count = n + 1
+    }
+
+    mutating func reserveCapacity(_ n: Int) {
+        makeUnique(capacity: Swift.max(n, count))
+    }
+
+    mutating func replaceSubrange<C: Collection<Record>>(_ subrange: Range<Int>, with records: C) {
+        precondition(subrange.lowerBound >= 0 && subrange.upperBound <= count, "record range out of range")
+        let inserted = records.count
+        let oldCount = count
+        let newCount = oldCount - subrange.count + inserted
+        makeUnique(capacity: grownCapacity(for: newCount))
+        let b = buffer.unsafelyUnwrapped
+        // Plain records (BitwiseCopyable): moving the tail is a memmove (`copyMemory` allows
+        // the regions to overlap).
+        let tail = oldCount - subrange.upperBound
+        if tail > 0 && inserted != subrange.count {
+            UnsafeMutableRawPointer(b.base + subrange.lowerBound + inserted)
+                .copyMemory(from: b.base + subrange.upperBound, byteCount: tail * MemoryLayout<Record>.stride)
+        }
+        var i = subrange.lowerBound
+        for r in records {
+            b.base[i] = r
+            i += 1
+        }
+        b.count = newCount
+    }
+}
