@@ -116,6 +116,12 @@ public final class ByteWriter {
         if buffer.count >= flushThreshold { try flush() }
     }
 
+    /// Writes the buffer out when it is full, within a record (flat JSON is one record).
+    @inline(__always)
+    func flushIfFull() throws(JSONAPIError) {
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
     /// The position a record started at, to drop it again with ``discard(from:)``.
     var mark: Int { buffer.count }
 

@@ -27,7 +27,7 @@ struct FlatJSONWriter {
         let writer = ResourceWriter(out: out, options: options)
         let parts = ResourceParts()
         out.write(#"{"data":"#)
-        writePrimary(writer, parts)
+        try writePrimary(writer, parts, dryRun: dryRun)
         out.write(#","resources":{"#)
         // Types in the order their first resource appeared.
         let selection = Selection(options)
@@ -91,7 +91,7 @@ struct FlatJSONWriter {
                     writer.writeQuoted(lid)
                 }
                 out.write(byte: UInt8(ascii: "}"))
-                if dryRun { out.discardAll() } else if out.buffer.count > 1 << 20 { try out.flush() }
+                try pace(dryRun: dryRun)
             }
             out.write(byte: UInt8(ascii: "}"))
         }
@@ -104,23 +104,32 @@ struct FlatJSONWriter {
     /// Removes the byte at `index` of the output buffer (the comma `writeBody` starts with).
     private func removeByte(at index: Int) { out.buffer.remove(at: index) }
 
-    private func writePrimary(_ writer: ResourceWriter, _ parts: ResourceParts) {
+    /// Between two resources or identifiers: the dry run forgets what it wrote, the real one
+    /// writes its buffer out when full, so that neither holds more than a buffer and one
+    /// resource.
+    @inline(__always)
+    private func pace(dryRun: Bool) throws(JSONAPIError) {
+        if dryRun { out.discardAll() } else { try out.flushIfFull() }
+    }
+
+    private func writePrimary(_ writer: ResourceWriter, _ parts: ResourceParts, dryRun: Bool) throws(JSONAPIError) {
         let s = graph.storage
-        func identifier(_ row: Int32) {
+        func identifier(_ row: Int32) throws(JSONAPIError) {
             parts.fill(row: Int(row), of: s)
             writer.writeResourceIdentifier(parts)
+            try pace(dryRun: dryRun)
         }
         if s.documents.count == 1 {
             let d = s.documents[0]
             switch d.shape {
             case .absent, .null: out.write("null")
             case .single:
-                if d.primaryCount > 0 { identifier(s.primaryRows[d.primaryStart]) } else { out.write("null") }
+                if d.primaryCount > 0 { try identifier(s.primaryRows[d.primaryStart]) } else { out.write("null") }
             case .many:
                 out.write(byte: UInt8(ascii: "["))
                 for (i, row) in s.primaryRows[d.primaryStart..<d.primaryStart + d.primaryCount].enumerated() {
                     if i > 0 { out.write(byte: UInt8(ascii: ",")) }
-                    identifier(row)
+                    try identifier(row)
                 }
                 out.write(byte: UInt8(ascii: "]"))
             }
@@ -130,7 +139,7 @@ struct FlatJSONWriter {
         out.write(byte: UInt8(ascii: "["))
         for (i, row) in s.primaryRows.enumerated() {
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
-            identifier(row)
+            try identifier(row)
         }
         out.write(byte: UInt8(ascii: "]"))
     }
