@@ -36,7 +36,7 @@ extension GraphSink {
     /// each resource's index in the piece before it is taken in (the caller delivers the
     /// warnings found before that resource, in the order one reader finds them).
     func append(
-        _ g: Graph, store: inout ByteArena, documentBase: UInt32? = nil, before: ((Int) throws(JSONAPIError) -> Void)? = nil
+        _ g: Graph, store: inout ByteArena, documentBase: UInt32? = nil, before: (Int) throws(JSONAPIError) -> Void = { _ in }
     ) throws(JSONAPIError) {
         let o = g.storage
         let s = storage
@@ -46,7 +46,7 @@ extension GraphSink {
         // `o`'s keys as interned here, each looked up once (linkage names the same few often).
         var keyMap = [UInt32](repeating: .max, count: o.keys.count)
         for i in o.resources.indices {
-            try before?(i)
+            try before(i)
             let r = o.resources[i]
             let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
             let storeMark = store.count
@@ -128,7 +128,9 @@ extension GraphSink {
 
     /// `o`'s unknown-member spans in `range`, copied and appended to the member table; where
     /// they are now.
+    @inline(__always)
     private func appendMembers(of o: GraphStorage, _ range: Range<Int>, store: inout ByteArena) -> Range<Int> {
+        if range.isEmpty { return 0..<0 }
         let start = storage.members.count
         for m in o.members[range] { storage.members.append(copy(m, of: o, into: &store)) }
         return start..<storage.members.count

@@ -7,7 +7,7 @@
 /// storage is a ``LargeAllocation``: past 2 MiB an anonymous mapping that `mremap` grows
 /// without copying (the kernel moves page tables), and that a memory budget counts. Its
 /// capacity beyond `count` is address space only: pages no record was written to are not
-/// resident.
+/// resident (it asks for no huge pages, which would be resident 2 MiB at a time).
 ///
 /// A value type with copy-on-write, like `Array`: copies share a buffer until one of them
 /// changes.
@@ -23,7 +23,7 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         init(capacity: Int) {
             self.capacity = capacity
             count = 0
-            base = LargeAllocation.allocate(byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride)
+            base = LargeAllocation.allocate(byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false)
                 .bindMemory(to: Record.self, capacity: Swift.max(capacity, 1))
         }
 
@@ -36,7 +36,8 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         func grow(to newCapacity: Int) {
             let stride = MemoryLayout<Record>.stride
             let p = LargeAllocation.reallocate(
-                UnsafeMutableRawPointer(base), from: Swift.max(capacity, 1) * stride, to: newCapacity * stride, used: count * stride)
+                UnsafeMutableRawPointer(base), from: Swift.max(capacity, 1) * stride, to: newCapacity * stride, used: count * stride,
+                hugePages: false)
             base = p.bindMemory(to: Record.self, capacity: newCapacity)
             capacity = newCapacity
         }

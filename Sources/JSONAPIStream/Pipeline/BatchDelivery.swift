@@ -4,8 +4,8 @@
 /// most ``window`` are in flight, so memory is bounded. The first error stops the workers and
 /// is kept: the reader throws it from then on.
 final class BatchDelivery {
-    /// Batches handed over and not yet delivered, at most.
-    let window: Int
+    /// Batches handed over and not yet delivered, at most (set as the workers start).
+    private(set) var window: Int
     let workerCount: Int
     private let sequential: DocumentStream
     private let makeWorker: () -> ParallelWorker
@@ -43,7 +43,11 @@ final class BatchDelivery {
         self.deliver = deliver
     }
 
-    func startWorkers() {
+    /// Starts the workers, with `perWorker` batches in flight for each: 4 for whole documents
+    /// (small ones keep a worker busy only briefly), 2 for ranges of one large document,
+    /// whose batches are all full (512 KiB) and whose graph pieces are about that large again.
+    func startWorkers(perWorker: Int = 4) {
+        window = perWorker * workerCount
         pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })
     }
 

@@ -329,7 +329,7 @@ final class ParallelReader {
             let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
             mode = .elements(batcher)
             sequential.reader.staysOnOneThread = true
-            delivery.startWorkers()
+            delivery.startWorkers(perWorker: 2)
             for b in batches {
                 if let segment = b.segment, segment.startsInput { batcher.beginInput(named: b.name) }
                 try b.bytes.withBytes { (bytes) throws(JSONAPIError) in try batcher.feed(bytes, to: self) }

@@ -23,14 +23,19 @@ enum LargeAllocation {
     /// Memory for `n` bytes. A block of ``threshold`` bytes or more is first counted against
     /// the ``MemoryBudget`` (past it, the run is marked over and the parser stops at its next
     /// check); a block the system refuses ends in ``MemoryBudget/outOfMemory(needing:)``.
-    static func allocate(byteCount n: Int) -> UnsafeMutableRawPointer {
+    ///
+    /// `hugePages`: whether a mapping asks for transparent huge pages. They make faulting a
+    /// large arena in cheap, but each is resident whole once touched, so a block that grows
+    /// a record at a time holds up to 2 MiB it has not used yet (the graph's record tables
+    /// ask for none).
+    static func allocate(byteCount n: Int, hugePages: Bool = true) -> UnsafeMutableRawPointer {
         #if os(Linux)
         if n >= threshold {
             let size = roundUp(n)
             _ = jsonapi_memory_reserve(Int64(size))
             let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let p, p != MAP_FAILED else { MemoryBudget.outOfMemory(needing: size) }
-            _ = madvise(p, size, 14 /* MADV_HUGEPAGE */)
+            if hugePages { _ = madvise(p, size, 14 /* MADV_HUGEPAGE */) }
             return p
         }
         #endif
@@ -38,20 +43,23 @@ enum LargeAllocation {
         return p
     }
 
-    /// Grows a block from `old` to `new` bytes, keeping its first `used` bytes.
-    static func reallocate(_ p: UnsafeMutableRawPointer, from old: Int, to new: Int, used: Int) -> UnsafeMutableRawPointer {
+    /// Grows a block from `old` to `new` bytes, keeping its first `used` bytes (`hugePages` as
+    /// for ``allocate(byteCount:hugePages:)``).
+    static func reallocate(
+        _ p: UnsafeMutableRawPointer, from old: Int, to new: Int, used: Int, hugePages: Bool = true
+    ) -> UnsafeMutableRawPointer {
         #if os(Linux)
         if old >= threshold {
             let size = roundUp(new)
             _ = jsonapi_memory_reserve(Int64(size - roundUp(old)))
             // Invariant: p was mapped with mmap and is `roundUp(old)` bytes long.
             if let q = jsonapi_mremap(p, roundUp(old), size) {
-                _ = madvise(q, size, 14 /* MADV_HUGEPAGE */)
+                if hugePages { _ = madvise(q, size, 14 /* MADV_HUGEPAGE */) }
                 return q
             }
         }
         #endif
-        let q = allocate(byteCount: new)
+        let q = allocate(byteCount: new, hugePages: hugePages)
         q.copyMemory(from: p, byteCount: used)
         deallocate(p, byteCount: old)
         return q
