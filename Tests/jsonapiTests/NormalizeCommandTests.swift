@@ -48,18 +48,9 @@ struct NormalizeCommandTests {
         try expectSameOnEveryNumberOfWorkers(path)
 
         // Page 100 loses the quote that ends one of its ids.
-        var broken = generated.stdout
         let start = pages[0..<99].reduce(0) { $0 + $1.count + 1 }
-        let page = broken[start...]
-        let at = page.firstRange(of: Data(#""id":"2"#.utf8))!.upperBound
-        let close = broken[at...].firstIndex(of: UInt8(ascii: "\""))!
-        broken[close] = UInt8(ascii: "x")
-        try broken.write(to: URL(fileURLWithPath: path))
-        let one = try run(["normalize", "--format", "ndjson", "--workers", "1", path])
-        let many = try run(["normalize", "--format", "ndjson", "--workers", "2", path])
-        #expect(one.status == 1 && many.status == 1)
-        #expect(one.stderr.contains(":100:") && many.stderr == one.stderr, "\(many.stderr) vs \(one.stderr)")
-        #expect(many.stdout == one.stdout)
+        let (one, _) = try normalizeBroken(generated.stdout, id: #""id":"2"#, after: start, at: path)
+        #expect(one.stderr.contains(":100:"))
         // validate: the same findings (the dump's warnings, then the error) on workers.
         let checkedOne = try run(["validate", "--format", "json", "--workers", "1", path])
         let checkedMany = try run(["validate", "--format", "json", "--workers", "2", path])
@@ -82,18 +73,29 @@ struct NormalizeCommandTests {
         try expectSameOnEveryNumberOfWorkers(path)
 
         // An id past the middle of `included` loses its closing quote.
-        var broken = generated.stdout
-        let included = broken.firstRange(of: Data(#""included":["#.utf8))!.upperBound
-        let middle = included + (broken.count - included) / 2
-        let at = broken[middle...].firstRange(of: Data(#""id":""#.utf8))!.upperBound
+        let included = generated.stdout.firstRange(of: Data(#""included":["#.utf8))!.upperBound
+        let middle = included + (generated.stdout.count - included) / 2
+        let (one, many) = try normalizeBroken(generated.stdout, id: #""id":""#, after: middle, at: path)
+        #expect(one.stderr.contains("/included/") && many.stdout.count > 1 << 20)
+    }
+
+    /// `input` with the closing quote of the first id that starts with `id` after offset
+    /// `after` made an `x`, written to `path` and normalized to NDJSON by one reader and by 2
+    /// workers: both fail with the same error after the same lines.
+    func normalizeBroken(
+        _ input: Data, id: String, after: Int, at path: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (one: RunResult, many: RunResult) {
+        var broken = input
+        let at = broken[(broken.startIndex + after)...].firstRange(of: Data(id.utf8))!.upperBound
         let close = broken[at...].firstIndex(of: UInt8(ascii: "\""))!
         broken[close] = UInt8(ascii: "x")
         try broken.write(to: URL(fileURLWithPath: path))
         let one = try run(["normalize", "--format", "ndjson", "--workers", "1", path])
         let many = try run(["normalize", "--format", "ndjson", "--workers", "2", path])
-        #expect(one.status == 1 && many.status == 1)
-        #expect(one.stderr.contains("/included/") && many.stderr == one.stderr, "\(many.stderr) vs \(one.stderr)")
-        #expect(many.stdout == one.stdout && many.stdout.count > 1 << 20)
+        #expect(one.status == 1 && many.status == 1, sourceLocation: sourceLocation)
+        #expect(many.stderr == one.stderr, "\(many.stderr) vs \(one.stderr)", sourceLocation: sourceLocation)
+        #expect(many.stdout == one.stdout, sourceLocation: sourceLocation)
+        return (one, many)
     }
 
     /// `path` normalized (NDJSON, edges, flat JSON) by 1, 2 and 3 workers: the same bytes and
