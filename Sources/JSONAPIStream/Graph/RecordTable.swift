@@ -44,7 +44,7 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
 
         func copy(capacity: Int) -> Buffer {
             let b = Buffer(capacity: Swift.max(capacity, count))
-            b.base.update(from: base, count: count)
+            b.base.initialize(from: base, count: count)
             b.count = count
             return b
         }

@@ -113,7 +113,7 @@ public final class ByteWriter {
     public func endRecord() throws(JSONAPIError) {
         recordsCompleted &+= 1
         settleNumbers()
-        if buffer.count >= flushThreshold { try flush() }
+        try flushIfFull()
     }
 
     /// Writes the buffer out when it is full, within a record (flat JSON is one record).
@@ -170,7 +170,7 @@ public final class ByteWriter {
         }
         recordsCompleted &+= count
         numbersQuoted += quoted
-        if buffer.count >= flushThreshold { try flush() }
+        try flushIfFull()
     }
 
     /// Drops everything buffered, giving back what one long record made the buffer grow to
