@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a given time: Scripts/fuzz.sh TARGET SECONDS [LIBFUZZER ARGS...]
 #
-#   TARGET   parse | chunks | roundtrip | syntax | decode | load | workers   (see Tests/JSONAPIStreamTests/FuzzRegressionTests.swift)
+#   TARGET   parse | chunks | roundtrip | syntax | decode | load | workers | elements   (see Tests/JSONAPIStreamTests/FuzzRegressionTests.swift)
 #   SECONDS  total run time (-max_total_time)
 #
 # Builds Fuzz/ (release, debug info, -sanitize=fuzzer,address; the C parts with ASan too) into

@@ -51,6 +51,32 @@ struct ElementRangeTests {
         // Flat JSON: a graph of the ranges' pieces and the caller's stream's resources.
         Self.expectSame(path, bytes, format: .json, chunks: [0, 5])
         Self.expectSame(path, bytes, options: strict, format: .json, chunks: [0])
+        // The compound rules as warnings: R22 and R23 among the ranges' own warnings.
+        var compound = DocumentOptions()
+        compound.checksCompoundRules = true
+        Self.expectSame(path, bytes, options: compound, chunks: [0], workers: [2])
+        Self.expectSame(path, bytes, options: compound, format: .json, chunks: [0], workers: [2])
+        Self.expectSameFindings(path, bytes)
+    }
+
+    /// `DocumentValidator` (every rule, every finding) on one reader and on workers by
+    /// elements; the findings must agree. Returns whether the workers read by elements.
+    @discardableResult
+    static func expectSameFindings(
+        _ name: String, _ bytes: [UInt8], options: DocumentOptions = DocumentOptions(), sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        func findings(workers: Int, batch: Int) -> Result<[Diagnostic], JSONAPIError> {
+            var o = options
+            o.parse.workers = workers
+            o.parse.workerBatchBytes = batch
+            return Result { () throws(JSONAPIError) in try DocumentValidator(options: o).validate(.bytes(bytes, name: name), chunkSize: 7) }
+        }
+        let one = findings(workers: 1, batch: 8)
+        for batch in [1, 8, 40] {
+            let many = findings(workers: 2, batch: batch)
+            #expect(many == one, "\(name), batches of \(batch): \(many) vs \(one)", sourceLocation: sourceLocation)
+        }
+        return bytes.count > 8 * 8
     }
 
     @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
@@ -119,6 +145,61 @@ struct ElementRangeTests {
         for options in [DocumentOptions(), strict, deep, short] {
             Self.expectSame(text, Array(text.utf8), options: options, chunks: [0, 1])
             Self.expectSame(text, Array(text.utf8), options: options, format: .json, chunks: [0])
+        }
+    }
+
+    /// The compound-document rules across ranges: a resource repeated in another range (R22,
+    /// by id and by lid), an included resource nothing links to (R23), in strict mode (the
+    /// first error, the output cut before the repeated resource), as warnings, and in
+    /// `DocumentValidator`'s findings. One reader must find them, so that agreeing means
+    /// something.
+    @Test func compoundRulesHoldAcrossRanges() throws {
+        func doc(_ count: Int, repeatAt: Int?, lid: Bool = false, unreached: Bool = false) -> [UInt8] {
+            var text = Self.large(count)
+            if let repeatAt {
+                // The first primary resource again, late in `data` (by id), or two resources
+                // claiming one lid.
+                let again = lid ? #"{"type":"a","id":"x\#(repeatAt)","lid":"l"},{"type":"a","id":"y","lid":"l"}"# : #"{"type":"a","id":"0","attributes":{"again":true}}"#
+                let marker = ",\n " + #"{"type":"a","id":"\#(repeatAt)""#
+                let at = text.range(of: marker)!
+                text.insert(contentsOf: "," + again, at: at.lowerBound)
+            }
+            if unreached { text = text.replacingOccurrences(of: #"{"type":"b","id":"7","#, with: #"{"type":"b","id":"unreached","#) }
+            return Array(text.utf8)
+        }
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        var lenient = DocumentOptions()
+        lenient.checksCompoundRules = true
+        var partial = lenient
+        partial.allowsPartialLinkage = true
+        let cases: [(String, [UInt8], Rule?)] = [
+            ("no violation", doc(30, repeatAt: nil), nil),
+            ("repeated id", doc(30, repeatAt: 25), .R22),
+            ("repeated lid", doc(30, repeatAt: 20, lid: true), .R22),
+            ("unreached", doc(30, repeatAt: nil, unreached: true), .R23),
+            ("both", doc(30, repeatAt: 28, unreached: true), .R22),
+        ]
+        for (name, bytes, rule) in cases {
+            let one = ParallelReaderTests.run([(name, bytes)], workers: 1, chunk: 0, options: strict)
+            #expect(one.error?.diagnostic?.rule == rule, "\(name): \(String(describing: one.error))")
+            if rule == .R22 {
+                // One reader wrote the lines before the repeated resource, and no more.
+                #expect(one.output.contains(#""id":"24""#) || one.output.contains(#""id":"19""#), "\(name)")
+                #expect(!one.output.contains(#""id":"29""#), "\(name)")
+            }
+            for format in [OutputFormat.ndjson, .edges, .json] {
+                #expect(Self.expectSame(name, bytes, options: strict, format: format, chunks: [0, 5]), "\(name), \(format)")
+                #expect(Self.expectSame(name, bytes, options: lenient, format: format, chunks: [0]), "\(name), \(format)")
+            }
+            #expect(Self.expectSame(name, bytes, options: partial, chunks: [0]))
+            let lenientOne = ParallelReaderTests.run([(name, bytes)], workers: 1, chunk: 0, options: lenient)
+            #expect(lenientOne.warnings.contains { $0.rule == rule } || rule == nil, "\(name)")
+            #expect(Self.expectSameFindings(name, bytes))
+            var o = DocumentOptions()
+            o.parse.workers = 1
+            let findings = try DocumentValidator(options: o).validate(.bytes(bytes, name: name))
+            #expect(findings.contains { $0.rule == rule } || rule == nil && !findings.contains { $0.rule == .R22 || $0.rule == .R23 }, "\(name): \(findings)")
         }
     }
 

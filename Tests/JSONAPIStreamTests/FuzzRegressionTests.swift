@@ -40,7 +40,8 @@
 //   one reader and by 2 and 3 workers deciding after 8 to 128 bytes, so that a document
 //   without a boundary that early is read a range of elements of its `data` and `included`
 //   arrays per worker, the rest by the caller's stream: NDJSON, edges and flat JSON (a graph
-//   of the ranges' pieces), the same output bytes (also before an error), warnings and error.
+//   of the ranges' pieces), the same output bytes (also before an error), warnings and error;
+//   and validated, the same findings (the compound rules checked from what the ranges gather).
 
 import Foundation
 import JSONAPIStream
@@ -792,21 +793,23 @@ public enum FuzzChecks {
         // JSON text), the body's own trailing content between them otherwise.
         let dump = c.body + [0x0A] + c.body + [0x20, 0x0D, 0x0A] + c.body
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0) * 5
-        var problems = workersAgree(dump, c, batch: batch, label: "")
-        // validate: every finding, in order.
+        return workersAgree(dump, c, batch: batch, label: "") + validationAgrees(dump, c, batch: batch, label: "")
+    }
+
+    /// `body` validated (every finding, in order) by one reader and by 2 workers with batches
+    /// of `batch` bytes: how the workers' findings differ.
+    static func validationAgrees(_ body: [UInt8], _ c: Config, batch: Int, label: String) -> [String] {
         var one = c.document
         one.parse.workers = 1
-        let reference = validate(dump, options: one, syntaxOnly: false, chunkSize: c.sizes.first { $0 > 0 } ?? 1 << 20)
+        let reference = validate(body, options: one, syntaxOnly: false, chunkSize: c.sizes.first { $0 > 0 } ?? 1 << 20)
         var many = c.document
         many.parse.workers = 2
         many.parse.workerBatchBytes = batch
-        let run = validate(dump, options: many, syntaxOnly: false, chunkSize: c.sizes.first { $0 > 0 } ?? 1 << 20)
-        if reference.error != run.error || reference.warnings != run.warnings {
-            problems.append(
-                "validate, 2 workers, batches of \(batch) bytes: one reader \(describe(reference.error)), \(reference.warnings.count) findings; workers \(describe(run.error)), \(run.warnings.count) findings: \(firstDifference(reference.warnings, run.warnings))"
-            )
-        }
-        return problems
+        let run = validate(body, options: many, syntaxOnly: false, chunkSize: c.sizes.first { $0 > 0 } ?? 1 << 20)
+        guard reference.error != run.error || reference.warnings != run.warnings else { return [] }
+        return [
+            "\(label)validate, 2 workers, batches of \(batch) bytes: one reader \(describe(reference.error)), \(reference.warnings.count) findings; workers \(describe(run.error)), \(run.warnings.count) findings: \(firstDifference(reference.warnings, run.warnings))"
+        ]
     }
 
     /// One large document (or two) read a range of elements per worker (see the file's head).
@@ -814,7 +817,9 @@ public enum FuzzChecks {
         let c = Config(input)
         // Batches of 1 to 16 bytes: workers are decided on after 8 times that.
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0)
-        return workersAgree(c.body, c, batch: batch, label: "one, ") + workersAgree(c.body + [0x0A] + c.body, c, batch: batch, label: "two, ")
+        let two = c.body + [0x0A] + c.body
+        return workersAgree(c.body, c, batch: batch, label: "one, ") + workersAgree(two, c, batch: batch, label: "two, ")
+            + validationAgrees(c.body, c, batch: batch, label: "one, ") + validationAgrees(two, c, batch: batch, label: "two, ")
     }
 
     /// `body` normalized to NDJSON, edges and flat JSON by one reader and by 2 and 3 workers

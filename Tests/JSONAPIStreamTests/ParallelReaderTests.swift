@@ -204,14 +204,19 @@ struct ParallelReaderTests {
         // No document boundary in the first 4000 bytes: ranges of elements on workers.
         #expect(many.byWorkers && many.byElements)
         #expect(many.output == one.output && one.error == nil)
-        // Flat JSON too (a graph of the ranges' pieces); strict checking, whose compound-document
-        // rules need every element in one place, keeps one stream.
+        // Flat JSON too (a graph of the ranges' pieces), and strict checking (its compound rules
+        // checked from what the ranges gather); a request document, whose rules need its one
+        // primary resource in one place, keeps one stream.
         let flat = Self.run([("big", big + big)], format: .json, workers: 2, chunk: 0)
         #expect(flat.byElements && flat.output == Self.run([("big", big + big)], format: .json, workers: 1, chunk: 0).output)
         var strict = DocumentOptions()
         strict.validation = .strict
-        let whole = Self.run([("big", big + big)], workers: 2, chunk: 0, options: strict)
-        #expect(!whole.byWorkers && whole.output == Self.run([("big", big + big)], workers: 1, chunk: 0, options: strict).output)
+        let checked = Self.run([("big", big + big)], workers: 2, chunk: 0, options: strict)
+        #expect(checked.byElements && checked.error == nil && checked.output == one.output)
+        var request = DocumentOptions()
+        request.context = .update
+        let whole = Self.run([("big", big + big)], workers: 2, chunk: 0, options: request)
+        #expect(!whole.byWorkers && whole.output == Self.run([("big", big + big)], workers: 1, chunk: 0, options: request).output)
         // The same documents with a larger decision size: two documents, each handed over in
         // pieces (continuation batches) to one worker.
         let pieces = Self.run([("big", big + big)], workers: 2, chunk: 0, batch: 300, continuation: 1000, decision: big.count + 1000)

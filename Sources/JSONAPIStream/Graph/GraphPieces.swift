@@ -10,6 +10,9 @@ struct GraphPiece {
     /// Whether it is a range of elements of one large document, whose own values the
     /// caller's stream holds.
     var isElements = false
+    /// What the compound rules need of its resources, when it is a range of elements read
+    /// under those rules (``CompoundFacts``).
+    var facts: CompoundFacts? = nil
 }
 
 /// One graph from the pieces workers read: each piece appended in input order by the merging
@@ -56,12 +59,31 @@ final class GraphPieceMerger {
         // store is not being written.)
         if piece.isElements { swap(&values, &stream.reader.builder.arenas.store) }
         defer { if piece.isElements { swap(&values, &stream.reader.builder.arenas.store) } }
+        // A range's compound facts are taken in among its warnings, each before its resource
+        // is merged: the order one reader checks them in.
+        let facts = piece.facts
+        let validator = facts == nil ? nil : stream.validator
+        var nextRow = 0
+        var keyMap: [UInt32] = []
+        func absorbRows(before resource: Int) throws(JSONAPIError) {
+            guard let facts, let validator else { return }
+            while nextRow < facts.rows.count && facts.rows[nextRow].resourcesBefore <= resource {
+                while next < piece.diagnostics.count && next < facts.rows[nextRow].diagnosticsBefore {
+                    sink.record(piece.diagnostics[next])
+                    next += 1
+                }
+                try validator.absorb(facts, row: nextRow, keyMap: &keyMap)
+                nextRow += 1
+            }
+        }
         try sink.append(piece.graph, store: &values, documentBase: 0) { (i) throws(JSONAPIError) in
             while next < piece.stamps.count && piece.stamps[next] <= i {
                 sink.record(piece.diagnostics[next])
                 next += 1
             }
+            try absorbRows(before: i)
         }
+        try absorbRows(before: .max)
         while next < piece.diagnostics.count {
             sink.record(piece.diagnostics[next])
             next += 1

@@ -29,4 +29,17 @@ struct ResourceKeys: ~Copyable {
         let type = types.string(of: tag >> 1)
         return "(type \(quoted(type)), \(tag & 1 == 1 ? "lid" : "id") \(quoted(keys.string(of: key))))"
     }
+
+    /// The same key in this table: key `key` of `other`, interned here.
+    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys) -> UInt32 {
+        let tag = other.keys.tag(of: key)
+        let t = types.intern(other.types.bytes(of: tag >> 1))
+        return keys.intern(other.keys.bytes(of: key), tag: tag & 1 == 1 ? Self.lidTag(t) : Self.idTag(t))
+    }
+
+    /// The key in a sentence: `type "articles" and id "1"` (or `lid`).
+    func describeInMessage(_ key: UInt32) -> String {
+        let tag = keys.tag(of: key)
+        return "type \(quoted(types.string(of: tag >> 1))) and \(tag & 1 == 1 ? "lid" : "id") \(quoted(keys.string(of: key)))"
+    }
 }

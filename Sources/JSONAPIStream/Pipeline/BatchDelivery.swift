@@ -120,24 +120,60 @@ final class BatchDelivery {
     }
 
     private func deliverOne(_ batch: ParallelBatch) throws(JSONAPIError) {
-        for d in batch.diagnostics { onDiagnostic?(d) }
+        // A violation of the compound rules found in a range's facts stops the read there: its
+        // output is cut where one reader stopped writing (before that resource).
+        let violation = absorbFacts(of: batch)
         resourcesDelivered += batch.resources
         var output = ParallelReader.Output(
             bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece, primary: batch.primary)
         batch.piece = nil
         batch.primary = nil
         swap(&output.bytes, &batch.output)
+        if let violation {
+            let row = batch.facts!.rows[violation.row]
+            output.bytes.truncate(to: row.outputMark)
+            output.records = row.records
+            output.numbersQuoted = row.numbersQuoted
+            output.primary = nil
+        }
         do throws(JSONAPIError) {
             try deliver(output)
         } catch {
             throw fail(error)
         }
+        if let violation { throw fail(violation.error) }
         inputNotices += batch.notices
         if let error = batch.error { throw fail(error) }
         if batch.endsInput {
             for n in inputNotices { onDiagnostic?(n) }
             inputNotices = []
         }
+    }
+
+    /// Delivers the batch's warnings, with its compound facts taken in among them by the
+    /// caller's validator (``Validator/absorb(_:row:keyMap:)``); the first violation that
+    /// stops the read, with its row.
+    private func absorbFacts(of batch: ParallelBatch) -> (row: Int, error: JSONAPIError)? {
+        var next = 0
+        if let facts = batch.facts, let validator = sequential.validator {
+            var keyMap: [UInt32] = []
+            for i in facts.rows.indices {
+                while next < facts.rows[i].diagnosticsBefore && next < batch.diagnostics.count {
+                    onDiagnostic?(batch.diagnostics[next])
+                    next += 1
+                }
+                do throws(JSONAPIError) {
+                    try validator.absorb(facts, row: i, keyMap: &keyMap)
+                } catch {
+                    return (i, error)
+                }
+            }
+        }
+        while next < batch.diagnostics.count {
+            onDiagnostic?(batch.diagnostics[next])
+            next += 1
+        }
+        return nil
     }
 
     /// Keeps `error` as the reader's failure and stops the workers.

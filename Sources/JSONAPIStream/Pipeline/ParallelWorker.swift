@@ -114,6 +114,9 @@ final class ParallelBatch: @unchecked Sendable {
     var numbersQuoted = 0
     var resources = 0
     var diagnostics: [Diagnostic] = []
+    /// What the compound rules need of the resources of a range of elements, among
+    /// ``diagnostics`` (writers and validation; a graph's go with its piece).
+    var facts: CompoundFacts?
     /// The parser's warnings about the input as a whole (reported at its end).
     var notices: [Diagnostic] = []
     var error: JSONAPIError?
@@ -162,7 +165,10 @@ final class ParallelWorker: @unchecked Sendable {
             guard let batch = self.batch else { return }
             if d.rule == .N02 {
                 batch.notices.append(d)
-            } else if self.takePiece != nil {
+                return
+            }
+            self.stream.validator?.facts?.diagnosticsSeen += 1
+            if self.takePiece != nil {
                 // Delivered with the piece, among its resources' merges.
                 self.pending.append(d)
                 self.stamps.append(self.stream.resourcesRead - self.pieceStart)
@@ -181,6 +187,15 @@ final class ParallelWorker: @unchecked Sendable {
             if let segment = batch.segment {
                 readingElements = segment.elements != nil
                 try stream.beginInput(named: batch.name, segment: segment)
+                // A range's resources are checked against the rest of their document by the
+                // caller's validator: this one gathers what it needs.
+                if let validator = stream.validator, validator.options.compoundRules {
+                    if !readingElements {
+                        validator.facts = nil
+                    } else if validator.facts == nil {
+                        validator.facts = CompoundFacts(out: out)
+                    }
+                }
             }
             try batch.bytes.withBytes { (b) throws(JSONAPIError) in try stream.feed(b) }
             if batch.endsSegment {
@@ -193,7 +208,9 @@ final class ParallelWorker: @unchecked Sendable {
         }
         batch.bytes = ByteArena(capacity: 16)
         if let takePiece, batch.endsSegment || batch.error != nil {
-            batch.piece = GraphPiece(graph: takePiece(), name: batch.name, diagnostics: pending, stamps: stamps, isElements: readingElements)
+            batch.piece = GraphPiece(
+                graph: takePiece(), name: batch.name, diagnostics: pending, stamps: stamps, isElements: readingElements,
+                facts: stream.validator?.takeFacts())
             pending = []
             stamps = []
             pieceStart = stream.resourcesRead
@@ -201,6 +218,7 @@ final class ParallelWorker: @unchecked Sendable {
         let resources = stream.resourcesRead
         batch.resources = resources - resourcesBefore
         resourcesBefore = resources
+        if takePiece == nil { batch.facts = stream.validator?.takeFacts() }
         if let out {
             out.take(into: &batch.output)
             batch.records = out.recordsCompleted - recordsBefore

@@ -40,7 +40,8 @@ public final class DocumentStream {
     /// How documents are read and checked.
     public let options: DocumentOptions
     let reader: DocumentReader
-    private let validator: Validator?
+    /// The rules across resources, when the options need them (``Validator/ifNeeded(for:)``).
+    let validator: Validator?
     /// Sinks that label their diagnostics with the input's name.
     private let labelled: [any InputLabelled]
     private var finished = false

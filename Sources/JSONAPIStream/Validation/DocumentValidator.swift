@@ -2,9 +2,9 @@
 /// context) and returns all findings, instead of stopping at the first.
 ///
 /// JSON syntax errors end the check of an input (nothing after them can be read); rule
-/// violations are all collected, with position and JSON pointer. An input of many documents
-/// is checked on workers as ``ParseOptions/workers`` says, with the same findings in the
-/// same order.
+/// violations are all collected, with position and JSON pointer. An input of many documents,
+/// or one large response, is checked on workers as ``ParseOptions/workers`` says, with the
+/// same findings in the same order.
 ///
 /// ```swift
 /// let findings = DocumentValidator().validate(.file("doc.json"))
@@ -72,6 +72,8 @@ public final class DocumentValidator {
                         return ParallelWorker(stream: s, out: nil, owner: nil, observe: { s.onDiagnostic = $0 })
                     },
                     deliver: { _ in })
+                // One large document: ranges of its elements on workers too.
+                reader.splitsElements = options.splitsElements
                 reader.sequential.onDiagnostic = { collect($0) }
                 reader.onDiagnostic = { collect($0) }
                 defer { reader.abandon() }

@@ -11,11 +11,15 @@ final class Validator: DocumentSink {
     var onDiagnostic: ((Diagnostic) -> Void)?
     var sourceName: String?
 
-    private var keys = ResourceKeys()
+    // (One thread at a time uses a validator, and no access to these overlaps another: the
+    // run-time exclusivity checks, a quarter of taking in a worker's facts, are left out.)
+    @exclusivity(unchecked) private var keys = ResourceKeys()
     /// Row per key in this document: -1 when only referenced.
-    private var keyRow: [Int32] = []
-    private var rows: [(key: UInt32, included: Bool, position: SourcePosition, place: ResourcePlace, asIdentifier: Bool)] = []
-    private var edges: [(from: Int32, to: UInt32)] = []
+    @exclusivity(unchecked) private var keyRow: [Int32] = []
+    /// Per key: whether a resource identifier object in the document's linkage points to it
+    /// (R23).
+    @exclusivity(unchecked) private var identified: [Bool] = []
+    @exclusivity(unchecked) private var rows: [(key: UInt32, included: Bool, position: SourcePosition, place: ResourcePlace, asIdentifier: Bool)] = []
     private var primaryCount = 0
     private var primaryProblems: [(Rule, String, SourcePosition, String)] = []
 
@@ -31,6 +35,10 @@ final class Validator: DocumentSink {
     private var checksCompound: Bool { options.compoundRules }
 
     func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
+        if let facts {
+            defer { facts.resourcesSeen += 1 }
+            return gather(r, a, into: facts)
+        }
         // A result's resource (Atomic Operations) is no part of a compound document: the same
         // resource may come back from several operations (no R22), and nothing links to it
         // (no R23).
@@ -41,40 +49,99 @@ final class Validator: DocumentSink {
             try checkRequest(r, a, asIdentifier: asIdentifier)
         }
         guard checksCompound, !r.type.isNone, !(r.id.isNone && r.lid.isNone) else { return }
-        let key = internKey(type: a.scratch.bytes(in: r.type.range), id: r.id, lid: r.lid, a)
+        let type = a.scratch.bytes(in: r.type.range)
+        let key = internKey(type: type, id: r.id, lid: r.lid, a)
+        // "Likewise per (type, lid)": a resource with both keys claims its lid too.
+        let lidKey = !r.id.isNone && !r.lid.isNone ? internKey(type: type, id: .none, lid: r.lid, a) : nil
+        try place(key: key, lidKey: lidKey, included: !r.isPrimary, asIdentifier: asIdentifier, position: r.position, place: r.place)
+        for i in r.relationships where !options.allowsPartialLinkage {
+            let rel = a.relationshipDrafts[Int(i)]
+            for k in rel.targets {
+                let t = a.identifierDrafts[Int(k)]
+                guard !t.type.isNone, !(t.id.isNone && t.lid.isNone) else { continue }
+                identified[Int(internKey(type: a.scratch.bytes(in: t.type.range), id: t.id, lid: t.lid, a))] = true
+            }
+        }
+    }
+
+    /// Checks R22 for a resource of `key` (and `lidKey`), and keeps its row for R23.
+    private func place(key: UInt32, lidKey: UInt32?, included: Bool, asIdentifier: Bool, position: SourcePosition, place: ResourcePlace) throws(JSONAPIError) {
         let row = Int32(rows.count)
         if keyRow[Int(key)] >= 0 {
             let first = rows[Int(keyRow[Int(key)])]
             // Primary data made of resource identifiers alone (a relationship endpoint's
             // response) do not count as a second resource object.
-            if !(asIdentifier && r.isPrimary) && !(first.asIdentifier && !first.included) {
-                try report(.R22, "a compound document MUST NOT include more than one resource object for \(describe(r, a)) (the first is at \(first.position))", r.position, r.pointer)
+            if !(asIdentifier && !included) && !(first.asIdentifier && !first.included) {
+                try report(.R22, "a compound document MUST NOT include more than one resource object for \(describeInMessage(key)) (the first is at \(first.position))", position, place.pointer)
             }
         } else {
             keyRow[Int(key)] = row
         }
-        rows.append((key, !r.isPrimary, r.position, r.place, asIdentifier))
-        // "Likewise per (type, lid)": a resource with both keys claims its lid too.
-        if !r.id.isNone && !r.lid.isNone {
-            let lidKey = internKey(type: a.scratch.bytes(in: r.type.range), id: .none, lid: r.lid, a)
+        rows.append((key, included, position, place, asIdentifier))
+        if let lidKey {
             let other = keyRow[Int(lidKey)]
             if other >= 0 && other != row && rows[Int(other)].key != key {
                 try report(
-                    .R22,
-                    "a compound document MUST NOT include more than one resource object for type \(quoted(a.scratch.string(r.type.range))) and lid \(quoted(a.scratch.string(r.lid.range))) (the first is at \(rows[Int(other)].position))",
-                    r.position, r.pointer)
+                    .R22, "a compound document MUST NOT include more than one resource object for \(describeInMessage(lidKey)) (the first is at \(rows[Int(other)].position))",
+                    position, place.pointer)
             } else if other < 0 {
                 keyRow[Int(lidKey)] = row
             }
         }
-        for i in r.relationships {
+    }
+
+    // MARK: - Ranges of elements read by workers
+
+    /// When set, a worker's validator reading a range of elements: the compound rules'
+    /// facts are gathered here for the caller's validator, not checked (``CompoundFacts``).
+    var facts: CompoundFacts?
+
+    private func gather(_ r: ResourceDraft, _ a: borrowing DraftArenas, into facts: CompoundFacts) {
+        guard checksCompound, !r.inResults, !r.type.isNone, !(r.id.isNone && r.lid.isNone) else { return }
+        let type = a.scratch.bytes(in: r.type.range)
+        // (Linkage serves R23 alone.)
+        for i in r.relationships where !options.allowsPartialLinkage {
             let rel = a.relationshipDrafts[Int(i)]
             for k in rel.targets {
                 let t = a.identifierDrafts[Int(k)]
                 guard !t.type.isNone, !(t.id.isNone && t.lid.isNone) else { continue }
-                edges.append((row, internKey(type: a.scratch.bytes(in: t.type.range), id: t.id, lid: t.lid, a)))
+                facts.appendEdge(facts.keys.intern(type: a.scratch.bytes(in: t.type.range), id: a.scratch.bytes(in: (t.id.isNone ? t.lid : t.id).range), isLid: t.id.isNone))
             }
         }
+        let key = facts.keys.intern(type: type, id: a.scratch.bytes(in: (r.id.isNone ? r.lid : r.id).range), isLid: r.id.isNone)
+        let lidKey = !r.id.isNone && !r.lid.isNone ? facts.keys.intern(type: type, id: a.scratch.bytes(in: r.lid.range), isLid: true) : UInt32.max
+        facts.appendRow(
+            key: key, lidKey: lidKey, included: !r.isPrimary, asIdentifier: r.attributes.isNone && r.relationships.isEmpty && r.links.isNone,
+            position: r.position, place: r.place)
+    }
+
+    /// The facts gathered since the last call (nil when there are none), and a fresh set.
+    func takeFacts() -> CompoundFacts? {
+        guard let taken = facts else { return nil }
+        facts = CompoundFacts(out: taken.out)
+        return taken.isEmpty ? nil : taken
+    }
+
+    /// Takes in row `i` of a worker's facts (in input order), as if it had read the resource:
+    /// R22 is checked now, R23 at the document's end. `keyMap` maps the facts' keys to this
+    /// validator's, filled as keys are first met (`UInt32.max`: not yet).
+    func absorb(_ facts: CompoundFacts, row i: Int, keyMap: inout [UInt32]) throws(JSONAPIError) {
+        if keyMap.count < facts.keys.count { keyMap.append(contentsOf: repeatElement(UInt32.max, count: facts.keys.count - keyMap.count)) }
+        func mapped(_ k: UInt32) -> UInt32 {
+            if keyMap[Int(k)] == .max {
+                keyMap[Int(k)] = keys.intern(k, from: facts.keys)
+                if keyRow.count < keys.count {
+                    keyRow.append(-1)
+                    identified.append(false)
+                }
+            }
+            return keyMap[Int(k)]
+        }
+        let f = facts.rows[i]
+        try place(
+            key: mapped(f.key), lidKey: f.lidKey == .max ? nil : mapped(f.lidKey), included: f.included, asIdentifier: f.asIdentifier,
+            position: f.position, place: f.place)
+        for e in facts.edges(of: i) { identified[Int(mapped(e))] = true }
     }
 
     func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
@@ -84,8 +151,6 @@ final class Validator: DocumentSink {
         // R23 (full linkage, JSON:API 1.1): every included resource MUST be identified by at
         // least one resource identifier object in the same document: primary data made of
         // identifiers, or linkage in primary or included resources.
-        var identified = [Bool](repeating: false, count: keys.count)
-        for e in edges { identified[Int(e.to)] = true }
         for r in rows where !r.included && r.asIdentifier { identified[Int(r.key)] = true }
         for (i, r) in rows.enumerated() where r.included && !identified[Int(r.key)] && keyRow[Int(r.key)] == Int32(i) {
             try report(.R23, "included resource \(describeKey(r.key)) is not identified by any resource identifier object in the document (full linkage)", r.position, r.place.pointer)
@@ -149,17 +214,17 @@ final class Validator: DocumentSink {
 
     private func internKey(type: UnsafeRawBufferPointer, id: ScratchSpan, lid: ScratchSpan, _ a: borrowing DraftArenas) -> UInt32 {
         let key = keys.intern(type: type, id: a.scratch.bytes(in: (id.isNone ? lid : id).range), isLid: id.isNone)
-        if keyRow.count < keys.count { keyRow.append(-1) }
+        if keyRow.count < keys.count {
+            keyRow.append(-1)
+            identified.append(false)
+        }
         return key
     }
 
     private func describeKey(_ key: UInt32) -> String { keys.describe(key) }
 
-    private func describe(_ r: ResourceDraft, _ a: borrowing DraftArenas) -> String {
-        let type = a.scratch.string(r.type.range)
-        if !r.id.isNone { return "type \(quoted(type)) and id \(quoted(a.scratch.string(r.id.range)))" }
-        return "type \(quoted(type)) and lid \(quoted(a.scratch.string(r.lid.range)))"
-    }
+    /// `type "articles" and id "1"` (or `lid`), for R22's message.
+    private func describeInMessage(_ key: UInt32) -> String { keys.describeInMessage(key) }
 
     private func report(_ rule: Rule, _ message: String, _ position: SourcePosition, _ pointer: String) throws(JSONAPIError) {
         let d = Diagnostic(
@@ -172,8 +237,8 @@ final class Validator: DocumentSink {
     private func reset() {
         keys = ResourceKeys()
         keyRow.removeAll(keepingCapacity: true)
+        identified.removeAll(keepingCapacity: true)
         rows.removeAll(keepingCapacity: true)
-        edges.removeAll(keepingCapacity: true)
         primaryCount = 0
         primaryProblems.removeAll()
     }

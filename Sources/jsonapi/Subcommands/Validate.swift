@@ -9,8 +9,9 @@ struct Validate: ParsableCommand {
         discussion: """
             Prints every finding with its rule id, line:column, byte offset and JSON pointer. \
             Exit status: 0 valid, 1 invalid, 2 usage or I/O error. --syntax-only checks the JSON \
-            alone (one JSON text per input, any top-level value). Inputs of many documents are \
-            checked on --workers workers (as normalize), with the same findings in the same order.
+            alone (one JSON text per input, any top-level value). Inputs of many documents, and one \
+            large document, are checked on --workers workers (as normalize), with the same \
+            findings in the same order.
             """)
 
     @OptionGroup var input: InputOptions
