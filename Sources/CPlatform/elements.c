@@ -1,7 +1,8 @@
 // The element splitter of the parallel reader: finds where the elements of a document's
 // top-level `data` and `included` arrays begin and end, so that one large document can be
 // parsed by separate workers, a range of whole elements each. Inside an element, 64 bytes at
-// a time with SSE2; elsewhere (and without SSE2) a byte at a time; the same answers either way.
+// a time (SSE2, or AVX2 when the processor has it); elsewhere (and without SSE2) a byte at a
+// time; the same answers every way on JSON.
 #include "cplatform.h"
 #include <stdint.h>
 
@@ -14,29 +15,44 @@ static const char atomic_word[6] = {'a', 't', 'o', 'm', 'i', 'c'};
 static inline int is_white(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 #if defined(__SSE2__)
-// The 64 bytes at p (the first at absolute offset `at`), inside an element of the array being
-// split, when they hold no backslash: scanned at once up to the closing bracket that brings
-// the depth back to the array's (a place to cut, or a comma after it, is for the byte path).
-// Returns how many bytes it scanned (64 when no such bracket is among them; 0 with a
-// backslash, and `*escapes` set), with `*s` as it is after them.
-static inline size_t skip_inside_element(jsonapi_element_state *s, const unsigned char *p, int64_t at, int *escapes) {
-    __m128i v[4], l[4];
-    const __m128i lower = _mm_set1_epi8(0x20);
-    for (int k = 0; k < 4; k++) {
-        v[k] = _mm_loadu_si128((const __m128i *)(p + 16 * k));
-        // `{` and `[` differ only in bit 0x20, as do `}` and `]`.
-        l[k] = _mm_or_si128(v[k], lower);
+// Blocks of 64 bytes inside an element of the array being split (where most bytes are), as
+// bit masks: one bit per byte. Two ways to make the masks, the same answers: SSE2 (every
+// x86-64 processor), and AVX2 with POPCNT and PCLMUL when the processor has them (chosen once,
+// at the first scan). Elsewhere a byte at a time.
+
+// The bytes of the block escaped by a backslash: the byte after each backslash that is not
+// itself escaped. `*carry` says whether the block's first byte is escaped (the block before
+// ended with such a backslash) and is left saying the same of the next block's. Backslashes
+// are counted wherever they are: JSON has them only inside strings (elsewhere the piece's
+// parser fails at the backslash itself, before any place to cut that this may move).
+static inline uint64_t escaped_bytes(uint64_t backslashes, unsigned char *carry) {
+    uint64_t escaped = 0;
+    if (*carry) {
+        escaped = 1;
+        backslashes &= ~(uint64_t)1;
     }
-    if (mask64(v, '\\') != 0) {
-        *escapes = 1;
-        return 0;
+    *carry = 0;
+    // Loop invariant: the lowest bit left in `backslashes` is a backslash no other escapes.
+    while (backslashes != 0) {
+        const unsigned k = (unsigned)__builtin_ctzll(backslashes);
+        if (k == 63) {
+            *carry = 1;
+            break;
+        }
+        escaped |= (uint64_t)1 << (k + 1);
+        // The escaped byte, a backslash or not, escapes nothing.
+        backslashes &= ~((uint64_t)3 << k);
     }
-    const uint64_t quotes = mask64(v, '"');
-    uint64_t lines = mask64(v, '\n');
-    // No escapes: a byte is inside a string when an odd number of quotes come before it
-    // (counting the string the block starts in).
-    const uint64_t inside = prefix_xor(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
-    const uint64_t opens = mask64(l, '{') & ~inside, closes = mask64(l, '}') & ~inside;
+    return escaped;
+}
+
+// What the masks of a block say (`inside`: the bytes within strings; `opens`, `closes`: `{[`
+// and `}]` outside strings): scanned at once up to the closing bracket that brings the depth
+// back to the array's (a place to cut, or a comma after it, is for the byte path). Returns
+// how many bytes it scanned (64 when no such bracket is among them), with `*s` as it is
+// after them (the escape carry aside, which the caller sets).
+static inline size_t block_scan(jsonapi_element_state *s, uint64_t inside, uint64_t opens, uint64_t closes,
+                                uint64_t lines, int64_t at) {
     const int64_t closing = __builtin_popcountll(closes);
     size_t scanned = 64;
     if (s->depth - closing >= 3) {
@@ -62,7 +78,7 @@ static inline size_t skip_inside_element(jsonapi_element_state *s, const unsigne
         s->depth = depth;
         // Byte `scanned` is a bracket outside strings, so no string is open before it.
         s->in_string = scanned == 64 ? (unsigned char)(inside >> 63) : 0;
-        if (scanned < 64) lines &= (1ull << scanned) - 1;
+        if (scanned < 64) lines &= ((uint64_t)1 << scanned) - 1;
     }
     if (lines != 0) {
         s->lines += __builtin_popcountll(lines);
@@ -70,26 +86,99 @@ static inline size_t skip_inside_element(jsonapi_element_state *s, const unsigne
     }
     return scanned;
 }
+
+// The block at p (its first byte at absolute offset `at`), masks made with SSE2.
+static size_t skip_inside_element_sse2(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
+    __m128i v[4], l[4];
+    const __m128i lower = _mm_set1_epi8(0x20);
+    for (int k = 0; k < 4; k++) {
+        v[k] = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        // `{` and `[` differ only in bit 0x20, as do `}` and `]`.
+        l[k] = _mm_or_si128(v[k], lower);
+    }
+    unsigned char carry = s->escaped;
+    const uint64_t escaped = escaped_bytes(mask64(v, '\\'), &carry);
+    const uint64_t quotes = mask64(v, '"') & ~escaped;
+    // A byte is inside a string when an odd number of quotes come before it (counting the
+    // string the block starts in).
+    const uint64_t inside = prefix_xor(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
+    const size_t scanned = block_scan(s, inside, mask64(l, '{') & ~inside, mask64(l, '}') & ~inside, mask64(v, '\n'), at);
+    // A cut short block ends at a bracket outside strings: no escape is pending there.
+    s->escaped = scanned == 64 ? carry : 0;
+    return scanned;
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define JSONAPI_WIDE_BLOCKS 1
+#include <immintrin.h>
+
+#define WIDE __attribute__((target("avx2,popcnt,pclmul")))
+
+WIDE static inline uint64_t mask64_wide(__m256i a, __m256i b, char c) {
+    const __m256i k = _mm256_set1_epi8(c);
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, k))
+        | ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, k)) << 32);
+}
+
+// The block at p, masks made with AVX2; the prefix XOR is a carry-less multiplication by
+// all ones.
+WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
+    const __m256i a = _mm256_loadu_si256((const __m256i *)p), b = _mm256_loadu_si256((const __m256i *)(p + 32));
+    const __m256i lower = _mm256_set1_epi8(0x20);
+    const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
+    unsigned char carry = s->escaped;
+    const uint64_t escaped = escaped_bytes(mask64_wide(a, b, '\\'), &carry);
+    const uint64_t quotes = mask64_wide(a, b, '"') & ~escaped;
+    const uint64_t xored = (uint64_t)_mm_cvtsi128_si64(
+        _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)quotes), _mm_set1_epi8((char)0xFF), 0));
+    const uint64_t inside = xored ^ (s->in_string ? ~(uint64_t)0 : 0);
+    const size_t scanned =
+        block_scan(s, inside, mask64_wide(la, lb, '{') & ~inside, mask64_wide(la, lb, '}') & ~inside, mask64_wide(a, b, '\n'), at);
+    s->escaped = scanned == 64 ? carry : 0;
+    return scanned;
+}
 #endif
 
-int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s,
-                         size_t *cut) {
+typedef size_t (*block_skipper)(jsonapi_element_state *, const unsigned char *, int64_t);
+
+// Which way blocks are read: set once (every thread that races to set it sets the same).
+static block_skipper chosen_skipper;
+
+static block_skipper skipper(void) {
+    block_skipper f = __atomic_load_n(&chosen_skipper, __ATOMIC_RELAXED);
+    if (f) return f;
+    f = skip_inside_element_sse2;
+#if defined(JSONAPI_WIDE_BLOCKS)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul")) f = skip_inside_element_wide;
+#endif
+    __atomic_store_n(&chosen_skipper, f, __ATOMIC_RELAXED);
+    return f;
+}
+#endif
+
+// `variant`: 0 the fastest this processor has, 1 bytes alone, 2 SSE2 blocks (tests).
+static int element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut, int variant) {
     const unsigned char *p = bytes;
     const int64_t base = s->offset;
     // Invariant: bytes p[0..<i] are scanned; s holds the state after them (offset aside).
     size_t i = 0;
+#if !defined(__SSE2__)
+    (void)variant;
+#else
+    const block_skipper skip = variant == 1 ? NULL : variant == 2 ? skip_inside_element_sse2 : skipper();
+#endif
     while (i < n) {
 #if defined(__SSE2__)
         // Inside an element (where most bytes are), whole blocks when they can be.
-        int escapes = 0;
-        if (s->splitting && s->depth >= 3 && !s->escaped && i + 64 <= n) {
-            const size_t scanned = skip_inside_element(s, p + i, base + (int64_t)i, &escapes);
+        if (skip && s->splitting && s->depth >= 3 && i + 64 <= n) {
+            const size_t scanned = skip(s, p + i, base + (int64_t)i);
             i += scanned;
             if (scanned == 64) continue;
         }
         // From the bracket that closes an element: its comma, white space and the next
         // element's opening bracket, then blocks again.
-        const int back_to_blocks = !escapes;
+        const int back_to_blocks = skip != NULL;
 #else
         const int back_to_blocks = 0;
 #endif
@@ -215,4 +304,13 @@ int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_e
     }
     s->offset = base + (int64_t)n;
     return JSONAPI_ELEMENTS_NONE;
+}
+
+int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut) {
+    return element_scan(bytes, n, cut_from, s, cut, 0);
+}
+
+int jsonapi_element_scan_variant(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut,
+                                 int variant) {
+    return element_scan(bytes, n, cut_from, s, cut, variant);
 }

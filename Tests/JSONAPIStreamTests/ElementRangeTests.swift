@@ -203,6 +203,62 @@ struct ElementRangeTests {
         }
     }
 
+    /// The element splitter's ways of reading (a byte at a time, SSE2 blocks, the fastest this
+    /// processor has) find the same places to cut, with the same lines and counts, in JSON
+    /// whose strings hold runs of backslashes before quotes and brackets at every offset of a
+    /// block, read in pieces of every size from 1 to 300 bytes.
+    @Test func theSplitterReadsTheSameEveryWay() throws {
+        var seeded = XorShift(seed: 7)
+        var documents: [[UInt8]] = [Array(Self.large(60).utf8)]
+        for path in Self.corpusFiles("documents") + Self.corpusFiles("valid") {
+            documents.append(Array(try Data(contentsOf: corpusURL(path))))
+        }
+        var escapes = #"{"meta":{"s":"\\\""},"data":["#
+        for i in 0..<400 {
+            let pad = String(repeating: "x", count: Int(seeded.next() % 70))
+            let slashes = String(repeating: "\\", count: Int(seeded.next() % 7))
+            // An even run escapes itself, an odd one the quote after it as well.
+            let text = slashes.count % 2 == 0 ? pad + slashes + #"\"}]{[,"# : pad + slashes + #""}]{[,"#
+            escapes += (i > 0 ? ",\n" : "") + #"{"type":"t","id":"\#(i)","attributes":{"s":"\#(text)","n":[{"a":"\\"}]}}"#
+        }
+        escapes += #"],"included":[{"type":"t","id":"x","attributes":{"s":"\\"}}]}"#
+        documents.append(Array(escapes.utf8))
+        var split = 0
+        for (d, doc) in documents.enumerated() {
+            // The generated documents are JSON, so that every way must agree on them.
+            if d == 0 || d == documents.count - 1 { #expect(throws: Never.self) { try JSONValue(parsing: doc) } }
+            for round in 0..<6 {
+                var traces: [[Int]] = []
+                for variant in Int32(0)...2 {
+                    var rounds = XorShift(seed: UInt64(round * 31 + d + 1))
+                    var split = ElementSplitter()
+                    var trace: [Int] = []
+                    var i = 0
+                    doc.withUnsafeBytes { all in
+                        while i < all.count {
+                            let length = min(all.count - i, 1 + Int(rounds.next() % (round % 2 == 0 ? 7 : 300)))
+                            let piece = UnsafeRawBufferPointer(rebasing: all[i..<(i + length)])
+                            let cutFrom = Int(rounds.next() % UInt64(length + 1))
+                            switch split.scan(piece, cutFrom: cutFrom, variant: variant) {
+                            case nil: i += length
+                            case .open(let cut): trace += [1, i + cut]; i += cut
+                            case .next(let cut): trace += [2, i + cut, split.element]; i += cut
+                            case .close(let cut): trace += [3, i + cut]; i += cut + 1
+                            }
+                            trace += [split.offset, split.line, split.lineStart, split.documents]
+                        }
+                    }
+                    traces.append(trace)
+                }
+                if traces[0].contains(3) { split += 1 } else if d == 0 || d == documents.count - 1 { Issue.record("document \(d): no array was split") }
+                #expect(traces[1] == traces[0], "document \(d), round \(round): bytes alone differ")
+                #expect(traces[2] == traces[0], "document \(d), round \(round): SSE2 blocks differ")
+            }
+        }
+        // Many corpus documents hold an array to split too.
+        #expect(split > 6 * 40)
+    }
+
     /// A large document cut short at every byte: the same first error (rule, message,
     /// position, pointer) and the same lines before it.
     @Test func aDocumentCutShortAnywhereFailsTheSameWay() {
@@ -210,5 +266,17 @@ struct ElementRangeTests {
         for end in stride(from: 17, to: doc.count, by: 3) {
             Self.expectSame("cut at \(end)", Array(doc[..<end]), chunks: [0], workers: [2])
         }
+    }
+}
+
+/// A small seeded generator (xorshift64): the same pieces every run.
+struct XorShift {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
     }
 }

@@ -107,6 +107,11 @@ enum {
 int jsonapi_element_scan(const void *p, size_t n, size_t cut_from, jsonapi_element_state *s,
                          size_t *cut);
 
+/// `jsonapi_element_scan` read one way (tests): `variant` 0 the fastest this processor has,
+/// 1 a byte at a time, 2 blocks of 64 bytes with SSE2. The same answers on JSON.
+int jsonapi_element_scan_variant(const void *p, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut,
+                                 int variant);
+
 /// The length of the longest prefix of `p[0..<n]` whose bytes a URI-reference may hold and
 /// that need no closer look once its first delimiter is behind: A-Z a-z 0-9 and
 /// - . _ ~ : / ? @ ! $ & ' ( ) * + , ; =  (not % # [ ], nor any byte a URI may not hold).

@@ -107,7 +107,9 @@ final class ElementBatcher {
     private func startRange() {
         inRange = true
         rangeHanded = false
-        rangeBytes = ByteArena(capacity: 64 * 1024)
+        // Room for a whole range from the start (one grows to about `batchBytes`, then to the
+        // end of the element it reached): growing by doubling copied each range about once more.
+        rangeBytes = ByteArena(capacity: max(4096, batchBytes + batchBytes / 8))
         rangeStart = SegmentStart(
             offset: split.offset, line: split.line, lineStart: split.lineStart,
             documentIndex: documentsBefore + split.documents - 1, startsInput: false, precededBy: nil,
