@@ -19,7 +19,8 @@ struct Normalize: ParsableCommand {
             --split-by-type DIR: one table per resource type (DIR/TYPE.ndjson or .csv, every \
             row with the same columns), _documents, _relationships and _edges tables, and \
             _schema.json with each column's type; numbers are safe unless --numbers exact. \
-            DIR must not exist or be empty (--force replaces it); it appears only once complete.
+            DIR must not exist or be empty (--force replaces it); it appears only once complete. \
+            The tables are written by one reader (--workers does not apply to them yet).
             """)
 
     @OptionGroup var input: InputOptions
