@@ -203,6 +203,44 @@ struct ElementRangeTests {
         }
     }
 
+    /// Strict mode with `--numbers safe`: a repeated resource found in a later range cuts the
+    /// output there, and the count of numbers written as strings is one reader's too (each
+    /// range counts from its own first number).
+    @Test func aCutOutputCountsItsQuotedNumbers() throws {
+        var text = #"{"data":["#
+        for i in 0..<40 {
+            text += (i > 0 ? "," : "") + #"{"type":"a","id":"\#(i)","attributes":{"n":1234567890123456789012,"m":9007199254740993}}"#
+        }
+        text += #",{"type":"a","id":"3","attributes":{"again":true}}]}"#
+        var options = DocumentOptions()
+        options.validation = .strict
+        var output = OutputOptions()
+        output.numbers = .safe
+        func run(workers: Int, batch: Int) -> (String, Int, JSONAPIError?, Bool) {
+            var o = options
+            o.parse.workers = workers
+            let out = ByteWriter()
+            let n = Normalizer(format: .ndjson, out: out, output: output, document: o)
+            n.tuneWorkers(batchBytes: batch, continuationBytes: batch * 8, decisionBytes: 16)
+            do throws(JSONAPIError) {
+                try n.read(.bytes(Array(text.utf8), name: "safe"))
+                try n.finish()
+                return (out.string, n.numbersQuoted, nil, n.readsElementRanges)
+            } catch {
+                return (out.string, n.numbersQuoted, error, n.readsElementRanges)
+            }
+        }
+        let one = run(workers: 1, batch: 64)
+        #expect(one.2?.diagnostic?.rule == .R22)
+        #expect(one.1 == 80, "two numbers quoted in each of the 40 lines before the repeated resource")
+        for batch in [8, 64, 300] {
+            let many = run(workers: 2, batch: batch)
+            #expect(many.3, "read by elements")
+            #expect(many.0 == one.0 && many.2 == one.2, "batches of \(batch)")
+            #expect(many.1 == one.1, "batches of \(batch): \(many.1) numbers quoted, one reader \(one.1)")
+        }
+    }
+
     /// The element splitter's ways of reading (a byte at a time, SSE2 blocks, the fastest this
     /// processor has) find the same places to cut, with the same lines and counts, in JSON
     /// whose strings hold runs of backslashes before quotes and brackets at every offset of a

@@ -218,7 +218,6 @@ final class ParallelWorker: @unchecked Sendable {
         let resources = stream.resourcesRead
         batch.resources = resources - resourcesBefore
         resourcesBefore = resources
-        if takePiece == nil { batch.facts = stream.validator?.takeFacts() }
         if let out {
             out.take(into: &batch.output)
             batch.records = out.recordsCompleted - recordsBefore
@@ -226,5 +225,8 @@ final class ParallelWorker: @unchecked Sendable {
             batch.numbersQuoted = out.numbersQuoted - quotedBefore
             quotedBefore = out.numbersQuoted
         }
+        // Taken once the output is (its numbers settled), so that the next facts count from
+        // the next batch's first byte and number.
+        if takePiece == nil { batch.facts = stream.validator?.takeFacts() }
     }
 }

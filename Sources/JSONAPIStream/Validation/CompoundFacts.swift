@@ -64,8 +64,10 @@ final class CompoundFacts: @unchecked Sendable {
         var records = 0
         var quoted = 0
         if let out {
-            // Numbers to quote are settled up to here, so that the mark is a place in the output
-            // as it will be handed over (quoting moves the bytes after it).
+            // The mark must be a place in the output as it is handed over, whose numbers to
+            // quote are settled (quoting moves the bytes after them). Each record settles its
+            // numbers as it ends, and a row comes between records, so this finds nothing to
+            // do; it keeps the mark right should a row ever come within a record.
             out.settleNumbers()
             mark = out.mark
             records = out.recordsCompleted - recordsBase
