@@ -1,6 +1,6 @@
 // The document splitter of the parallel reader: finds where top-level values end, so that
-// whole documents can be parsed by separate workers. 64 bytes at a time with SSE2, a byte at
-// a time elsewhere; the same answers either way.
+// whole documents can be parsed by separate workers. 64 bytes at a time (SSE2, or AVX2 when
+// the processor has it), a byte at a time elsewhere; the same answers every way.
 #include "cplatform.h"
 #include <stdint.h>
 
@@ -53,13 +53,77 @@ static inline int cut_after(jsonapi_split_state *s, int64_t base, size_t i, unsi
 
 #endif
 
-int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s,
-                       size_t *cut) {
-    const unsigned char *p = bytes;
-    const int64_t base = s->offset;
-    size_t i = 0;
 #if defined(__SSE2__)
+// One block of 64 bytes at p + i, from its masks (`xored`: the prefix XOR of `quotes`).
+// Returns 1 with `*cut` set when a top-level value closes in it at or after `cut_from`;
+// otherwise 0, with `*s` as it is after the block.
+static inline int split_block(jsonapi_split_state *s, const unsigned char *p, int64_t base, size_t i, size_t cut_from,
+                              size_t *cut, uint64_t quotes, uint64_t backslashes, uint64_t lines, uint64_t opens,
+                              uint64_t closes, uint64_t xored) {
+    if (backslashes == 0 && !s->escaped) {
+        // No escapes: a byte is inside a string when an odd number of quotes come before it
+        // (counting the string the block starts in).
+        uint64_t inside = xored ^ (s->in_string ? ~(uint64_t)0 : 0);
+        opens &= ~inside;
+        closes &= ~inside;
+        s->in_string = (unsigned char)(inside >> 63);
+        int64_t closing = __builtin_popcountll(closes);
+        if (s->depth > closing) {
+            // The depth cannot come back to 0 in this block: no document ends or begins.
+            s->depth += __builtin_popcountll(opens) - closing;
+        } else {
+            // Bracket by bracket.
+            uint64_t m = opens | closes;
+            while (m != 0) {
+                unsigned k = (unsigned)__builtin_ctzll(m);
+                m &= m - 1;
+                if ((opens >> k) & 1) {
+                    if (s->depth == 0) s->documents += 1;
+                    s->depth += 1;
+                    continue;
+                }
+                s->depth -= 1;
+                if (s->depth == 0 && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
+            }
+        }
+    } else {
+        // Escapes: byte by byte through the quotes, backslashes and brackets.
+        uint64_t m = quotes | backslashes | opens | closes;
+        if (s->escaped) {
+            s->escaped = 0;
+            m &= ~1ull;
+        }
+        while (m != 0) {
+            unsigned k = (unsigned)__builtin_ctzll(m);
+            m &= m - 1;
+            unsigned char c = p[i + k];
+            if (s->in_string) {
+                if (c == '"') {
+                    s->in_string = 0;
+                } else if (c == '\\') {
+                    // The next byte is escaped, whatever it is.
+                    if (k == 63) s->escaped = 1;
+                    else m &= ~(1ull << (k + 1));
+                }
+                continue;
+            }
+            if (split_outside_string(s, c) && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
+        }
+    }
+    if (lines != 0) {
+        s->lines += __builtin_popcountll(lines);
+        s->line_start = base + (int64_t)(i + 63 - (size_t)__builtin_clzll(lines)) + 1;
+    }
+    return 0;
+}
+
+// The whole blocks of p[0..<n], masks made with SSE2. Returns the bytes scanned (a multiple
+// of 64, or up to the cut when `*found`).
+static size_t split_blocks_sse2(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut,
+                                int *found) {
+    const int64_t base = s->offset;
     const __m128i lower = _mm_set1_epi8(0x20);
+    size_t i = 0;
     // Invariant: bytes p[0..<i] are scanned; s holds the state after them.
     while (i + 64 <= n) {
         __m128i v[4], l[4];
@@ -68,66 +132,84 @@ int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_spl
             // `{` and `[` differ only in bit 0x20, as do `}` and `]`.
             l[k] = _mm_or_si128(v[k], lower);
         }
-        uint64_t quotes = mask64(v, '"'), backslashes = mask64(v, '\\');
-        uint64_t lines = mask64(v, '\n');
-        uint64_t opens = mask64(l, '{'), closes = mask64(l, '}');
-        if (backslashes == 0 && !s->escaped) {
-            // No escapes: a byte is inside a string when an odd number of quotes come
-            // before it (counting the string the block starts in).
-            uint64_t inside = prefix_xor(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
-            opens &= ~inside;
-            closes &= ~inside;
-            s->in_string = (unsigned char)(inside >> 63);
-            int64_t closing = __builtin_popcountll(closes);
-            if (s->depth > closing) {
-                // The depth cannot come back to 0 in this block: no document ends or begins.
-                s->depth += __builtin_popcountll(opens) - closing;
-            } else {
-                // Bracket by bracket.
-                uint64_t m = opens | closes;
-                while (m != 0) {
-                    unsigned k = (unsigned)__builtin_ctzll(m);
-                    m &= m - 1;
-                    if ((opens >> k) & 1) {
-                        if (s->depth == 0) s->documents += 1;
-                        s->depth += 1;
-                        continue;
-                    }
-                    s->depth -= 1;
-                    if (s->depth == 0 && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
-                }
-            }
-        } else {
-            // Escapes: byte by byte through the quotes, backslashes and brackets.
-            uint64_t m = quotes | backslashes | opens | closes;
-            if (s->escaped) {
-                s->escaped = 0;
-                m &= ~1ull;
-            }
-            while (m != 0) {
-                unsigned k = (unsigned)__builtin_ctzll(m);
-                m &= m - 1;
-                unsigned char c = p[i + k];
-                if (s->in_string) {
-                    if (c == '"') {
-                        s->in_string = 0;
-                    } else if (c == '\\') {
-                        // The next byte is escaped, whatever it is.
-                        if (k == 63) s->escaped = 1;
-                        else m &= ~(1ull << (k + 1));
-                    }
-                    continue;
-                }
-                if (split_outside_string(s, c) && i + k + 1 > cut_from) return cut_after(s, base, i, k, lines, cut);
-            }
-        }
-        if (lines != 0) {
-            s->lines += __builtin_popcountll(lines);
-            s->line_start = base + (int64_t)(i + 63 - (size_t)__builtin_clzll(lines)) + 1;
+        const uint64_t quotes = mask64(v, '"');
+        if (split_block(s, p, base, i, cut_from, cut, quotes, mask64(v, '\\'), mask64(v, '\n'), mask64(l, '{'), mask64(l, '}'),
+                        prefix_xor(quotes))) {
+            *found = 1;
+            return *cut;
         }
         i += 64;
     }
+    return i;
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define JSONAPI_WIDE_SPLIT 1
+#include <immintrin.h>
+
+#define WIDE __attribute__((target("avx2,popcnt,pclmul")))
+
+WIDE static inline uint64_t split_mask_wide(__m256i a, __m256i b, char c) {
+    const __m256i k = _mm256_set1_epi8(c);
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, k))
+        | ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, k)) << 32);
+}
+
+// The same with AVX2 masks, POPCNT and a carry-less multiplication for the prefix XOR.
+WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *s,
+                                     size_t *cut, int *found) {
+    const int64_t base = s->offset;
+    const __m256i lower = _mm256_set1_epi8(0x20);
+    size_t i = 0;
+    while (i + 64 <= n) {
+        const __m256i a = _mm256_loadu_si256((const __m256i *)(p + i)), b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
+        const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
+        const uint64_t quotes = split_mask_wide(a, b, '"');
+        const uint64_t xored = (uint64_t)_mm_cvtsi128_si64(
+            _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)quotes), _mm_set1_epi8((char)0xFF), 0));
+        if (split_block(s, p, base, i, cut_from, cut, quotes, split_mask_wide(a, b, '\\'), split_mask_wide(a, b, '\n'),
+                        split_mask_wide(la, lb, '{'), split_mask_wide(la, lb, '}'), xored)) {
+            *found = 1;
+            return *cut;
+        }
+        i += 64;
+    }
+    return i;
+}
 #endif
+
+typedef size_t (*split_blocks_fn)(const unsigned char *, size_t, size_t, jsonapi_split_state *, size_t *, int *);
+
+// Which way blocks are read: set once (every thread that races to set it sets the same).
+static split_blocks_fn chosen_blocks;
+
+static split_blocks_fn split_blocks(void) {
+    split_blocks_fn f = __atomic_load_n(&chosen_blocks, __ATOMIC_RELAXED);
+    if (f) return f;
+    f = split_blocks_sse2;
+#if defined(JSONAPI_WIDE_SPLIT)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul")) f = split_blocks_wide;
+#endif
+    __atomic_store_n(&chosen_blocks, f, __ATOMIC_RELAXED);
+    return f;
+}
+#endif
+
+// `variant`: 0 the fastest this processor has, 1 bytes alone, 2 SSE2 blocks (tests).
+static int split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut, int variant) {
+    const unsigned char *p = bytes;
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (variant != 1) {
+        int found = 0;
+        i = (variant == 2 ? split_blocks_sse2 : split_blocks())(p, n, cut_from, s, cut, &found);
+        if (found) return 1;
+    }
+#else
+    (void)variant;
+#endif
+    const int64_t base = s->offset;
     for (; i < n; i++) {
         unsigned char c = p[i];
         if (c == '\n') {
@@ -142,4 +224,13 @@ int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_spl
     }
     s->offset = base + (int64_t)n;
     return 0;
+}
+
+int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut) {
+    return split_scan(bytes, n, cut_from, s, cut, 0);
+}
+
+int jsonapi_split_scan_variant(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut,
+                               int variant) {
+    return split_scan(bytes, n, cut_from, s, cut, variant);
 }

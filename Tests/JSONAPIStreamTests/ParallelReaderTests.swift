@@ -58,6 +58,54 @@ struct ParallelReaderTests {
         return bytes
     }()
 
+    /// The document splitter's ways of reading (a byte at a time, SSE2 blocks, the fastest this
+    /// processor has) find the same ends of documents, with the same lines and counts, in the
+    /// dump, in documents broken at random bytes (not JSON: the cuts must still agree), and in
+    /// strings of backslash runs, read in pieces of every size from 1 to 400 bytes.
+    @Test func theSplitterReadsTheSameEveryWay() {
+        var escapes = ""
+        var seeded = XorShift(seed: 11)
+        for i in 0..<300 {
+            let slashes = String(repeating: "\\", count: Int(seeded.next() % 6))
+            let pad = String(repeating: "x", count: Int(seeded.next() % 70))
+            escapes += #"{"data":{"type":"t","id":"\#(i)","attributes":{"s":"\#(pad)\#(slashes)\#(slashes.count % 2 == 0 ? "" : "\"")}]{["}}}"# + (i % 3 == 0 ? "\n" : "")
+        }
+        var broken = Self.dump
+        for _ in 0..<200 {
+            broken[Int(seeded.next() % UInt64(broken.count))] = Array(#"\"{}[],"#.utf8)[Int(seeded.next() % 7)]
+        }
+        var ends = 0
+        for (name, input) in [("dump", Self.dump), ("escapes", Array(escapes.utf8)), ("broken", broken)] {
+            for round in 0..<4 {
+                var traces: [[Int]] = []
+                for variant in Int32(0)...2 {
+                    var pieces = XorShift(seed: UInt64(round + 1))
+                    var split = DocumentSplitter()
+                    var trace: [Int] = []
+                    var i = 0
+                    input.withUnsafeBytes { all in
+                        while i < all.count {
+                            let length = min(all.count - i, 1 + Int(pieces.next() % (round % 2 == 0 ? 7 : 400)))
+                            let piece = UnsafeRawBufferPointer(rebasing: all[i..<(i + length)])
+                            if let cut = split.scan(piece, cutAfter: Int(pieces.next() % UInt64(length + 1)), variant: variant) {
+                                trace += [i + cut]
+                                i += cut
+                            } else {
+                                i += length
+                            }
+                            trace += [split.offset, split.line, split.lineStart, split.documents]
+                        }
+                    }
+                    traces.append(trace)
+                }
+                ends += traces[0].count
+                #expect(traces[1] == traces[0], "\(name), round \(round): bytes alone differ")
+                #expect(traces[2] == traces[0], "\(name), round \(round): SSE2 blocks differ")
+            }
+        }
+        #expect(ends > 1000)
+    }
+
     @Test func theDumpHoldsManyDocuments() {
         // More than a batch and more than the decision: the workers' paths are taken.
         #expect(Self.dump.count > 30_000)
