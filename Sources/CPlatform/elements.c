@@ -25,7 +25,7 @@ static inline int is_white(unsigned char c) { return c == ' ' || c == '\n' || c 
 // ended with such a backslash) and is left saying the same of the next block's. Backslashes
 // are counted wherever they are: JSON has them only inside strings (elsewhere the piece's
 // parser fails at the backslash itself, before any place to cut that this may move).
-static inline uint64_t escaped_bytes(uint64_t backslashes, unsigned char *carry) {
+__attribute__((always_inline)) static inline uint64_t escaped_bytes(uint64_t backslashes, unsigned char *carry) {
     uint64_t escaped = 0;
     if (*carry) {
         escaped = 1;
@@ -51,7 +51,7 @@ static inline uint64_t escaped_bytes(uint64_t backslashes, unsigned char *carry)
 // back to the array's (a place to cut, or a comma after it, is for the byte path). Returns
 // how many bytes it scanned (64 when no such bracket is among them), with `*s` as it is
 // after them (the escape carry aside, which the caller sets).
-static inline size_t block_scan(jsonapi_element_state *s, uint64_t inside, uint64_t opens, uint64_t closes,
+__attribute__((always_inline)) static inline size_t block_scan(jsonapi_element_state *s, uint64_t inside, uint64_t opens, uint64_t closes,
                                 uint64_t lines, int64_t at) {
     const int64_t closing = __builtin_popcountll(closes);
     size_t scanned = 64;

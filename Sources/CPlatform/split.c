@@ -8,7 +8,7 @@
 
 // A byte outside strings: a quote opens one, brackets change the depth. Returns 1 when it
 // closes a top-level value. (A backslash outside a string is not JSON; the parser reports it.)
-static inline int split_outside_string(jsonapi_split_state *s, unsigned char c) {
+__attribute__((always_inline)) static inline int split_outside_string(jsonapi_split_state *s, unsigned char c) {
     if (c == '"') {
         s->in_string = 1;
     } else if ((c | 0x20) == '{') {
@@ -38,7 +38,7 @@ static inline int split_byte(jsonapi_split_state *s, unsigned char c) {
 #if defined(__SSE2__)
 // The cut just after byte k of the block at i, which closed a top-level value (outside any
 // string): the line feeds of the block before it are counted, and the state is the cut's.
-static inline int cut_after(jsonapi_split_state *s, int64_t base, size_t i, unsigned k, uint64_t lines,
+__attribute__((always_inline)) static inline int cut_after(jsonapi_split_state *s, int64_t base, size_t i, unsigned k, uint64_t lines,
                             size_t *cut) {
     uint64_t before = k == 63 ? lines : lines & ((2ull << k) - 1);
     if (before != 0) {
@@ -56,8 +56,9 @@ static inline int cut_after(jsonapi_split_state *s, int64_t base, size_t i, unsi
 #if defined(__SSE2__)
 // One block of 64 bytes at p + i, from its masks (`xored`: the prefix XOR of `quotes`).
 // Returns 1 with `*cut` set when a top-level value closes in it at or after `cut_from`;
-// otherwise 0, with `*s` as it is after the block.
-static inline int split_block(jsonapi_split_state *s, const unsigned char *p, int64_t base, size_t i, size_t cut_from,
+// otherwise 0, with `*s` as it is after the block. Always inlined: into the AVX2 reader it
+// is compiled with POPCNT.
+__attribute__((always_inline)) static inline int split_block(jsonapi_split_state *s, const unsigned char *p, int64_t base, size_t i, size_t cut_from,
                               size_t *cut, uint64_t quotes, uint64_t backslashes, uint64_t lines, uint64_t opens,
                               uint64_t closes, uint64_t xored) {
     if (backslashes == 0 && !s->escaped) {
