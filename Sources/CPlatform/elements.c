@@ -108,30 +108,17 @@ static size_t skip_inside_element_sse2(jsonapi_element_state *s, const unsigned 
     return scanned;
 }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define JSONAPI_WIDE_BLOCKS 1
-#include <immintrin.h>
-
-#define WIDE __attribute__((target("avx2,popcnt,pclmul")))
-
-WIDE static inline uint64_t mask64_wide(__m256i a, __m256i b, char c) {
-    const __m256i k = _mm256_set1_epi8(c);
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, k))
-        | ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, k)) << 32);
-}
-
+#if defined(JSONAPI_WIDE_BLOCKS)
 // The block at p, masks made with AVX2; the prefix XOR is a carry-less multiplication by
 // all ones.
-WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
+JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
     const __m256i a = _mm256_loadu_si256((const __m256i *)p), b = _mm256_loadu_si256((const __m256i *)(p + 32));
     const __m256i lower = _mm256_set1_epi8(0x20);
     const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
     unsigned char carry = s->escaped;
     const uint64_t escaped = escaped_bytes(mask64_wide(a, b, '\\'), &carry);
     const uint64_t quotes = mask64_wide(a, b, '"') & ~escaped;
-    const uint64_t xored = (uint64_t)_mm_cvtsi128_si64(
-        _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)quotes), _mm_set1_epi8((char)0xFF), 0));
-    const uint64_t inside = xored ^ (s->in_string ? ~(uint64_t)0 : 0);
+    const uint64_t inside = prefix_xor_wide(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
     const size_t scanned =
         block_scan(s, inside, mask64_wide(la, lb, '{') & ~inside, mask64_wide(la, lb, '}') & ~inside, mask64_wide(a, b, '\n'), at);
     s->escaped = scanned == 64 ? carry : 0;
@@ -149,8 +136,7 @@ static block_skipper skipper(void) {
     if (f) return f;
     f = skip_inside_element_sse2;
 #if defined(JSONAPI_WIDE_BLOCKS)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul")) f = skip_inside_element_wide;
+    if (wide_blocks_supported()) f = skip_inside_element_wide;
 #endif
     __atomic_store_n(&chosen_skipper, f, __ATOMIC_RELAXED);
     return f;

@@ -26,6 +26,34 @@ static inline uint64_t prefix_xor(uint64_t x) {
     x ^= x << 32;
     return x;
 }
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+// The wide readers: AVX2 masks, POPCNT, and the prefix XOR as a carry-less multiplication.
+// Compiled for those instructions whatever the build's target, and used only when the
+// processor has them (`wide_blocks_supported`).
+#define JSONAPI_WIDE_BLOCKS 1
+#include <immintrin.h>
+
+#define JSONAPI_WIDE __attribute__((target("avx2,popcnt,pclmul")))
+
+// Bit i set when byte i of the 64 bytes in a (the first 32) and b equals c.
+JSONAPI_WIDE static inline uint64_t mask64_wide(__m256i a, __m256i b, char c) {
+    const __m256i k = _mm256_set1_epi8(c);
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, k))
+        | ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, k)) << 32);
+}
+
+// `prefix_xor` in one instruction: x multiplied by all ones without carries.
+JSONAPI_WIDE static inline uint64_t prefix_xor_wide(uint64_t x) {
+    return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xFF), 0));
+}
+
+// Whether this processor has what the wide readers use.
+static inline int wide_blocks_supported(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul");
+}
+#endif
 #endif
 
 #endif

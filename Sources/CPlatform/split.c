@@ -144,20 +144,9 @@ static size_t split_blocks_sse2(const unsigned char *p, size_t n, size_t cut_fro
     return i;
 }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define JSONAPI_WIDE_SPLIT 1
-#include <immintrin.h>
-
-#define WIDE __attribute__((target("avx2,popcnt,pclmul")))
-
-WIDE static inline uint64_t split_mask_wide(__m256i a, __m256i b, char c) {
-    const __m256i k = _mm256_set1_epi8(c);
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, k))
-        | ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, k)) << 32);
-}
-
+#if defined(JSONAPI_WIDE_BLOCKS)
 // The same with AVX2 masks, POPCNT and a carry-less multiplication for the prefix XOR.
-WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *s,
+JSONAPI_WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *s,
                                      size_t *cut, int *found) {
     const int64_t base = s->offset;
     const __m256i lower = _mm256_set1_epi8(0x20);
@@ -165,11 +154,9 @@ WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cu
     while (i + 64 <= n) {
         const __m256i a = _mm256_loadu_si256((const __m256i *)(p + i)), b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
         const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
-        const uint64_t quotes = split_mask_wide(a, b, '"');
-        const uint64_t xored = (uint64_t)_mm_cvtsi128_si64(
-            _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)quotes), _mm_set1_epi8((char)0xFF), 0));
-        if (split_block(s, p, base, i, cut_from, cut, quotes, split_mask_wide(a, b, '\\'), split_mask_wide(a, b, '\n'),
-                        split_mask_wide(la, lb, '{'), split_mask_wide(la, lb, '}'), xored)) {
+        const uint64_t quotes = mask64_wide(a, b, '"');
+        if (split_block(s, p, base, i, cut_from, cut, quotes, mask64_wide(a, b, '\\'), mask64_wide(a, b, '\n'),
+                        mask64_wide(la, lb, '{'), mask64_wide(la, lb, '}'), prefix_xor_wide(quotes))) {
             *found = 1;
             return *cut;
         }
@@ -188,9 +175,8 @@ static split_blocks_fn split_blocks(void) {
     split_blocks_fn f = __atomic_load_n(&chosen_blocks, __ATOMIC_RELAXED);
     if (f) return f;
     f = split_blocks_sse2;
-#if defined(JSONAPI_WIDE_SPLIT)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul")) f = split_blocks_wide;
+#if defined(JSONAPI_WIDE_BLOCKS)
+    if (wide_blocks_supported()) f = split_blocks_wide;
 #endif
     __atomic_store_n(&chosen_blocks, f, __ATOMIC_RELAXED);
     return f;
