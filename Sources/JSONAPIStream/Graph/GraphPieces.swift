@@ -61,29 +61,18 @@ final class GraphPieceMerger {
         defer { if piece.isElements { swap(&values, &stream.reader.builder.arenas.store) } }
         // A range's compound facts are taken in among its warnings, each before its resource
         // is merged: the order one reader checks them in.
-        let facts = piece.facts
-        let validator = facts == nil ? nil : stream.validator
-        var nextRow = 0
-        var keyMap: [UInt32] = []
-        func absorbRows(before resource: Int) throws(JSONAPIError) {
-            guard let facts, let validator else { return }
-            while nextRow < facts.rows.count && facts.rows[nextRow].resourcesBefore <= resource {
-                while next < piece.diagnostics.count && next < facts.rows[nextRow].diagnosticsBefore {
-                    sink.record(piece.diagnostics[next])
-                    next += 1
-                }
-                try validator.absorb(facts, row: nextRow, keyMap: &keyMap)
-                nextRow += 1
-            }
+        func takeFacts(before resource: Int) throws(JSONAPIError) {
+            guard let facts = piece.facts, let validator = stream.validator else { return }
+            try validator.takeIn(facts, before: resource, warnings: piece.diagnostics, next: &next) { sink.record($0) }
         }
         try sink.append(piece.graph, store: &values, documentBase: 0) { (i) throws(JSONAPIError) in
             while next < piece.stamps.count && piece.stamps[next] <= i {
                 sink.record(piece.diagnostics[next])
                 next += 1
             }
-            try absorbRows(before: i)
+            try takeFacts(before: i)
         }
-        try absorbRows(before: .max)
+        try takeFacts(before: .max)
         while next < piece.diagnostics.count {
             sink.record(piece.diagnostics[next])
             next += 1

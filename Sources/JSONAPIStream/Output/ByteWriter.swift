@@ -70,6 +70,9 @@ public final class ByteWriter {
         if quotesUnsafeNumbers && buffer.count > checkedUpTo { settleNumbersNow() }
     }
 
+    /// Whether everything written so far has had its numbers settled (``settleNumbers()``).
+    var numbersSettled: Bool { !quotesUnsafeNumbers || checkedUpTo == buffer.count }
+
     @inline(never)
     private func settleNumbersNow() {
         if !mayHoldUnsafeNumbers {

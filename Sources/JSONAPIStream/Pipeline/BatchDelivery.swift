@@ -151,28 +151,18 @@ final class BatchDelivery {
     }
 
     /// Delivers the batch's warnings, with its compound facts taken in among them by the
-    /// caller's validator (``Validator/absorb(_:row:keyMap:)``); the first violation that
-    /// stops the read, with its row.
+    /// caller's validator (``Validator/takeIn(_:before:warnings:next:emit:)``); the first
+    /// violation that stops the read, with its row.
     private func absorbFacts(of batch: ParallelBatch) -> (row: Int, error: JSONAPIError)? {
         var next = 0
         if let facts = batch.facts, let validator = sequential.validator {
-            var keyMap: [UInt32] = []
-            for i in facts.rows.indices {
-                while next < facts.rows[i].diagnosticsBefore && next < batch.diagnostics.count {
-                    onDiagnostic?(batch.diagnostics[next])
-                    next += 1
-                }
-                do throws(JSONAPIError) {
-                    try validator.absorb(facts, row: i, keyMap: &keyMap)
-                } catch {
-                    return (i, error)
-                }
+            do throws(JSONAPIError) {
+                try validator.takeIn(facts, before: .max, warnings: batch.diagnostics, next: &next) { onDiagnostic?($0) }
+            } catch {
+                return (facts.taken, error)
             }
         }
-        while next < batch.diagnostics.count {
-            onDiagnostic?(batch.diagnostics[next])
-            next += 1
-        }
+        for d in batch.diagnostics[next...] { onDiagnostic?(d) }
         return nil
     }
 

@@ -2,7 +2,7 @@
 /// resource's key and place, and the keys its linkage points to, in input order. The worker's
 /// ``Validator`` gathers them instead of checking (one document's keys must all be in one
 /// place); the caller's validator takes them in, in input order, and checks as if it had read
-/// the resources itself (``Validator/absorb(_:row:)``).
+/// the resources itself (``Validator/takeIn(_:before:warnings:next:emit:)``).
 ///
 /// Keys are numbered in a table of its own (each distinct key is interned again on the
 /// caller's side once per batch, not once per use). Each row notes where it falls among the
@@ -43,6 +43,11 @@ final class CompoundFacts: @unchecked Sendable {
     /// Counted by the worker as they come, for the next row's stamps.
     @exclusivity(unchecked) var diagnosticsSeen = 0
     @exclusivity(unchecked) var resourcesSeen = 0
+    /// The caller's side (``Validator/takeIn(_:before:warnings:next:emit:)``): rows taken in so
+    /// far, and the caller's number for each key, filled as keys are first met (`UInt32.max`:
+    /// not yet).
+    @exclusivity(unchecked) var taken = 0
+    @exclusivity(unchecked) var callerKeys: [UInt32] = []
     /// The worker's writer, whose marks the rows note (nil: none).
     let out: ByteWriter?
     private let recordsBase: Int
@@ -54,8 +59,6 @@ final class CompoundFacts: @unchecked Sendable {
         quotedBase = out?.numbersQuoted ?? 0
     }
 
-    var isEmpty: Bool { rows.isEmpty && diagnosticsSeen == 0 }
-
     func appendEdge(_ key: UInt32) { edges.append(key) }
 
     /// A row for a resource whose linkage was appended just before.
@@ -64,11 +67,9 @@ final class CompoundFacts: @unchecked Sendable {
         var records = 0
         var quoted = 0
         if let out {
-            // The mark must be a place in the output as it is handed over, whose numbers to
-            // quote are settled (quoting moves the bytes after them). Each record settles its
-            // numbers as it ends, and a row comes between records, so this finds nothing to
-            // do; it keeps the mark right should a row ever come within a record.
-            out.settleNumbers()
+            // A row comes between two records, whose numbers to quote are settled as each ends:
+            // the mark is a place in the output as it is handed over.
+            assert(out.numbersSettled, "a compound fact within a record")
             mark = out.mark
             records = out.recordsCompleted - recordsBase
             quoted = out.numbersQuoted - quotedBase

@@ -43,25 +43,17 @@ final class Validator: DocumentSink {
         // resource may come back from several operations (no R22), and nothing links to it
         // (no R23).
         if r.inResults { return }
-        let asIdentifier = r.attributes.isNone && r.relationships.isEmpty && r.links.isNone
         if r.isPrimary {
             primaryCount += 1
-            try checkRequest(r, a, asIdentifier: asIdentifier)
+            try checkRequest(r, a, asIdentifier: r.isIdentifierOnly)
         }
-        guard checksCompound, !r.type.isNone, !(r.id.isNone && r.lid.isNone) else { return }
-        let type = a.scratch.bytes(in: r.type.range)
-        let key = internKey(type: type, id: r.id, lid: r.lid, a)
+        guard checksCompound, r.isKeyed else { return }
+        let k = Self.keyParts(type: r.type, id: r.id, lid: r.lid, a)
+        let key = intern(k.type, k.id, isLid: k.isLid)
         // "Likewise per (type, lid)": a resource with both keys claims its lid too.
-        let lidKey = !r.id.isNone && !r.lid.isNone ? internKey(type: type, id: .none, lid: r.lid, a) : nil
-        try place(key: key, lidKey: lidKey, included: !r.isPrimary, asIdentifier: asIdentifier, position: r.position, place: r.place)
-        for i in r.relationships where !options.allowsPartialLinkage {
-            let rel = a.relationshipDrafts[Int(i)]
-            for k in rel.targets {
-                let t = a.identifierDrafts[Int(k)]
-                guard !t.type.isNone, !(t.id.isNone && t.lid.isNone) else { continue }
-                identified[Int(internKey(type: a.scratch.bytes(in: t.type.range), id: t.id, lid: t.lid, a))] = true
-            }
-        }
+        let lidKey = r.hasIDAndLid ? intern(k.type, a.scratch.bytes(in: r.lid.range), isLid: true) : nil
+        try place(key: key, lidKey: lidKey, included: !r.isPrimary, asIdentifier: r.isIdentifierOnly, position: r.position, place: r.place)
+        forEachTarget(of: r, a) { type, id, isLid in identified[Int(intern(type, id, isLid: isLid))] = true }
     }
 
     /// Checks R22 for a resource of `key` (and `lidKey`), and keeps its row for R23.
@@ -96,52 +88,55 @@ final class Validator: DocumentSink {
     /// facts are gathered here for the caller's validator, not checked (``CompoundFacts``).
     var facts: CompoundFacts?
 
+    /// What a worker's validator does instead of ``resource(_:in:)``: the same keys, into the
+    /// facts' own table.
     private func gather(_ r: ResourceDraft, _ a: borrowing DraftArenas, into facts: CompoundFacts) {
-        guard checksCompound, !r.inResults, !r.type.isNone, !(r.id.isNone && r.lid.isNone) else { return }
-        let type = a.scratch.bytes(in: r.type.range)
-        // (Linkage serves R23 alone.)
-        for i in r.relationships where !options.allowsPartialLinkage {
-            let rel = a.relationshipDrafts[Int(i)]
-            for k in rel.targets {
-                let t = a.identifierDrafts[Int(k)]
-                guard !t.type.isNone, !(t.id.isNone && t.lid.isNone) else { continue }
-                facts.appendEdge(facts.keys.intern(type: a.scratch.bytes(in: t.type.range), id: a.scratch.bytes(in: (t.id.isNone ? t.lid : t.id).range), isLid: t.id.isNone))
-            }
-        }
-        let key = facts.keys.intern(type: type, id: a.scratch.bytes(in: (r.id.isNone ? r.lid : r.id).range), isLid: r.id.isNone)
-        let lidKey = !r.id.isNone && !r.lid.isNone ? facts.keys.intern(type: type, id: a.scratch.bytes(in: r.lid.range), isLid: true) : UInt32.max
-        facts.appendRow(
-            key: key, lidKey: lidKey, included: !r.isPrimary, asIdentifier: r.attributes.isNone && r.relationships.isEmpty && r.links.isNone,
-            position: r.position, place: r.place)
+        guard checksCompound, !r.inResults, r.isKeyed else { return }
+        forEachTarget(of: r, a) { type, id, isLid in facts.appendEdge(facts.keys.intern(type: type, id: id, isLid: isLid)) }
+        let k = Self.keyParts(type: r.type, id: r.id, lid: r.lid, a)
+        let key = facts.keys.intern(type: k.type, id: k.id, isLid: k.isLid)
+        let lidKey = r.hasIDAndLid ? facts.keys.intern(type: k.type, id: a.scratch.bytes(in: r.lid.range), isLid: true) : UInt32.max
+        facts.appendRow(key: key, lidKey: lidKey, included: !r.isPrimary, asIdentifier: r.isIdentifierOnly, position: r.position, place: r.place)
     }
 
-    /// The facts gathered since the last call (nil when there are none), and a fresh set.
+    /// The facts gathered since the last call (nil when they hold no resource), and a fresh set.
     func takeFacts() -> CompoundFacts? {
         guard let taken = facts else { return nil }
         facts = CompoundFacts(out: taken.out)
-        return taken.isEmpty ? nil : taken
+        return taken.rows.isEmpty ? nil : taken
     }
 
-    /// Takes in row `i` of a worker's facts (in input order), as if it had read the resource:
-    /// R22 is checked now, R23 at the document's end. `keyMap` maps the facts' keys to this
-    /// validator's, filled as keys are first met (`UInt32.max`: not yet).
-    func absorb(_ facts: CompoundFacts, row i: Int, keyMap: inout [UInt32]) throws(JSONAPIError) {
-        if keyMap.count < facts.keys.count { keyMap.append(contentsOf: repeatElement(UInt32.max, count: facts.keys.count - keyMap.count)) }
-        func mapped(_ k: UInt32) -> UInt32 {
-            if keyMap[Int(k)] == .max {
-                keyMap[Int(k)] = keys.intern(k, from: facts.keys)
-                if keyRow.count < keys.count {
-                    keyRow.append(-1)
-                    identified.append(false)
-                }
-            }
-            return keyMap[Int(k)]
+    /// Takes in a worker's facts (in input order) as if it had read their resources: the rows
+    /// of the resources before `resource` (`Int.max`: all) not taken in yet, each after the
+    /// warnings that came before it on the worker (`warnings[next...]`, handed to `emit`).
+    /// R22 is checked now, R23 at the document's end. On a violation that stops the read,
+    /// ``CompoundFacts/taken`` is the row of the resource that broke it.
+    func takeIn(
+        _ facts: CompoundFacts, before resource: Int, warnings: [Diagnostic], next: inout Int, emit: (Diagnostic) -> Void
+    ) throws(JSONAPIError) {
+        if facts.callerKeys.count < facts.keys.count {
+            facts.callerKeys.append(contentsOf: repeatElement(UInt32.max, count: facts.keys.count - facts.callerKeys.count))
         }
-        let f = facts.rows[i]
-        try place(
-            key: mapped(f.key), lidKey: f.lidKey == .max ? nil : mapped(f.lidKey), included: f.included, asIdentifier: f.asIdentifier,
-            position: f.position, place: f.place)
-        for e in facts.edges(of: i) { identified[Int(mapped(e))] = true }
+        /// This validator's number for key `k` of the facts (interned when first met).
+        func mapped(_ k: UInt32) -> UInt32 {
+            if facts.callerKeys[Int(k)] == .max {
+                facts.callerKeys[Int(k)] = keys.intern(k, from: facts.keys)
+                growKeyTables()
+            }
+            return facts.callerKeys[Int(k)]
+        }
+        while facts.taken < facts.rows.count && facts.rows[facts.taken].resourcesBefore <= resource {
+            let f = facts.rows[facts.taken]
+            while next < warnings.count && next < f.diagnosticsBefore {
+                emit(warnings[next])
+                next += 1
+            }
+            try place(
+                key: mapped(f.key), lidKey: f.lidKey == .max ? nil : mapped(f.lidKey), included: f.included, asIdentifier: f.asIdentifier,
+                position: f.position, place: f.place)
+            for e in facts.edges(of: facts.taken) { identified[Int(mapped(e))] = true }
+            facts.taken += 1
+        }
     }
 
     func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
@@ -212,13 +207,46 @@ final class Validator: DocumentSink {
 
     // MARK: - Helpers
 
-    private func internKey(type: UnsafeRawBufferPointer, id: ScratchSpan, lid: ScratchSpan, _ a: borrowing DraftArenas) -> UInt32 {
-        let key = keys.intern(type: type, id: a.scratch.bytes(in: (id.isNone ? lid : id).range), isLid: id.isNone)
+    /// The key of `(type, id)`, or of `(type, lid)` when `isLid`.
+    private func intern(_ type: UnsafeRawBufferPointer, _ id: UnsafeRawBufferPointer, isLid: Bool) -> UInt32 {
+        let key = keys.intern(type: type, id: id, isLid: isLid)
+        growKeyTables()
+        return key
+    }
+
+    /// A row and a flag for each key interned since the last call.
+    @inline(__always)
+    private func growKeyTables() {
         if keyRow.count < keys.count {
             keyRow.append(-1)
             identified.append(false)
         }
-        return key
+    }
+
+    /// A key's parts as ``ResourceKeys/intern(type:id:isLid:)`` takes them: the type and the
+    /// id, or the lid when there is no id.
+    @inline(__always)
+    private static func keyParts(
+        type: ScratchSpan, id: ScratchSpan, lid: ScratchSpan, _ a: borrowing DraftArenas
+    ) -> (type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, isLid: Bool) {
+        (a.scratch.bytes(in: type.range), a.scratch.bytes(in: (id.isNone ? lid : id).range), id.isNone)
+    }
+
+    /// Calls `body` with the key parts of each resource identifier in `r`'s linkage that has a
+    /// type and an id or lid; with none when partial linkage is allowed (only R23 needs them).
+    @inline(__always)
+    private func forEachTarget(
+        of r: ResourceDraft, _ a: borrowing DraftArenas, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) -> Void
+    ) {
+        guard !options.allowsPartialLinkage else { return }
+        for i in r.relationships {
+            for k in a.relationshipDrafts[Int(i)].targets {
+                let t = a.identifierDrafts[Int(k)]
+                guard !t.type.isNone, !(t.id.isNone && t.lid.isNone) else { continue }
+                let p = Self.keyParts(type: t.type, id: t.id, lid: t.lid, a)
+                body(p.type, p.id, p.isLid)
+            }
+        }
     }
 
     private func describeKey(_ key: UInt32) -> String { keys.describe(key) }
@@ -242,4 +270,14 @@ final class Validator: DocumentSink {
         primaryCount = 0
         primaryProblems.removeAll()
     }
+}
+
+extension ResourceDraft {
+    /// A type and an id or lid: a resource the compound rules can key.
+    fileprivate var isKeyed: Bool { !type.isNone && !(id.isNone && lid.isNone) }
+    /// Both an id and a lid: it claims its `(type, lid)` too.
+    fileprivate var hasIDAndLid: Bool { !id.isNone && !lid.isNone }
+    /// Nothing but its identity (no attributes, relationships or links): primary data made of
+    /// such objects is an endpoint's linkage, not a second resource object.
+    fileprivate var isIdentifierOnly: Bool { attributes.isNone && relationships.isEmpty && links.isNone }
 }
