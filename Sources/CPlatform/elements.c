@@ -126,25 +126,11 @@ JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, co
 }
 #endif
 
+// One way of reading blocks (NULL: none, a byte at a time).
 typedef size_t (*block_skipper)(jsonapi_element_state *, const unsigned char *, int64_t);
-
-// Which way blocks are read: set once (every thread that races to set it sets the same).
-static block_skipper chosen_skipper;
-
-static block_skipper skipper(void) {
-    block_skipper f = __atomic_load_n(&chosen_skipper, __ATOMIC_RELAXED);
-    if (f) return f;
-    f = skip_inside_element_sse2;
-#if defined(JSONAPI_WIDE_BLOCKS)
-    if (wide_blocks_supported()) f = skip_inside_element_wide;
-#endif
-    __atomic_store_n(&chosen_skipper, f, __ATOMIC_RELAXED);
-    return f;
-}
 #endif
 
-// `variant`: 0 the fastest this processor has, 1 bytes alone, 2 SSE2 blocks (tests).
-static int element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut, int variant) {
+int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut, int variant) {
     const unsigned char *p = bytes;
     const int64_t base = s->offset;
     // Invariant: bytes p[0..<i] are scanned; s holds the state after them (offset aside).
@@ -152,7 +138,10 @@ static int element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_el
 #if !defined(__SSE2__)
     (void)variant;
 #else
-    const block_skipper skip = variant == 1 ? NULL : variant == 2 ? skip_inside_element_sse2 : skipper();
+    block_skipper skip = variant == 1 ? NULL : skip_inside_element_sse2;
+#if defined(JSONAPI_WIDE_BLOCKS)
+    if (variant == 0 && wide_blocks_supported()) skip = skip_inside_element_wide;
+#endif
 #endif
     while (i < n) {
 #if defined(__SSE2__)
@@ -290,13 +279,4 @@ static int element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_el
     }
     s->offset = base + (int64_t)n;
     return JSONAPI_ELEMENTS_NONE;
-}
-
-int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut) {
-    return element_scan(bytes, n, cut_from, s, cut, 0);
-}
-
-int jsonapi_element_scan_variant(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut,
-                                 int variant) {
-    return element_scan(bytes, n, cut_from, s, cut, variant);
 }

@@ -48,10 +48,17 @@ JSONAPI_WIDE static inline uint64_t prefix_xor_wide(uint64_t x) {
     return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xFF), 0));
 }
 
-// Whether this processor has what the wide readers use.
+// Whether this processor has what the wide readers use: asked once (threads that race to
+// ask set the same answer).
 static inline int wide_blocks_supported(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul");
+    static int known; // 0: not asked yet, 1: no, 2: yes
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k == 0) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul") ? 2 : 1;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
 }
 #endif
 #endif

@@ -165,32 +165,19 @@ JSONAPI_WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, s
     return i;
 }
 #endif
-
-typedef size_t (*split_blocks_fn)(const unsigned char *, size_t, size_t, jsonapi_split_state *, size_t *, int *);
-
-// Which way blocks are read: set once (every thread that races to set it sets the same).
-static split_blocks_fn chosen_blocks;
-
-static split_blocks_fn split_blocks(void) {
-    split_blocks_fn f = __atomic_load_n(&chosen_blocks, __ATOMIC_RELAXED);
-    if (f) return f;
-    f = split_blocks_sse2;
-#if defined(JSONAPI_WIDE_BLOCKS)
-    if (wide_blocks_supported()) f = split_blocks_wide;
-#endif
-    __atomic_store_n(&chosen_blocks, f, __ATOMIC_RELAXED);
-    return f;
-}
 #endif
 
-// `variant`: 0 the fastest this processor has, 1 bytes alone, 2 SSE2 blocks (tests).
-static int split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut, int variant) {
+int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut, int variant) {
     const unsigned char *p = bytes;
     size_t i = 0;
 #if defined(__SSE2__)
     if (variant != 1) {
-        int found = 0;
-        i = (variant == 2 ? split_blocks_sse2 : split_blocks())(p, n, cut_from, s, cut, &found);
+        int found = 0, wide = 0;
+#if defined(JSONAPI_WIDE_BLOCKS)
+        wide = variant == 0 && wide_blocks_supported();
+        if (wide) i = split_blocks_wide(p, n, cut_from, s, cut, &found);
+#endif
+        if (!wide) i = split_blocks_sse2(p, n, cut_from, s, cut, &found);
         if (found) return 1;
     }
 #else
@@ -211,13 +198,4 @@ static int split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_spli
     }
     s->offset = base + (int64_t)n;
     return 0;
-}
-
-int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut) {
-    return split_scan(bytes, n, cut_from, s, cut, 0);
-}
-
-int jsonapi_split_scan_variant(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut,
-                               int variant) {
-    return split_scan(bytes, n, cut_from, s, cut, variant);
 }

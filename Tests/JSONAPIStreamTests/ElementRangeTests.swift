@@ -261,40 +261,36 @@ struct ElementRangeTests {
         }
         escapes += #"],"included":[{"type":"t","id":"x","attributes":{"s":"\\"}}]}"#
         documents.append(Array(escapes.utf8))
-        var split = 0
+        var roundsSplit = 0
         for (d, doc) in documents.enumerated() {
             // The generated documents are JSON, so that every way must agree on them.
             if d == 0 || d == documents.count - 1 { #expect(throws: Never.self) { try JSONValue(parsing: doc) } }
             for round in 0..<6 {
                 var traces: [[Int]] = []
                 for variant in Int32(0)...2 {
-                    var rounds = XorShift(seed: UInt64(round * 31 + d + 1))
+                    var pieces = XorShift(seed: UInt64(round * 31 + d + 1))
                     var split = ElementSplitter()
                     var trace: [Int] = []
-                    var i = 0
-                    doc.withUnsafeBytes { all in
-                        while i < all.count {
-                            let length = min(all.count - i, 1 + Int(rounds.next() % (round % 2 == 0 ? 7 : 300)))
-                            let piece = UnsafeRawBufferPointer(rebasing: all[i..<(i + length)])
-                            let cutFrom = Int(rounds.next() % UInt64(length + 1))
-                            switch split.scan(piece, cutFrom: cutFrom, variant: variant) {
-                            case nil: i += length
-                            case .open(let cut): trace += [1, i + cut]; i += cut
-                            case .next(let cut): trace += [2, i + cut, split.element]; i += cut
-                            case .close(let cut): trace += [3, i + cut]; i += cut + 1
-                            }
-                            trace += [split.offset, split.line, split.lineStart, split.documents]
+                    pieces.readInPieces(doc, longest: round % 2 == 0 ? 7 : 300) { piece, at, cutFrom in
+                        var used = piece.count
+                        switch split.scan(piece, cutFrom: cutFrom, variant: variant) {
+                        case nil: break
+                        case .open(let cut): (trace, used) = (trace + [1, at + cut], cut)
+                        case .next(let cut): (trace, used) = (trace + [2, at + cut, split.element], cut)
+                        case .close(let cut): (trace, used) = (trace + [3, at + cut], cut + 1)
                         }
+                        trace += [split.offset, split.line, split.lineStart, split.documents]
+                        return used
                     }
                     traces.append(trace)
                 }
-                if traces[0].contains(3) { split += 1 } else if d == 0 || d == documents.count - 1 { Issue.record("document \(d): no array was split") }
+                if traces[0].contains(3) { roundsSplit += 1 } else if d == 0 || d == documents.count - 1 { Issue.record("document \(d): no array was split") }
                 #expect(traces[1] == traces[0], "document \(d), round \(round): bytes alone differ")
                 #expect(traces[2] == traces[0], "document \(d), round \(round): SSE2 blocks differ")
             }
         }
         // Many corpus documents hold an array to split too.
-        #expect(split > 6 * 40)
+        #expect(roundsSplit > 6 * 40)
     }
 
     /// A large document cut short at every byte: the same first error (rule, message,
@@ -316,5 +312,19 @@ struct XorShift {
         state ^= state >> 7
         state ^= state << 17
         return state
+    }
+
+    /// Reads `input` in pieces of 1 to `longest` bytes drawn from this generator: `body` gets
+    /// each piece, its offset, and a cut point drawn at or below its length, and returns how
+    /// many of the piece's bytes it used (the next piece starts after them).
+    mutating func readInPieces(_ input: [UInt8], longest: Int, _ body: (UnsafeRawBufferPointer, Int, Int) -> Int) {
+        input.withUnsafeBytes { all in
+            var at = 0
+            while at < all.count {
+                let length = min(all.count - at, 1 + Int(next() % UInt64(longest)))
+                let cut = Int(next() % UInt64(length + 1))
+                at += body(UnsafeRawBufferPointer(rebasing: all[at..<(at + length)]), at, cut)
+            }
+        }
     }
 }

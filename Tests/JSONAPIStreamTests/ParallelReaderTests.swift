@@ -82,19 +82,11 @@ struct ParallelReaderTests {
                     var pieces = XorShift(seed: UInt64(round + 1))
                     var split = DocumentSplitter()
                     var trace: [Int] = []
-                    var i = 0
-                    input.withUnsafeBytes { all in
-                        while i < all.count {
-                            let length = min(all.count - i, 1 + Int(pieces.next() % (round % 2 == 0 ? 7 : 400)))
-                            let piece = UnsafeRawBufferPointer(rebasing: all[i..<(i + length)])
-                            if let cut = split.scan(piece, cutAfter: Int(pieces.next() % UInt64(length + 1)), variant: variant) {
-                                trace += [i + cut]
-                                i += cut
-                            } else {
-                                i += length
-                            }
-                            trace += [split.offset, split.line, split.lineStart, split.documents]
-                        }
+                    pieces.readInPieces(input, longest: round % 2 == 0 ? 7 : 400) { piece, at, cutAfter in
+                        let cut = split.scan(piece, cutAfter: cutAfter, variant: variant)
+                        if let cut { trace.append(at + cut) }
+                        trace += [split.offset, split.line, split.lineStart, split.documents]
+                        return cut ?? piece.count
                     }
                     traces.append(trace)
                 }

@@ -49,14 +49,9 @@ typedef struct jsonapi_split_state {
 /// ends one, where that index is above `cut_from`, and `*s` as it is after the bytes before
 /// `*cut`; returns 0 with `*s` after all `n` bytes when there is none. Quotes, escapes and
 /// brackets are followed as JSON has them; anything else is left to the parser, which then
-/// reports the input's first error where it is.
-int jsonapi_split_scan(const void *p, size_t n, size_t cut_from, jsonapi_split_state *s,
-                       size_t *cut);
-
-/// `jsonapi_split_scan` read one way (tests): `variant` 0 the fastest this processor has, 1 a
-/// byte at a time, 2 blocks of 64 bytes with SSE2. The same answers.
-int jsonapi_split_scan_variant(const void *p, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut,
-                               int variant);
+/// reports the input's first error where it is. `variant` says how: 0 the fastest way this
+/// processor has, 1 a byte at a time, 2 blocks of 64 bytes with SSE2 (tests); the same answers.
+int jsonapi_split_scan(const void *p, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut, int variant);
 
 /// Where the element splitter (elements.c) is in an input of large documents: what it needs
 /// to go on with the next bytes, and what it counted so far.
@@ -108,14 +103,9 @@ enum {
 /// `JSONAPI_ELEMENTS_` values, with `*cut` and `*s` as they are at that place (`*s` after all
 /// `n` bytes for `JSONAPI_ELEMENTS_NONE`). Quotes, escapes and brackets are followed as JSON
 /// has them; on input that is not JSON the places found are still places to cut, and the
-/// parser of the piece that holds the first error reports it.
-int jsonapi_element_scan(const void *p, size_t n, size_t cut_from, jsonapi_element_state *s,
-                         size_t *cut);
-
-/// `jsonapi_element_scan` read one way (tests): `variant` 0 the fastest this processor has,
-/// 1 a byte at a time, 2 blocks of 64 bytes with SSE2. The same answers on JSON.
-int jsonapi_element_scan_variant(const void *p, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut,
-                                 int variant);
+/// parser of the piece that holds the first error reports it. `variant` as for
+/// `jsonapi_split_scan` (the same answers on JSON).
+int jsonapi_element_scan(const void *p, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut, int variant);
 
 /// The length of the longest prefix of `p[0..<n]` whose bytes a URI-reference may hold and
 /// that need no closer look once its first delimiter is behind: A-Z a-z 0-9 and
