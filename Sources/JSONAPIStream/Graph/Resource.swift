@@ -79,9 +79,9 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     public var hasAttributes: Bool { !record.attributes.isNone }
 
     /// Its `links` object (nil when absent).
-    public var links: LazyValue? { let s = graph.storage.span(record.links); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var links: LazyValue? { graph.storage.lazyValue(record.links) }
     /// Its `meta` object (nil when absent).
-    public var meta: LazyValue? { let s = graph.storage.span(record.meta); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { graph.storage.lazyValue(record.meta) }
 
     /// The relationships, in input order.
     public var relationships: [Relationship] {
@@ -142,9 +142,9 @@ public struct Relationship: Sendable, CustomStringConvertible {
     public var resource: Resource? { kind == .toOne ? linkage.first?.resource : nil }
 
     /// Its `links` object (nil when absent).
-    public var links: LazyValue? { let s = graph.storage.span(record.links); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var links: LazyValue? { graph.storage.lazyValue(record.links) }
     /// Its `meta` object (nil when absent).
-    public var meta: LazyValue? { let s = graph.storage.span(record.meta); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { graph.storage.lazyValue(record.meta) }
 
     /// Unknown and `@`-members of the relationship object, in order.
     public var otherMembers: [(name: String, value: LazyValue)] {
@@ -184,5 +184,13 @@ public struct Linkage: Sendable {
     }
 
     /// Identifier meta.
-    public var meta: LazyValue? { let s = graph.storage.span(record.meta); return s.isNone ? nil : LazyValue(storage: graph.storage, span: s) }
+    public var meta: LazyValue? { graph.storage.lazyValue(record.meta) }
+}
+
+extension GraphStorage {
+    /// A record's `links` or `meta`, decoded lazily; nil when absent.
+    fileprivate func lazyValue(_ packed: PackedSpan) -> LazyValue? {
+        let s = span(packed)
+        return s.isNone ? nil : LazyValue(storage: self, span: s)
+    }
 }
