@@ -34,6 +34,11 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     case decodePrimary = "decode-primary"
     /// ``decodePrimary`` with ``Graph/decodeConcurrently(_:options:)``.
     case decodePrimaryConcurrent = "decode-primary-concurrent"
+    /// ``decodePrimary`` into models that read themselves (``JSONAPIReadable``) instead of
+    /// a synthesized `init(from:)`: the same values.
+    case readPrimary = "read-primary"
+    /// ``readPrimary`` with ``Graph/decodeConcurrently(_:options:)``.
+    case readPrimaryConcurrent = "read-primary-concurrent"
     /// Building a ``Graph`` and writing it back as one compound document to `/dev/null`.
     case encode
     /// `normalize --format ndjson` to `/dev/null`.
@@ -65,6 +70,8 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .decodeConcurrent: "graph + typed decoding, all cores"
         case .decodePrimary: "graph + typed decoding, primary only"
         case .decodePrimaryConcurrent: "graph + typed decoding, primary, all cores"
+        case .readPrimary: "graph + JSONAPIReadable, primary only"
+        case .readPrimaryConcurrent: "graph + JSONAPIReadable, primary, all cores"
         case .encode: "graph + JSON:API document out"
         case .ndjson: "NDJSON to /dev/null"
         case .flatJSON: "flat JSON to /dev/null"
@@ -78,7 +85,8 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     /// The passes `jsonapi bench` runs by default, in table order.
     public static var standard: [BenchmarkPass] {
         [
-            .bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .decodePrimary, .decodePrimaryConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization,
+            .bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .decodePrimary, .decodePrimaryConcurrent, .readPrimary,
+            .readPrimaryConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization,
             .jsonDecoder, .jsonDecoderGeneric,
         ]
     }
@@ -123,6 +131,10 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
             return try DecodingPeers.decodePrimary(graph())
         case .decodePrimaryConcurrent:
             return try DecodingPeers.decodePrimary(graph(), concurrently: true)
+        case .readPrimary:
+            return try DecodingPeers.readPrimary(graph())
+        case .readPrimaryConcurrent:
+            return try DecodingPeers.readPrimary(graph(), concurrently: true)
         case .encode:
             return try BenchmarkPasses.encode(graph())
         case .ndjson:

@@ -27,6 +27,12 @@ enum DecodingPeers {
     static func decodePrimary(_ graph: Graph, concurrently: Bool = false) throws -> Int {
         try concurrently ? graph.decodeConcurrently([ArticleModel].self, options: options).count : graph.decode([ArticleModel].self, options: options).count
     }
+
+    /// ``decodePrimary(_:concurrently:)`` into ``ArticleReading``, which reads itself
+    /// (``JSONAPIReadable``); the same values as ``ArticleModel``.
+    static func readPrimary(_ graph: Graph, concurrently: Bool = false) throws -> Int {
+        try concurrently ? graph.decodeConcurrently([ArticleReading].self, options: options).count : graph.decode([ArticleReading].self, options: options).count
+    }
 }
 
 struct SelfLink: Decodable { var `self`: String }
@@ -60,6 +66,74 @@ struct ArticleModel: Decodable {
         case author, comments, tags, links, meta
         case tagsList = "tags-list"
     }
+}
+
+/// ``ArticleModel``'s values, read through ``JSONAPIReadable`` instead of a synthesized
+/// `init(from:)`.
+struct ArticleReading: JSONAPIReadable {
+    struct Dimensions: JSONAPIReadable {
+        var width: Int
+        var height: Double
+        var ratio: Double
+
+        init(reading r: JSONAPIReader) throws {
+            width = try r.read("width")
+            height = try r.read("height")
+            ratio = try r.read("ratio")
+        }
+    }
+
+    var type: String
+    var id: String
+    var title: String
+    var body: String
+    var summary: String
+    var quote: String
+    var views: Int
+    var rating: Double
+    var score: Double
+    var published: Bool
+    var publishedAt: String
+    var deletedAt: String?
+    var tagsList: [String]
+    var dimensions: Dimensions
+    var author: ResourceIdentifier
+    var comments: [ResourceIdentifier]
+    var tags: [ResourceIdentifier]
+    var links: String
+    var revision: Int
+
+    init(reading r: JSONAPIReader) throws {
+        type = try r.read("type")
+        id = try r.read("id")
+        title = try r.read("title")
+        body = try r.read("body")
+        summary = try r.read("summary")
+        quote = try r.read("quote")
+        views = try r.read("views")
+        rating = try r.read("rating")
+        score = try r.read("score")
+        published = try r.read("published")
+        publishedAt = try r.read("publishedAt")
+        deletedAt = try r.readIfPresent("deletedAt")
+        tagsList = try r.read("tags-list")
+        dimensions = try r.read("dimensions")
+        author = try r.read("author")
+        comments = try r.read("comments")
+        tags = try r.read("tags")
+        links = try r.read("links", as: SelfLinkReading.self).href
+        revision = try r.read("meta", as: MetaReading.self).revision
+    }
+}
+
+struct SelfLinkReading: JSONAPIReadable {
+    var href: String
+    init(reading r: JSONAPIReader) throws { href = try r.read("self") }
+}
+
+struct MetaReading: JSONAPIReadable {
+    var revision: Int
+    init(reading r: JSONAPIReader) throws { revision = try r.read("revision") }
 }
 
 struct PersonModel: Decodable {

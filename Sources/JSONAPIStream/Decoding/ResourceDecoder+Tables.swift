@@ -3,29 +3,35 @@ import Foundation
 // Containers: member tables of values and resources, keyed and unkeyed.
 extension ResourceDecoder {
     func makeKeyed<Key: CodingKey>(_: Key.Type, node: DecodingNode, path: PathNode?, row: Int, tracksCycles: Bool) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(GraphKeyedContainer<Key>(table: try memberTable(node: node, path: path, row: row, tracksCycles: tracksCycles)))
+    }
+
+    /// The member table of the object at `node`: what a keyed container (or a
+    /// ``JSONAPIReader``) looks its keys up in.
+    func memberTable(node: DecodingNode, path: PathNode?, row: Int, tracksCycles: Bool) throws -> MemberTable {
         let here = Location(parent: path, key: nil, segment: .none, row: row)
         switch node {
         case .value(let s, let e, _):
             guard bytes[s] == UInt8(ascii: "{") else { throw mismatch([String: Any].self, node, here, expected: nil) }
-            return KeyedDecodingContainer(GraphKeyedContainer<Key>(table: valueTable(s, e, path: path, row: row)))
+            return valueTable(s, e, path: path, row: row)
         case .resource(let r):
-            return try resourceContainer(r, path: path, tracksCycles: tracksCycles)
+            return try resourceTable(r, path: path, tracksCycles: tracksCycles)
         case .primary:
             let rows = storage.primaryRows
             guard rows.count == 1 else { throw primaryShape([String: Any].self, here) }
-            return try resourceContainer(Int(rows[0]), path: path, tracksCycles: tracksCycles)
+            return try resourceTable(Int(rows[0]), path: path, tracksCycles: tracksCycles)
         case .relationship(let i):
             let rel = storage.relationships[i]
             guard rel.kind == .toOne else { throw relationshipShape([String: Any].self, rel, here, wanted: "a to-one relationship (a related resource)") }
             let t = resolve(linkage: Int(rel.targetStart))
             guard t >= 0 else { throw unresolved([String: Any].self, linkage: Int(rel.targetStart), here) }
             try countResolution(here)
-            return try resourceContainer(t, path: path, tracksCycles: tracksCycles)
+            return try resourceTable(t, path: path, tracksCycles: tracksCycles)
         case .linkage(let i):
             let t = resolve(linkage: i)
             guard t >= 0 else { throw unresolved([String: Any].self, linkage: i, here) }
             try countResolution(here)
-            return try resourceContainer(t, path: path, tracksCycles: tracksCycles)
+            return try resourceTable(t, path: path, tracksCycles: tracksCycles)
         case .text:
             throw mismatch([String: Any].self, node, here, expected: nil)
         }
@@ -48,13 +54,15 @@ extension ResourceDecoder {
                     + " Decode such relationships as ResourceIdentifier or ToOne/ToMany handles, or raise the limit"))
     }
 
-    func resourceContainer<Key: CodingKey>(_ t: Int, path: PathNode?, tracksCycles: Bool) throws -> KeyedDecodingContainer<Key> {
+    /// The member table of resource `t`, entering it (a relationship back to a resource
+    /// being decoded is a cycle).
+    func resourceTable(_ t: Int, path: PathNode?, tracksCycles: Bool) throws -> MemberTable {
         if tracksCycles && levelRow != t {
             if activeRows.contains(t) { throw cycle(to: t, Location(parent: path, key: nil, segment: .none, row: row)) }
             activeRows.append(t)
             levelRow = t
         }
-        return KeyedDecodingContainer(GraphKeyedContainer<Key>(table: resourceTable(t, path: path)))
+        return resourceTable(t, path: path)
     }
 
     func makeUnkeyed(node: DecodingNode, path: PathNode?, row: Int) throws -> any UnkeyedDecodingContainer {
