@@ -24,6 +24,30 @@ struct DecodingReadmeExampleTests {
         let comments: [Comment]
     }
 
+    /// The README's `JSONAPIReadable` example.
+    struct Headline: JSONAPIReadable {
+        let id: String
+        let title: String
+        let views: Int
+        let author: ResourceIdentifier
+
+        init(reading r: JSONAPIReader) throws {
+            id = try r.read("id")
+            title = try r.read("title")
+            views = try r.read("views")
+            author = try r.read("author")
+        }
+    }
+
+    @Test func readableExample() throws {
+        let graph = try Graph(contentsOf: Self.path)
+        let headlines = try graph.decode([Headline].self)
+        #expect("\(headlines[0].title) \(headlines[0].views) \(headlines[0].author)" == "JSON:API paints my bikeshed! 1024 people/9")
+        let readme = try String(contentsOf: URL(fileURLWithPath: Self.path).deletingLastPathComponent().appendingPathComponent("../../README.md").standardized, encoding: .utf8)
+        #expect(readme.contains("// JSON:API paints my bikeshed! 1024 people/9"))
+        #expect(readme.contains("struct Headline: JSONAPIReadable {"))
+    }
+
     /// The document the README's example reads: `docs/examples/articles.json`.
     static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/examples/articles.json").standardized.path
 

@@ -36,6 +36,8 @@ var passes: [(name: String, pass: BenchmarkPass)] {
         ("decodeConcurrent", .decodeConcurrent),
         ("decodePrimary", .decodePrimary),
         ("decodePrimaryConcurrent", .decodePrimaryConcurrent),
+        ("readPrimary", .readPrimary),
+        ("readPrimaryConcurrent", .readPrimaryConcurrent),
         ("encode", .encode),
         ("ndjson", .ndjson),
         ("flatJSON", .flatJSON),
