@@ -27,7 +27,10 @@
 //   through nested containers, `String`, `Bool`, integers, `Double` exact and nearest,
 //   `Decimal`, identifiers for relationships, dates and URLs) must agree with the lazy
 //   accessors (`LazyValue`, `JSONNumber`, `Relationship.identifiers`), an independent reading
-//   of the same bytes; every failure must be a `DecodingError` with a message.
+//   of the same bytes; every failure must be a `DecodingError` with a message. A
+//   `JSONAPIReadable` model reads a set of names every way a `JSONAPIReader` offers, and must
+//   get what a keyed container gets, read for read (the value, or the error's case, coding
+//   path and message).
 // - `load`: the `roundtrip` header and a document, loaded into SQLite and read back (the check
 //   is in FuzzLoadChecks.swift).
 // - `workers`: the `chunks` header and a document, read three times over as one input (a dump),
@@ -502,6 +505,88 @@ public enum FuzzChecks {
         }
     }
 
+    /// Names a ``ReaderMirror`` and a ``ContainerMirror`` read: the members, relationships and
+    /// reserved names of the corpus and the generated documents, and one no document has.
+    static let readerNames: [StaticString] = [
+        "id", "type", "lid", "meta", "links", "title", "body", "name", "views", "age", "rating", "score", "published", "deletedAt",
+        "first-name", "tags-list", "dimensions", "author", "comments", "tags", "article", "count", "label", "a", "b", "\u{1}no such member",
+    ]
+
+    /// What one read gave: a value's text, or the error's case, coding path and message.
+    static func outcome<T>(_ body: () throws -> T) -> String {
+        do {
+            let v = try body()
+            if let d = v as? Double { return "value \(d.bitPattern)" }
+            if let d = v as? Double?, let d { return "value \(d.bitPattern)" }
+            return "value \(String(describing: v))"
+        } catch let e as DecodingError {
+            let (k, c): (String, DecodingError.Context)
+            switch e {
+            case .typeMismatch(_, let x): (k, c) = ("typeMismatch", x)
+            case .valueNotFound(_, let x): (k, c) = ("valueNotFound", x)
+            case .keyNotFound(let key, let x): (k, c) = ("keyNotFound \(key.stringValue)", x)
+            case .dataCorrupted(let x): (k, c) = ("dataCorrupted", x)
+            @unknown default: return "unknown"
+            }
+            return "\(k) \(c.codingPath.map(\.stringValue)) \(c.debugDescription)"
+        } catch {
+            return "threw \(type(of: error)): \(error)"
+        }
+    }
+
+    /// ``readerNames`` read through a ``JSONAPIReader`` every way it offers.
+    struct ReaderMirror: JSONAPIReadable {
+        var outcomes: [String] = []
+        init(reading r: JSONAPIReader) throws {
+            for n in FuzzChecks.readerNames {
+                outcomes += [
+                    "\(n) contains \(r.contains(n))",
+                    outcome { try r.read(n, as: String.self) }, outcome { try r.read(n, as: Int.self) },
+                    outcome { try r.read(n, as: Double.self) }, outcome { try r.read(n, as: Bool.self) },
+                    outcome { try r.readIfPresent(n, as: String.self) }, outcome { try r.readIfPresent(n, as: Int.self) },
+                    outcome { try r.readIfPresent(n, as: Double.self) }, outcome { try r.readIfPresent(n, as: Bool.self) },
+                    outcome { try r.read(n, as: Int8.self) }, outcome { try r.readIfPresent(n, as: [String].self) },
+                    outcome { try r.readIfPresent(n, as: ResourceIdentifier.self) }, outcome { try r.readIfPresent(n, as: [ResourceIdentifier].self) },
+                ]
+            }
+        }
+    }
+
+    /// The same names and types read through the keyed container of a synthesized-style
+    /// `init(from:)`: what ``ReaderMirror`` must give, read for read.
+    struct ContainerMirror: Decodable {
+        var outcomes: [String] = []
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Probe.Key.self)
+            for n in FuzzChecks.readerNames {
+                let k = Probe.Key(n.description)
+                outcomes += [
+                    "\(n) contains \(c.contains(k))",
+                    outcome { try c.decode(String.self, forKey: k) }, outcome { try c.decode(Int.self, forKey: k) },
+                    outcome { try c.decode(Double.self, forKey: k) }, outcome { try c.decode(Bool.self, forKey: k) },
+                    outcome { try c.decodeIfPresent(String.self, forKey: k) }, outcome { try c.decodeIfPresent(Int.self, forKey: k) },
+                    outcome { try c.decodeIfPresent(Double.self, forKey: k) }, outcome { try c.decodeIfPresent(Bool.self, forKey: k) },
+                    outcome { try c.decode(Int8.self, forKey: k) }, outcome { try c.decodeIfPresent([String].self, forKey: k) },
+                    outcome { try c.decodeIfPresent(ResourceIdentifier.self, forKey: k) }, outcome { try c.decodeIfPresent([ResourceIdentifier].self, forKey: k) },
+                ]
+            }
+        }
+    }
+
+    /// Problems where a ``JSONAPIReader`` reads resource `r` otherwise than its keyed
+    /// container does.
+    static func readerAgrees(_ r: Resource, _ options: DecodingOptions) -> [String] {
+        let ours: [String], theirs: [String]
+        do {
+            ours = try r.decode(ReaderMirror.self, options: options).outcomes
+            theirs = try r.decode(ContainerMirror.self, options: options).outcomes
+        } catch {
+            return [errorProblem(error, "\(r) as ReaderMirror") ?? "\(r) as ReaderMirror: \(error)"]
+        }
+        guard ours.count == theirs.count else { return ["\(r): the reader made \(ours.count) reads, the container \(theirs.count)"] }
+        return zip(ours, theirs).compactMap { a, b in a == b ? nil : "\(r): the reader gave \(a.prefix(200)), the container \(b.prefix(200))" }.prefix(4).map { $0 }
+    }
+
     /// Collects the errors a ``Walker`` swallows, so that each can be checked.
     final class ErrorSink: @unchecked Sendable {
         static let key = CodingUserInfoKey(rawValue: "fuzz.errors")!
@@ -640,6 +725,7 @@ public enum FuzzChecks {
         } catch {
             return [errorProblem(error, "\(r) as Mirror") ?? "\(r) as Mirror: \(error)"]
         }
+        problems += readerAgrees(r, options)
         if mirror.containsMissing { problems.append("\(r): contains a name it does not have") }
         if case .success(let s) = mirror.missing { problems.append("\(r): decoded \(s) for a name it does not have") }
         if !mirror.keys.contains("type") { problems.append("\(r): allKeys \(mirror.keys) without type") }
