@@ -50,9 +50,7 @@ extension JSONAPIReadable {
     /// decoder is this library's, else through the decoder's keyed container.
     public init(from decoder: any Decoder) throws {
         if let d = ResourceDecoder.unwrap(decoder) {
-            let table = try d.memberTable(node: d.node, path: d.path, row: d.row, tracksCycles: true)
-            // The reader borrows the table, which this frame holds for the call.
-            self = try withExtendedLifetime(table) { try Self(reading: JSONAPIReader(table: table)) }
+            self = try Self(reading: JSONAPIReader(table: try d.memberTable(node: d.node, path: d.path, row: d.row, tracksCycles: true)))
         } else {
             self = try Self(reading: JSONAPIReader(container: try decoder.container(keyedBy: ReaderKey.self)))
         }
@@ -75,10 +73,8 @@ public struct JSONAPIReader {
     // One of the two is set. Two optionals, not an enum: switching over an enum with two
     // reference payloads copied (and retained) it on every call.
 
-    /// This library's decoder: the object's member table. Unowned: `init(from:)` holds the
-    /// table for as long as the reader is used (a reader is valid only inside the
-    /// `init(reading:)` it was given to).
-    private unowned(unsafe) let table: MemberTable?
+    /// This library's decoder: the object's member table.
+    private let table: MemberTable?
     /// Any other decoder: its keyed container.
     private let container: KeyedDecodingContainer<ReaderKey>?
 
