@@ -103,6 +103,14 @@ public enum BenchmarkPasses {
         try DecodingPeers.decodeAll(graph, concurrently: true)
     }
 
+    /// The primary data (the articles) of a generated document's graph read into models that
+    /// read themselves (``JSONAPIReadable``), on the calling thread or (`concurrently`) with
+    /// ``Graph/decodeConcurrently(_:options:)``: the decoding of the `read-primary` passes
+    /// alone. Returns how many.
+    public static func readPrimary(_ graph: Graph, concurrently: Bool = false) throws -> Int {
+        try DecodingPeers.readPrimary(graph, concurrently: concurrently)
+    }
+
     /// Normalizing to NDJSON (`jsonapi normalize --format ndjson`), written to `/dev/null`
     /// through a file-descriptor ``ByteWriter``. Returns the resources written.
     public static func ndjson(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {

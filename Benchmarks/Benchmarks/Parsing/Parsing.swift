@@ -150,6 +150,17 @@ let benchmarks: @Sendable () -> Void = {
             let input = try BenchmarkPass.generatedDocument(resources: size.resources)
             return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
         }
+
+        // The primary data alone, read by JSONAPIReadable models, on one thread and on every
+        // core: the decoding half of readPrimary_ and readPrimaryConcurrent_.
+        for concurrently in [false, true] {
+            Benchmark("readPrimary\(concurrently ? "Concurrent" : "")Only_\(size.label)", configuration: configuration) { benchmark, graph in
+                try timed(benchmark, bytes: graph.inputBytes) { try BenchmarkPasses.readPrimary(graph, concurrently: concurrently) }
+            } setup: {
+                let input = try BenchmarkPass.generatedDocument(resources: size.resources)
+                return try input.withUnsafeBytes { try BenchmarkPasses.graph($0) }
+            }
+        }
     }
 
     // Many documents: the dump read by one reader and by 2 workers (`ParseOptions.workers`),
