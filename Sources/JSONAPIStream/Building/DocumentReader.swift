@@ -186,8 +186,12 @@ final class DocumentReader {
 
     /// The value store, handed over once every input has ended (to the graph that refers to
     /// it); the builder keeps an empty one.
-    func takeValueStore() -> ByteArena {
-        var values = ByteArena(capacity: 16)
+    ///
+    /// `sizedAlike`: the next store starts with room for as many bytes as this one holds (a
+    /// worker's pieces are alike, and a store that doubled its way up copied its bytes about
+    /// once more).
+    func takeValueStore(sizedAlike: Bool = false) -> ByteArena {
+        var values = ByteArena(capacity: sizedAlike ? max(16, builder.arenas.store.count) : 16)
         swap(&values, &builder.arenas.store)
         return values
     }

@@ -122,8 +122,11 @@ extension GraphSink {
     }
 
     /// `o`'s value `span` of its records copied to the end of `store`, as this graph's records keep it.
+    @inline(__always)
     private func copy(_ span: PackedSpan, of o: GraphStorage, into store: inout ByteArena) -> PackedSpan {
-        storage.pack(copy(o.span(span), of: o, into: &store))
+        // Most relationships and identifiers have no links or meta.
+        if span.isNone { return .none }
+        return storage.pack(copy(o.span(span), of: o, into: &store))
     }
 
     /// `o`'s unknown-member spans in `range`, copied and appended to the member table; where

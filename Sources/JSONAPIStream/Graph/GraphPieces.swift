@@ -29,6 +29,10 @@ final class GraphPieceMerger {
     /// document (its top level, a single primary resource), so that every span of the graph
     /// points into one store.
     private var values = ByteArena(capacity: 16)
+    /// The next of the piece's warnings to deliver, while a piece is merged. A property rather
+    /// than a local: a local captured by the merge's closures was checked for exclusive access
+    /// at run time on every resource (one thread merges; no access overlaps).
+    @exclusivity(unchecked) private var next = 0
 
     init(sink: GraphSink, stream: DocumentStream) {
         self.sink = sink
@@ -46,7 +50,7 @@ final class GraphPieceMerger {
         stream.reader.builder.numberAlarm = alarm
         return ParallelWorker(
             stream: stream, out: nil, owner: sink, observe: { stream.onDiagnostic = $0 },
-            takePiece: { sink.takePiece(values: stream.reader.takeValueStore()) })
+            takePiece: { sink.takePiece(values: stream.reader.takeValueStore(sizedAlike: true)) })
     }
 
     /// Appends a piece: the warnings found before each resource, then the resource (merged
@@ -54,7 +58,7 @@ final class GraphPieceMerger {
     func merge(_ piece: GraphPiece) throws(JSONAPIError) {
         let sink = self.sink
         sink.sourceName = piece.name
-        var next = 0
+        next = 0
         // (Between two batches of its own, the caller's stream is between two tokens: its
         // store is not being written.)
         if piece.isElements { swap(&values, &stream.reader.builder.arenas.store) }
@@ -129,6 +133,10 @@ final class GraphPieceSink: DocumentSink, InputLabelled {
         let piece = current.graph(values: values, inputBytes: 0, shrink: false)
         current = Self.collector(options, policy, numberAlarm)
         current.sourceName = sourceName
+        // Pieces of one input are alike (batches of about the same size): the next collector
+        // starts at this one's size, so its key table and rows do not double their way up
+        // again (each doubling of the key table hashes every key once more).
+        current.reserve(like: piece.storage)
         return piece
     }
 }

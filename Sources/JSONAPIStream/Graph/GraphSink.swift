@@ -167,6 +167,17 @@ final class GraphSink: DocumentSink {
     }
 
     @inline(__always)
+    /// Room for as many keys and rows as `other` holds (a worker's next piece, sized like
+    /// its last).
+    func reserve(like other: GraphStorage) {
+        let s = storage
+        s.keys.reserveCapacity(other.keys.count)
+        s.keyRow.reserveCapacity(other.keys.count)
+        s.resources.reserveCapacity(other.resources.count)
+        s.relationships.reserveCapacity(other.relationships.count)
+        s.linkage.reserveCapacity(other.linkage.count)
+    }
+
     func growKeyRows() {
         let n = storage.keys.count
         if storage.keyRow.count < n {
