@@ -68,62 +68,28 @@ struct ArticleModel: Decodable {
     }
 }
 
-/// ``ArticleModel``'s values, read through ``JSONAPIReadable`` instead of a synthesized
-/// `init(from:)`.
+/// An ``ArticleModel`` read through ``JSONAPIReadable`` instead of its synthesized
+/// `init(from:)`: the same values, in the same struct. Its nested values are read by
+/// readable structs of their own (`DimensionsReading`, ...), as such a model's would be.
 struct ArticleReading: JSONAPIReadable {
-    struct Dimensions: JSONAPIReadable {
-        var width: Int
-        var height: Double
-        var ratio: Double
-
-        init(reading r: JSONAPIReader) throws {
-            width = try r.read("width")
-            height = try r.read("height")
-            ratio = try r.read("ratio")
-        }
-    }
-
-    var type: String
-    var id: String
-    var title: String
-    var body: String
-    var summary: String
-    var quote: String
-    var views: Int
-    var rating: Double
-    var score: Double
-    var published: Bool
-    var publishedAt: String
-    var deletedAt: String?
-    var tagsList: [String]
-    var dimensions: Dimensions
-    var author: ResourceIdentifier
-    var comments: [ResourceIdentifier]
-    var tags: [ResourceIdentifier]
-    var links: String
-    var revision: Int
+    var model: ArticleModel
 
     init(reading r: JSONAPIReader) throws {
-        type = try r.read("type")
-        id = try r.read("id")
-        title = try r.read("title")
-        body = try r.read("body")
-        summary = try r.read("summary")
-        quote = try r.read("quote")
-        views = try r.read("views")
-        rating = try r.read("rating")
-        score = try r.read("score")
-        published = try r.read("published")
-        publishedAt = try r.read("publishedAt")
-        deletedAt = try r.readIfPresent("deletedAt")
-        tagsList = try r.read("tags-list")
-        dimensions = try r.read("dimensions")
-        author = try r.read("author")
-        comments = try r.read("comments")
-        tags = try r.read("tags")
-        links = try r.read("links", as: SelfLinkReading.self).href
-        revision = try r.read("meta", as: MetaReading.self).revision
+        model = ArticleModel(
+            type: try r.read("type"), id: try r.read("id"), title: try r.read("title"), body: try r.read("body"),
+            summary: try r.read("summary"), quote: try r.read("quote"), views: try r.read("views"), rating: try r.read("rating"),
+            score: try r.read("score"), published: try r.read("published"), publishedAt: try r.read("publishedAt"),
+            deletedAt: try r.readIfPresent("deletedAt"), tagsList: try r.read("tags-list"),
+            dimensions: try r.read("dimensions", as: DimensionsReading.self).model,
+            author: try r.read("author"), comments: try r.read("comments"), tags: try r.read("tags"),
+            links: SelfLink(self: try r.read("links", as: SelfLinkReading.self).href),
+            meta: ArticleModel.Meta(revision: try r.read("meta", as: MetaReading.self).revision))
     }
+}
+
+struct DimensionsReading: JSONAPIReadable {
+    var model: ArticleModel.Dimensions
+    init(reading r: JSONAPIReader) throws { model = .init(width: try r.read("width"), height: try r.read("height"), ratio: try r.read("ratio")) }
 }
 
 struct SelfLinkReading: JSONAPIReadable {
