@@ -134,7 +134,7 @@ public struct JSONAPIReader {
 
     /// The member as `T`, or `nil` when it is absent or `null`, as `decodeIfPresent` gives it.
     public func readIfPresent<T: Decodable>(_ key: StaticString, as _: T.Type = T.self) throws -> T? {
-        if let t = table { return try GraphKeyedContainer<ReaderKey>(table: t).decodeIfPresent(T.self, forKey: ReaderKey(key)) }
+        if let t = table { return try t.decodeIfPresent(T.self, t.lookup(named: key), key: ReaderKey(key)) }
         return try container.unsafelyUnwrapped.decodeIfPresent(T.self, forKey: ReaderKey(key))
     }
 
@@ -167,14 +167,21 @@ public struct JSONAPIReader {
     }
 }
 
-/// The coding key of a member read through a ``JSONAPIReader``: its name.
+/// The coding key of a member read through a ``JSONAPIReader``: the model's own name,
+/// kept as the `StaticString` (it fits an existential's inline buffer, so a coding path or a
+/// location holds it without an allocation; its text is made only when asked for).
+///
+/// Its keys are the names a model reads, never names made at run time: `init(stringValue:)`
+/// gives `nil`, so a keyed container's `allKeys` over it is empty (a reader never asks).
 struct ReaderKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
+    let name: StaticString
 
-    init(_ name: StaticString) { stringValue = name.description }
-    init?(stringValue: String) { self.stringValue = stringValue }
+    init(_ name: StaticString) { self.name = name }
+    init?(stringValue: String) { return nil }
     init?(intValue: Int) { return nil }
+
+    var stringValue: String { name.description }
+    var intValue: Int? { nil }
 }
 
 extension MemberTable {

@@ -99,6 +99,33 @@ extension MemberTable {
         return nil
     }
 
+    /// What `decodeIfPresent` gives for the member `m` found for `key` (`nil`: absent).
+    func decodeIfPresent<T: Decodable>(_: T.Type, _ m: MemberLookup?, key: any CodingKey) throws -> T? {
+        guard let m else { return nil }
+        let decoder = self.decoder
+        switch m.node {
+        case .value(let s, _, _):
+            if decoder.bytes[s] == UInt8(ascii: "n") { return nil }
+        case .relationship(let i):
+            let rel = decoder.storage.relationships[i]
+            switch rel.kind {
+            case .null, .absent:
+                return nil
+            case .toOne where !(T.self is GraphIntrinsic.Type):
+                // A related model: nil when its resource is not in the document, or (when
+                // asked) when it closes a cycle.
+                let t = decoder.resolve(linkage: Int(rel.targetStart))
+                if t < 0 { return nil }
+                if decoder.options.cycles == .nilForOptionals && decoder.activeRows.contains(t) { return nil }
+            default:
+                break
+            }
+        default:
+            break
+        }
+        return try decoder.decode(T.self, node: m.node, at: location(key, m))
+    }
+
     func location(_ key: any CodingKey, _ m: MemberLookup) -> Location {
         Location(parent: path, key: key, segment: m.segment, row: row)
     }
@@ -218,29 +245,7 @@ struct GraphKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let m = table.lookup(key.stringValue) else { return nil }
-        let decoder = table.decoder
-        switch m.node {
-        case .value(let s, _, _):
-            if decoder.bytes[s] == UInt8(ascii: "n") { return nil }
-        case .relationship(let i):
-            let rel = decoder.storage.relationships[i]
-            switch rel.kind {
-            case .null, .absent:
-                return nil
-            case .toOne where !(T.self is GraphIntrinsic.Type):
-                // A related model: nil when its resource is not in the document, or (when
-                // asked) when it closes a cycle.
-                let t = decoder.resolve(linkage: Int(rel.targetStart))
-                if t < 0 { return nil }
-                if decoder.options.cycles == .nilForOptionals && decoder.activeRows.contains(t) { return nil }
-            default:
-                break
-            }
-        default:
-            break
-        }
-        return try decoder.decode(T.self, node: m.node, at: table.location(key, m))
+        try table.decodeIfPresent(T.self, table.lookup(key.stringValue), key: key)
     }
 
     // MARK: Nesting
