@@ -171,6 +171,28 @@ private enum Key {
         compare("dimensions", One<WidthReading>.self, Width.self, "/attributes/dimensions/width")
     }
 
+    @Test func handlesDecodeReadableModels() throws {
+        // A relationship read as a lazy handle; the handle decodes the related resources into
+        // readable models when asked.
+        struct Comment: JSONAPIReadable, Equatable {
+            var body: String
+            init(body: String) { self.body = body }
+            init(reading r: JSONAPIReader) throws { body = try r.read("body") }
+        }
+        struct Handles: JSONAPIReadable {
+            var author: ToOne<Person>, editor: ToOne<Person>, comments: ToMany<Comment>
+            init(reading r: JSONAPIReader) throws {
+                author = try r.read("author")
+                editor = try r.read("editor")
+                comments = try r.read("comments")
+            }
+        }
+        let h = try decodingGraph().decode([Handles].self)[0]
+        #expect(try h.author.decode() == Person(id: "9", firstName: "Dan", twitter: "dgeb"))
+        #expect(try h.editor.decode() == nil)
+        #expect(try h.comments.decode() == [Comment(body: "First!"), Comment(body: "I like XML better")])
+    }
+
     @Test func readIfPresentGivesNilForAbsentAndNull() throws {
         struct Optionals: JSONAPIReadable {
             var absent: String?, null: String?, present: Int?, absentModel: Person?, nullLinkage: ResourceIdentifier?, noLinkage: ResourceIdentifier?
