@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 // yajl's own header (the CYajl system library's; the final link brings libyajl).
 #include <yajl/yajl_parse.h>
@@ -216,8 +217,16 @@ int jsonapi_yajl_parse_guarded(struct yajl_handle_t *hand, const unsigned char *
     return status;
 }
 
-void jsonapi_single_malloc_arena(void) {
+int jsonapi_malloc_arenas_for_limits(void) {
 #if defined(__GLIBC__)
+    // Each arena beyond the first reserves 64 MiB of address space (little of it resident):
+    // it counts only against an address-space limit. Without one, threads keep their own
+    // arenas and do not queue for one lock on every allocation.
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur == RLIM_INFINITY) return 0;
     mallopt(M_ARENA_MAX, 1);
+    return 1;
+#else
+    return 0;
 #endif
 }

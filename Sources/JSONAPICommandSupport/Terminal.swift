@@ -101,9 +101,11 @@ extension ParsableCommand {
     /// Parses the command line and runs the command (or the subcommand it names); usage
     /// errors exit with status 2 (not ArgumentParser's 64), as every `jsonapi` command does.
     package static func runAsTool() {
-        // One malloc arena for all threads: glibc otherwise reserves 64 MiB of address space
-        // for each thread's own arena, which under `ulimit -v` is budget the run never uses.
-        jsonapi_single_malloc_arena()
+        // Under `ulimit -v`, one malloc arena for all threads: glibc otherwise reserves 64 MiB
+        // of address space for each thread's own arena, budget the run never uses. Without
+        // such a limit each thread keeps its own (with one, two threads allocating at once
+        // queue for its lock: decoding on both cores spent a quarter of its time waiting).
+        _ = jsonapi_malloc_arenas_for_limits()
         // An allocation the system refuses between two checks of the memory budget: a
         // report with the input position and status 1, never a signal.
         MemoryBudget.exhaustionHandler = { bytes, offset in

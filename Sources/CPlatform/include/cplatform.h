@@ -152,9 +152,12 @@ void jsonapi_memory_seen(int64_t *virtual_bytes, int64_t *resident_bytes);
 void jsonapi_memory_set_progress(int64_t offset);
 int64_t jsonapi_memory_progress(void);
 
-/// glibc: one malloc arena for every thread (each thread's own arena reserves 64 MiB of
-/// address space, which `ulimit -v` counts). Elsewhere nothing. Call before starting threads.
-void jsonapi_single_malloc_arena(void);
+/// glibc, under an address-space limit (`ulimit -v`, `RLIMIT_AS`): one malloc arena for every
+/// thread, since each thread's own arena reserves 64 MiB of address space, which the limit
+/// counts. Without such a limit (or elsewhere) nothing: threads keep their own arenas, and
+/// allocate without queueing for one lock. Returns 1 when it limited the arenas. Call before
+/// starting threads.
+int jsonapi_malloc_arenas_for_limits(void);
 
 /// yajl's allocation functions (`yajl_alloc_funcs`): requests of 1 MiB or more ask the
 /// budget first; a refused or failed allocation inside ``jsonapi_yajl_parse_guarded`` ends
