@@ -31,7 +31,7 @@
 /// JSON pointer). What it saves is `Decodable`'s machinery: no keyed container box, no
 /// coding key `String` per member, no generic container metadata looked up at run time, and
 /// scalars read by concrete (not generic) calls. On the benchmark's articles it costs about
-/// a sixth fewer instructions than the synthesized `init(from:)`; most of what is left is
+/// a fifth fewer instructions than the synthesized `init(from:)`; most of what is left is
 /// making the `String`s (`Scripts/callgrind.sh --passes "decode-primary read-primary"`).
 ///
 /// The protocol refines `Decodable` and implements `init(from:)` with `init(reading:)`, so a
