@@ -181,7 +181,7 @@ extension ResourceIdentifier: Codable, GraphIntrinsic {
     /// From a relationship (its one identifier), a linkage entry, or a resource; from any
     /// other decoder, an object with `type` and `id` or `lid`.
     public init(from decoder: any Decoder) throws {
-        if let d = decoder as? ResourceDecoder, let id = try d.identifier(d.node, d.here) {
+        if let d = ResourceDecoder.unwrap(decoder), let id = try d.identifier(d.node, d.here) {
             self = id
             return
         }
@@ -204,7 +204,7 @@ extension Resource: Decodable, GraphIntrinsic {
     /// The related resource of a to-one relationship (an error when it was not included),
     /// a linkage entry's resource, or the resource being decoded.
     public init(from decoder: any Decoder) throws {
-        guard let d = decoder as? ResourceDecoder else { throw notFromGraph(Resource.self, decoder) }
+        guard let d = ResourceDecoder.unwrap(decoder) else { throw notFromGraph(Resource.self, decoder) }
         self = try d.resource(d.node, d.here)
     }
 }
@@ -215,7 +215,7 @@ extension Linkage: Decodable, GraphIntrinsic {
     /// related model). `let author: Linkage?` reads a to-one relationship (`nil` for `null`),
     /// `let tags: [Linkage]` a to-many one.
     public init(from decoder: any Decoder) throws {
-        guard let d = decoder as? ResourceDecoder else { throw notFromGraph(Linkage.self, decoder) }
+        guard let d = ResourceDecoder.unwrap(decoder) else { throw notFromGraph(Linkage.self, decoder) }
         self = try d.linkage(d.node, d.here)
     }
 }
@@ -223,7 +223,7 @@ extension Linkage: Decodable, GraphIntrinsic {
 extension Relationship: Decodable, GraphIntrinsic {
     /// The relationship itself (linkage, links, meta), for a property named after it.
     public init(from decoder: any Decoder) throws {
-        guard let d = decoder as? ResourceDecoder else { throw notFromGraph(Relationship.self, decoder) }
+        guard let d = ResourceDecoder.unwrap(decoder) else { throw notFromGraph(Relationship.self, decoder) }
         self = try d.relationship(Relationship.self, d.node, d.here)
     }
 }
@@ -231,7 +231,7 @@ extension Relationship: Decodable, GraphIntrinsic {
 extension LazyValue: Decodable {
     /// The stored value, still undecoded; from another decoder, the decoded ``JSONValue``.
     public init(from decoder: any Decoder) throws {
-        if let d = decoder as? ResourceDecoder {
+        if let d = ResourceDecoder.unwrap(decoder) {
             guard let v = d.lazyValue(d.node) else { throw d.mismatch(LazyValue.self, d.node, d.here, expected: "a stored value") }
             self = v
             return
@@ -242,7 +242,7 @@ extension LazyValue: Decodable {
 
 extension JSONValue: Decodable {
     public init(from decoder: any Decoder) throws {
-        if let d = decoder as? ResourceDecoder {
+        if let d = ResourceDecoder.unwrap(decoder) {
             guard let v = d.lazyValue(d.node) else { throw d.mismatch(JSONValue.self, d.node, d.here, expected: "a stored value") }
             self = v.jsonValue
             return
@@ -274,7 +274,7 @@ extension JSONValue: Decodable {
 extension JSONNumber: Decodable {
     /// The number's exact text; from another decoder, an integer or the nearest `Double`.
     public init(from decoder: any Decoder) throws {
-        if let d = decoder as? ResourceDecoder {
+        if let d = ResourceDecoder.unwrap(decoder) {
             guard case .value(let s, let e, _) = d.node, d.bytes[s] == UInt8(ascii: "-") || (d.bytes[s] &- 0x30) < 10 else {
                 throw d.mismatch(JSONNumber.self, d.node, d.here, expected: "a number")
             }

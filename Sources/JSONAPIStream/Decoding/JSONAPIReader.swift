@@ -125,10 +125,7 @@ public struct JSONAPIReader {
 
     /// The member as `T`, decoded as a model's property of that type would be.
     public func read<T: Decodable>(_ key: StaticString, as _: T.Type = T.self) throws -> T {
-        if let t = table {
-            guard let m = t.lookup(named: key) else { throw t.keyNotFound(ReaderKey(key)) }
-            return try t.decoder.decode(T.self, node: m.node, at: t.location(ReaderKey(key), m))
-        }
+        if let t = table { return try t.decode(T.self, t.require(t.lookup(named: key), key: ReaderKey(key)), key: ReaderKey(key)) }
         return try container.unsafelyUnwrapped.decode(T.self, forKey: ReaderKey(key))
     }
 
@@ -142,27 +139,13 @@ public struct JSONAPIReader {
 
     @inline(__always)
     private func scalar<T: StoredScalar & Decodable>(_ key: StaticString) throws -> T {
-        if let t = table {
-            guard let m = t.lookup(named: key) else { throw t.keyNotFound(ReaderKey(key)) }
-            do throws(ScalarFailure) {
-                return try T.decodeScalar(t.decoder, m.node)
-            } catch {
-                throw t.decoder.error(error, m.node, t.location(ReaderKey(key), m))
-            }
-        }
+        if let t = table { return try t.scalar(t.require(t.lookup(named: key), key: ReaderKey(key)), key: ReaderKey(key)) }
         return try container.unsafelyUnwrapped.decode(T.self, forKey: ReaderKey(key))
     }
 
     @inline(__always)
     private func scalarIfPresent<T: StoredScalar & Decodable>(_ key: StaticString) throws -> T? {
-        if let t = table {
-            guard let m = t.lookup(named: key), !t.decoder.isNil(m.node) else { return nil }
-            do throws(ScalarFailure) {
-                return try T.decodeScalar(t.decoder, m.node)
-            } catch {
-                throw t.decoder.error(error, m.node, t.location(ReaderKey(key), m))
-            }
-        }
+        if let t = table { return try t.scalarIfPresent(t.lookup(named: key), key: ReaderKey(key)) }
         return try container.unsafelyUnwrapped.decodeIfPresent(T.self, forKey: ReaderKey(key))
     }
 }
@@ -189,18 +172,5 @@ extension MemberTable {
     @inline(__always)
     func lookup(named key: StaticString) -> MemberLookup? {
         key.withUTF8Buffer { lookup(UnsafeRawBufferPointer($0)) }
-    }
-}
-
-extension ResourceDecoder {
-    /// `decoder` when it is this library's decoder: a comparison of its dynamic type, not a
-    /// dynamic cast (which costs a runtime lookup per model).
-    @inline(__always)
-    static func unwrap(_ decoder: any Decoder) -> ResourceDecoder? {
-        func open<D: Decoder>(_ d: D) -> ResourceDecoder? {
-            // Invariant: D is ResourceDecoder (checked), so the value is that class reference.
-            D.self == ResourceDecoder.self ? unsafeReinterpret(d, as: ResourceDecoder.self) : nil
-        }
-        return open(decoder)
     }
 }

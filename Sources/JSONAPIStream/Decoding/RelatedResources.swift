@@ -19,7 +19,7 @@ public struct ToOne<Model: Decodable>: Decodable, Sendable, Hashable, CustomStri
     let options: DecodingOptions
 
     public init(from decoder: any Decoder) throws {
-        guard let d = decoder as? ResourceDecoder else { throw notFromGraph(Self.self, decoder) }
+        guard let d = ResourceDecoder.unwrap(decoder) else { throw notFromGraph(Self.self, decoder) }
         let rel = try d.relationship(Self.self, d.node, d.here)
         guard rel.kind != .toMany else {
             throw d.relationshipShape(Self.self, rel.record, d.here, wanted: "a to-one relationship")
@@ -71,7 +71,7 @@ public struct ToMany<Model: Decodable>: Decodable, Sendable, Hashable, CustomStr
     let ownerRow: Int
 
     public init(from decoder: any Decoder) throws {
-        guard let d = decoder as? ResourceDecoder else { throw notFromGraph(Self.self, decoder) }
+        guard let d = ResourceDecoder.unwrap(decoder) else { throw notFromGraph(Self.self, decoder) }
         let rel = try d.relationship(Self.self, d.node, d.here)
         guard rel.kind == .toMany || rel.kind == .absent else {
             throw d.relationshipShape(Self.self, rel.record, d.here, wanted: "a to-many relationship")

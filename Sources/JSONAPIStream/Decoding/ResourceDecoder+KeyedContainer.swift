@@ -99,6 +99,39 @@ extension MemberTable {
         return nil
     }
 
+    // What a keyed container and a ``JSONAPIReader`` do with the member `m` found for a key:
+    // one implementation for both. The key is needed only to place a failure.
+
+    /// `m`, or `keyNotFound` for `key`.
+    @inline(__always)
+    func require(_ m: MemberLookup?, key: @autoclosure () -> any CodingKey) throws -> MemberLookup {
+        guard let m else { throw keyNotFound(key()) }
+        return m
+    }
+
+    /// The scalar at `m`; a failure is placed at `key`.
+    @inline(__always)
+    func scalar<T: StoredScalar>(_ m: MemberLookup, key: @autoclosure () -> any CodingKey) throws -> T {
+        do throws(ScalarFailure) {
+            return try T.decodeScalar(decoder, m.node)
+        } catch {
+            throw decoder.error(error, m.node, location(key(), m))
+        }
+    }
+
+    /// The scalar at `m`, or `nil` when it is absent or `null`.
+    @inline(__always)
+    func scalarIfPresent<T: StoredScalar>(_ m: MemberLookup?, key: @autoclosure () -> any CodingKey) throws -> T? {
+        guard let m, !decoder.isNil(m.node) else { return nil }
+        return try scalar(m, key: key())
+    }
+
+    /// The value at `m` as `T`, as a model's property of that type.
+    @inline(__always)
+    func decode<T: Decodable>(_: T.Type, _ m: MemberLookup, key: any CodingKey) throws -> T {
+        try decoder.decode(T.self, node: m.node, at: location(key, m))
+    }
+
     /// What `decodeIfPresent` gives for the member `m` found for `key` (`nil`: absent).
     func decodeIfPresent<T: Decodable>(_: T.Type, _ m: MemberLookup?, key: any CodingKey) throws -> T? {
         guard let m else { return nil }
@@ -180,34 +213,17 @@ struct GraphKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { table.lookup(key.stringValue) != nil }
 
     @inline(__always)
-    private func require(_ key: Key) throws -> MemberLookup {
-        guard let m = table.lookup(key.stringValue) else { throw table.keyNotFound(key) }
-        return m
-    }
+    private func require(_ key: Key) throws -> MemberLookup { try table.require(table.lookup(key.stringValue), key: key) }
 
     func decodeNil(forKey key: Key) throws -> Bool { table.decoder.isNil(try require(key).node) }
 
     // MARK: Values
 
     @inline(__always)
-    private func scalar<T: StoredScalar>(_ key: Key) throws -> T {
-        let m = try require(key)
-        do throws(ScalarFailure) {
-            return try T.decodeScalar(table.decoder, m.node)
-        } catch {
-            throw table.decoder.error(error, m.node, table.location(key, m))
-        }
-    }
+    private func scalar<T: StoredScalar>(_ key: Key) throws -> T { try table.scalar(require(key), key: key) }
 
     @inline(__always)
-    private func scalarIfPresent<T: StoredScalar>(_ key: Key) throws -> T? {
-        guard let m = table.lookup(key.stringValue), !table.decoder.isNil(m.node) else { return nil }
-        do throws(ScalarFailure) {
-            return try T.decodeScalar(table.decoder, m.node)
-        } catch {
-            throw table.decoder.error(error, m.node, table.location(key, m))
-        }
-    }
+    private func scalarIfPresent<T: StoredScalar>(_ key: Key) throws -> T? { try table.scalarIfPresent(table.lookup(key.stringValue), key: key) }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key) }
@@ -239,10 +255,7 @@ struct GraphKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try scalarIfPresent(key) }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try scalarIfPresent(key) }
 
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let m = try require(key)
-        return try table.decoder.decode(T.self, node: m.node, at: table.location(key, m))
-    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try table.decode(T.self, require(key), key: key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try table.decodeIfPresent(T.self, table.lookup(key.stringValue), key: key)

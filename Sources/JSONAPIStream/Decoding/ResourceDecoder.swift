@@ -204,6 +204,17 @@ final class ResourceDecoder: Decoder {
 
     deinit { for p in allocations { p.deallocate() } }
 
+    /// `decoder` when it is this library's decoder: a comparison of its dynamic type, not a
+    /// dynamic cast (which costs a runtime lookup per model).
+    @inline(__always)
+    static func unwrap(_ decoder: any Decoder) -> ResourceDecoder? {
+        func open<D: Decoder>(_ d: D) -> ResourceDecoder? {
+            // Invariant: D is ResourceDecoder (checked), so the value is that class reference.
+            D.self == ResourceDecoder.self ? unsafeReinterpret(d, as: ResourceDecoder.self) : nil
+        }
+        return open(decoder)
+    }
+
     // MARK: Decoder
 
     var codingPath: [any CodingKey] { path?.codingPath ?? [] }

@@ -166,7 +166,6 @@ final class GraphSink: DocumentSink {
                 targetCount: UInt32(s.linkage.count) - targetStart, kind: d.kind))
     }
 
-    @inline(__always)
     /// Room for as many keys and rows as `other` holds (a worker's next piece, sized like
     /// its last).
     func reserve(like other: GraphStorage) {
@@ -178,6 +177,7 @@ final class GraphSink: DocumentSink {
         s.linkage.reserveCapacity(other.linkage.count)
     }
 
+    @inline(__always)
     func growKeyRows() {
         let n = storage.keys.count
         if storage.keyRow.count < n {
