@@ -880,6 +880,56 @@ public enum FuzzChecks {
         let dump = c.body + [0x0A] + c.body + [0x20, 0x0D, 0x0A] + c.body
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0) * 5
         return workersAgree(dump, c, batch: batch, label: "") + validationAgrees(dump, c, batch: batch, label: "")
+            + tablesAgree(dump, c, batch: batch)
+    }
+
+    /// `body` split by type (NDJSON or CSV tables) by one reader and by 2 workers with batches
+    /// of `batch` bytes: how the workers' files differ (the whole rows kept before an error
+    /// included), and their warnings and error.
+    static func tablesAgree(_ body: [UInt8], _ c: Config, batch: Int) -> [String] {
+        let format: TableFormat = c.body.count % 2 == 0 ? .ndjson : .csv
+        var output = c.output
+        output.hash = false
+        func split(workers: Int) -> (files: [String: [UInt8]], run: Run)? {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fuzz-tables-\(getpid())-\(UUID().uuidString)").path
+            guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil else { return nil }
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            var document = c.document
+            document.parse.workers = workers
+            document.parse.workerBatchBytes = batch
+            guard let splitter = try? TableSplitter(directory: dir, format: format, output: output, document: document, duplicates: c.duplicates) else { return nil }
+            let collector = Collector()
+            splitter.onDiagnostic = { collector.diagnostics.append($0) }
+            var run = Run()
+            do throws(JSONAPIError) {
+                try feed(body, sizes: c.sizes) { (b) throws(JSONAPIError) in try splitter.feed(b) }
+                try splitter.finish()
+            } catch {
+                run.error = error
+                _ = try? splitter.finishAfterFailure()
+            }
+            run.warnings = collector.diagnostics
+            var files: [String: [UInt8]] = [:]
+            for f in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+                files[f] = (try? Data(contentsOf: URL(fileURLWithPath: dir + "/" + f))).map { Array($0) }
+            }
+            return (files, run)
+        }
+        guard let one = split(workers: 1), let many = split(workers: 2) else { return ["tables: cannot make a directory"] }
+        var problems: [String] = []
+        let how = "tables (\(format)), 2 workers, batches of \(batch) bytes"
+        if one.run.error != many.run.error {
+            problems.append("\(how): one reader gives \(describe(one.run.error)); workers \(describe(many.run.error))")
+        }
+        if one.run.warnings != many.run.warnings {
+            problems.append("\(how): warnings differ: \(firstDifference(one.run.warnings, many.run.warnings))")
+        }
+        for file in Set(one.files.keys).union(many.files.keys).sorted() where one.files[file] != many.files[file] {
+            let a = one.files[file].map { String(decoding: $0.suffix(300), as: UTF8.self).debugDescription } ?? "none"
+            let b = many.files[file].map { String(decoding: $0.suffix(300), as: UTF8.self).debugDescription } ?? "none"
+            problems.append("\(how): \(file) differs: one reader \(a) vs workers \(b)")
+        }
+        return problems
     }
 
     /// `body` validated (every finding, in order) by one reader and by 2 workers with batches

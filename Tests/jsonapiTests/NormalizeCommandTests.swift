@@ -51,6 +51,12 @@ struct NormalizeCommandTests {
         let start = pages[0..<99].reduce(0) { $0 + $1.count + 1 }
         let (one, _) = try normalizeBroken(generated.stdout, id: #""id":"2"#, after: start, at: path)
         #expect(one.stderr.contains(":100:"))
+        // Split by type: the same error, and the same whole rows kept before it.
+        let kept = try ["1", "2"].map { workers in try splitByType(path, workers: workers) }
+        #expect(kept[0].status == 1 && kept[0].stderr.contains(":100:") && kept[0].stderr.contains("kept the whole rows"), "\(kept[0].stderr)")
+        #expect(kept[0].files.count == 8 && (kept[0].files["articles.ndjson"]?.count ?? 0) > 1 << 20)
+        #expect(kept[1].status == kept[0].status && kept[1].stderr == kept[0].stderr, "\(kept[1].stderr)")
+        #expect(kept[1].files == kept[0].files)
         // validate: the same findings (the dump's warnings, then the error) on workers.
         let checkedOne = try run(["validate", "--format", "json", "--workers", "1", path])
         let checkedMany = try run(["validate", "--format", "json", "--workers", "2", path])
@@ -111,6 +117,9 @@ struct NormalizeCommandTests {
                 #expect(many.stdout == one.stdout && many.stderr == one.stderr, "\(format) with \(workers) workers differs", sourceLocation: sourceLocation)
             }
         }
+        let tables = try ["1", "2"].map { workers in try splitByType(path, workers: workers, sourceLocation: sourceLocation) }
+        #expect(tables[0].files.count == 8 && tables[1].status == 0, sourceLocation: sourceLocation)
+        #expect(tables[1].files == tables[0].files && tables[1].stderr == tables[0].stderr, "--split-by-type", sourceLocation: sourceLocation)
         let stats = try ["1", "2"].map { workers in
             let r = try run(["stats", "--format", "json", "--workers", workers, path])
             #expect(r.status == 0, "\(r.stderr)", sourceLocation: sourceLocation)
@@ -118,6 +127,22 @@ struct NormalizeCommandTests {
             return (try JSONSerialization.data(withJSONObject: object?["statistics"] ?? [:], options: [.sortedKeys]), r.stderr)
         }
         #expect(stats[0].0.count > 200 && stats[1] == stats[0], sourceLocation: sourceLocation)
+    }
+
+    /// `normalize --split-by-type` of `path` on `workers` (with `--keep-partial`): every file
+    /// of the directory, the exit status and what was written to standard error.
+    func splitByType(
+        _ path: String, workers: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (files: [String: Data], status: Int32, stderr: String) {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("tables").path
+        let r = try run(["normalize", "--split-by-type", out, "--keep-partial", "--workers", workers, "--chunk-size", "65537", path])
+        var files: [String: Data] = [:]
+        for f in (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [] {
+            files[f] = try Data(contentsOf: URL(fileURLWithPath: out + "/" + f))
+        }
+        return (files, r.status, r.stderr.replacingOccurrences(of: out, with: "DIR"))
     }
 
     @Test func workersMustBeAtLeastOne() throws {

@@ -125,8 +125,10 @@ final class BatchDelivery {
         let violation = absorbFacts(of: batch)
         resourcesDelivered += batch.resources
         var output = ParallelReader.Output(
-            bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece, primary: batch.primary)
+            bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece, primary: batch.primary,
+            tables: batch.tables)
         batch.piece = nil
+        batch.tables = nil
         batch.primary = nil
         swap(&output.bytes, &batch.output)
         if let violation {

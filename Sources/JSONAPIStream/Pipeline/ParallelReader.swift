@@ -31,6 +31,8 @@ final class ParallelReader {
         var piece: GraphPiece?
         /// A writer's primary linkage of a range of elements, once the range ended.
         var primary: PrimaryLinkage?
+        /// A table worker's rows (``TableSink/takePiece()``).
+        var tables: TablePiece? = nil
     }
 
     /// Bytes after which a batch ends at the next document boundary.

@@ -110,6 +110,8 @@ final class ParallelBatch: @unchecked Sendable {
     var piece: GraphPiece?
     /// A writer's primary linkage of a range of elements, once the range has ended.
     var primary: PrimaryLinkage?
+    /// A table worker's rows of the batch.
+    var tables: TablePiece?
     var records = 0
     var numbersQuoted = 0
     var resources = 0
@@ -149,18 +151,22 @@ final class ParallelWorker: @unchecked Sendable {
     private let takePrimary: (() throws(JSONAPIError) -> PrimaryLinkage)?
     /// Whether the segment being read is a range of elements.
     private var readingElements = false
+    /// A table worker's rows since its last batch (nil for other pipelines).
+    private let takeTables: (() -> TablePiece)?
 
     /// `observe` installs the handler that receives the pipeline's warnings; `takePiece`, for
     /// a graph, hands over what was read since its last call, taken when a segment ends.
     init(
         stream: DocumentStream, out: ByteWriter?, owner: AnyObject?, observe: (@escaping (Diagnostic) -> Void) -> Void,
-        takePiece: (() -> Graph)? = nil, takePrimary: (() throws(JSONAPIError) -> PrimaryLinkage)? = nil
+        takePiece: (() -> Graph)? = nil, takePrimary: (() throws(JSONAPIError) -> PrimaryLinkage)? = nil,
+        takeTables: (() -> TablePiece)? = nil
     ) {
         self.stream = stream
         self.out = out
         self.owner = owner
         self.takePiece = takePiece
         self.takePrimary = takePrimary
+        self.takeTables = takeTables
         observe { [unowned self] d in
             guard let batch = self.batch else { return }
             if d.rule == .N02 {
@@ -215,6 +221,7 @@ final class ParallelWorker: @unchecked Sendable {
             stamps = []
             pieceStart = stream.resourcesRead
         }
+        if let takeTables { batch.tables = takeTables() }
         let resources = stream.resourcesRead
         batch.resources = resources - resourcesBefore
         resourcesBefore = resources

@@ -38,25 +38,40 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
 final class RowWriter {
     let format: TableFormat
     let out: ByteWriter
-    /// NDJSON: `"name":` for each column.
-    private let names: [[UInt8]]
-    private var column = 0
+    /// NDJSON: `"name":` for each column, one after the other; column `k`'s is
+    /// `nameBytes[nameStarts[k]..<nameStarts[k + 1]]`.
+    ///
+    /// Unsafe: allocated in `init`, written there only, freed in `deinit`; read per cell
+    /// without the reference counting an array of arrays costs.
+    private let nameBytes: UnsafeMutableRawBufferPointer
+    private let nameStarts: UnsafeMutableBufferPointer<Int>
+    @exclusivity(unchecked) private var column = 0
     /// Rows written (not counting a CSV header).
-    private(set) var rows = 0
+    @exclusivity(unchecked) private(set) var rows = 0
     /// Unescaped text for CSV cells.
-    private var text = ByteArena(capacity: 256)
+    @exclusivity(unchecked) private var text = ByteArena(capacity: 256)
 
     /// A writer for a table with these column names (UTF-8 text).
     init(format: TableFormat, out: ByteWriter, columns: [[UInt8]]) {
         self.format = format
         self.out = out
         var arena = ByteArena(capacity: 64)
-        names = columns.map { name in
-            arena.removeAll()
+        let starts = UnsafeMutableBufferPointer<Int>.allocate(capacity: columns.count + 1)
+        for (k, name) in columns.enumerated() {
+            starts[k] = arena.count
             name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &arena) }
             arena.append(UInt8(ascii: ":"))
-            return arena.array(0..<arena.count)
         }
+        starts[columns.count] = arena.count
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(arena.count, 1), alignment: 1)
+        arena.withBytes { bytes.copyMemory(from: $0) }
+        nameStarts = starts
+        nameBytes = bytes
+    }
+
+    deinit {
+        nameBytes.deallocate()
+        nameStarts.deallocate()
     }
 
     /// CSV: the header line (NDJSON has none).
@@ -75,7 +90,7 @@ final class RowWriter {
     }
 
     func end() {
-        assert(column == names.count, "a row has one value per column")
+        assert(column == nameStarts.count - 1, "a row has one value per column")
         if format == .ndjson { out.write(byte: UInt8(ascii: "}")) }
         out.write(byte: 0x0A)
         rows += 1
@@ -85,7 +100,7 @@ final class RowWriter {
     @inline(__always)
     private func next() {
         if column > 0 { out.write(byte: UInt8(ascii: ",")) }
-        if format == .ndjson { names[column].withUnsafeBytes { out.write($0) } }
+        if format == .ndjson { out.write(UnsafeRawBufferPointer(rebasing: nameBytes[nameStarts[column]..<nameStarts[column + 1]])) }
         column += 1
     }
 
@@ -119,10 +134,19 @@ final class RowWriter {
         out.write(bytes)
     }
 
+    /// A value written later (a worker's `from_row`, ``RowHole``): where it goes.
+    func placeholder() -> Int {
+        next()
+        return out.buffer.count
+    }
+
+    /// Counts `n` rows another writer wrote, appended to ``out``.
+    func count(_ n: Int) { rows += n }
+
     /// An integer.
     func integer(_ n: Int) {
         next()
-        out.write(String(n))
+        out.buffer.appendDecimal(n)
     }
 
     /// A number as a string of its text in NDJSON (its text in CSV).

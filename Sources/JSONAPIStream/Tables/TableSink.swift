@@ -7,14 +7,20 @@ import Darwin
 #endif
 
 /// One of the tables whose columns are fixed (`_documents`, `_relationships`, `_edges`):
-/// written while the input is read.
+/// written while the input is read, or (a worker's, ``TableSink/collects``) kept in memory
+/// for the caller's.
 final class FixedTable {
     let name: String
     let columns: [String]
     let file: String
+    /// The file's descriptor, or -1 (a worker's).
     let fd: Int32
     let out: ByteWriter
     let rows: RowWriter
+    /// A worker's rows: where their `from_row` goes, known once the caller takes them in.
+    @exclusivity(unchecked) var holes: [RowHole] = []
+    /// Rows handed over so far (``take()``).
+    private var rowsTaken = 0
 
     init(name: String, columns: [String], directory: String, format: TableFormat) throws(JSONAPIError) {
         self.name = name
@@ -29,26 +35,119 @@ final class FixedTable {
         rows.writeHeader(names)
     }
 
+    /// A worker's table, in memory, without a header.
+    init(collecting name: String, columns: [String], format: TableFormat) {
+        self.name = name
+        self.columns = columns
+        file = ""
+        fd = -1
+        out = ByteWriter()
+        rows = RowWriter(format: format, out: out, columns: columns.map { Array($0.utf8) })
+    }
+
     /// Rows written (CSV: not counting the header).
     var rowCount: Int { rows.rows }
+
+    /// The position a resource's rows start at, to take them back with ``discard(from:)``.
+    var mark: Int { out.mark }
+
+    /// Takes back the rows written since `mark` (a resource that failed half-way).
+    func discard(from mark: Int) {
+        out.discard(from: mark)
+        while let last = holes.last, last.offset >= mark { holes.removeLast() }
+    }
 
     /// Writes out what is buffered and closes the file.
     func finish() throws(JSONAPIError) {
         try out.flush()
         close(fd)
     }
+
+    /// A worker's rows since the last call, handed over.
+    func take() -> TakenRows {
+        let taken = TakenRows(rows: rows.rows - rowsTaken, holes: holes)
+        rowsTaken = rows.rows
+        holes = []
+        out.take(into: &taken.bytes)
+        return taken
+    }
+
+    /// Appends a worker's rows, each `from_row` its type's rows before the worker's piece
+    /// (`bases`, by the piece's tables) plus the row's number in the piece.
+    func append(_ taken: TakenRows, bases: [Int]) throws(JSONAPIError) {
+        taken.bytes.withBytes { b in
+            var at = 0
+            for h in taken.holes {
+                out.write(UnsafeRawBufferPointer(rebasing: b[at..<h.offset]))
+                out.buffer.appendDecimal(bases[h.table] + h.row + 1)
+                at = h.offset
+            }
+            out.write(UnsafeRawBufferPointer(rebasing: b[at...]))
+        }
+        rows.count(taken.rows)
+        try out.flushIfFull()
+    }
+}
+
+/// Where a worker's relationship or edge row has its `from_row`: `row` of the piece's table
+/// `table` (0-based), written at `offset` once the caller knows the rows before the piece.
+struct RowHole {
+    var offset: Int
+    var table: Int
+    var row: Int
+}
+
+/// Rows of a fixed table a worker wrote, handed over to the caller (``FixedTable/take()``).
+final class TakenRows {
+    var bytes = ByteArena(capacity: 16)
+    let rows: Int
+    let holes: [RowHole]
+
+    init(rows: Int, holes: [RowHole]) {
+        self.rows = rows
+        self.holes = holes
+    }
+}
+
+/// What a worker's ``TableSink`` read in one batch: its types' tables (spilled rows, the
+/// attribute names they use, each row's attributes) and the rows of the fixed tables, taken
+/// in by the caller's sink in input order (``TableSink/merge(_:)``).
+final class TablePiece: @unchecked Sendable {
+    let tables: [TypeTable]
+    let documents: TakenRows
+    let relationships: TakenRows
+    let edges: TakenRows
+    let resources: Int
+    let documentCount: Int
+
+    init(tables: [TypeTable], documents: TakenRows, relationships: TakenRows, edges: TakenRows, resources: Int, documentCount: Int) {
+        self.tables = tables
+        self.documents = documents
+        self.relationships = relationships
+        self.edges = edges
+        self.resources = resources
+        self.documentCount = documentCount
+    }
 }
 
 /// The first pass of `normalize --split-by-type`: takes each resource as it closes, writes its
 /// relationship and edge rows, and spills its own row to its type's table, learning the
 /// table's columns; each document's row is written as the document closes.
+///
+/// A worker's sink (``collects``, inputs of many documents read by workers) writes nothing to
+/// files: it keeps its rows in memory and hands them over after each batch (``takePiece()``),
+/// for the caller's sink to take in, in input order (``merge(_:)``): the columns a type's
+/// names make, and each resource's row number in its type (a relationship's `from_row`),
+/// depend on every row before it, so they are settled there.
 final class TableSink: DocumentSink {
     let keepsValues = false
+    /// Whether it is a worker's (its rows go to the caller's sink, not to files).
+    let collects: Bool
     let directory: String
     let format: TableFormat
     let options: OutputOptions
-    private(set) var tables: [TypeTable] = []
-    private var tableNumbers = ByteInterner()
+    @exclusivity(unchecked) private(set) var tables: [TypeTable] = []
+    @exclusivity(unchecked) private var tableNumbers = ByteInterner()
     private var fileNames: Set<String> = []
     private let parts = ResourceParts()
     private let selection: Selection
@@ -60,17 +159,22 @@ final class TableSink: DocumentSink {
     /// Writes `meta` objects with their names formatted (`--keys`), as JSON text.
     private let textWriter: ResourceWriter
     /// Unknown members of a resource, a relationship or an identifier, as `{…}` text.
-    private var other = ByteArena(capacity: 256)
+    @exclusivity(unchecked) private var other = ByteArena(capacity: 256)
     /// The document's primary linkage as JSON text, in pieces (it may be long).
     private let primary = SpillBuffer()
-    private var primaryCount = 0
-    private var identifier = ByteArena(capacity: 128)
-    private var relationshipName: [UInt8] = []
-    private var relationshipNames: [[UInt8]] = []
+    @exclusivity(unchecked) private var primaryCount = 0
+    @exclusivity(unchecked) private var identifier = ByteArena(capacity: 128)
+    @exclusivity(unchecked) private var relationshipName: [UInt8] = []
+    @exclusivity(unchecked) private var relationshipNames: [[UInt8]] = []
     /// Bytes of rows held in memory across all tables.
-    private var spilledInMemory = 0
-    private(set) var documentCount = 0
-    private(set) var resourcesWritten = 0
+    @exclusivity(unchecked) private var spilledInMemory = 0
+    /// A resource's attributes, as ``TypeTable/takeRow(_:flags:)`` takes them.
+    @exclusivity(unchecked) private var rowEntries: [UInt64] = []
+    /// Documents and resources in a worker's piece so far.
+    @exclusivity(unchecked) private var documentsInPiece = 0
+    @exclusivity(unchecked) private var resourcesInPiece = 0
+    @exclusivity(unchecked) private(set) var documentCount = 0
+    @exclusivity(unchecked) private(set) var resourcesWritten = 0
     var sourceName: String?
     var onDiagnostic: ((Diagnostic) -> Void)?
 
@@ -78,17 +182,38 @@ final class TableSink: DocumentSink {
     static let relationshipColumns = ["from_type", "from_id", "from_lid", "from_row", "relationship", "data", "count", "links", "meta", "_other"]
     static let edgeColumns = ["from_type", "from_id", "from_lid", "from_row", "relationship", "position", "to_type", "to_id", "to_lid", "meta", "_other"]
 
-    init(directory: String, format: TableFormat, options: OutputOptions, duplicates: DuplicatePolicy) throws(JSONAPIError) {
+    convenience init(directory: String, format: TableFormat, options: OutputOptions, duplicates: DuplicatePolicy) throws(JSONAPIError) {
+        self.init(
+            directory: directory, format: format, options: options, duplicates: duplicates, collects: false,
+            documents: try FixedTable(name: "_documents", columns: Self.documentColumns, directory: directory, format: format),
+            relationships: try FixedTable(name: "_relationships", columns: Self.relationshipColumns, directory: directory, format: format),
+            edges: try FixedTable(name: "_edges", columns: Self.edgeColumns, directory: directory, format: format))
+    }
+
+    /// A worker's sink (``collects``): the resources of each batch, for ``takePiece()``.
+    convenience init(collecting format: TableFormat, options: OutputOptions) {
+        self.init(
+            directory: "", format: format, options: options, duplicates: .last, collects: true,
+            documents: FixedTable(collecting: "_documents", columns: Self.documentColumns, format: format),
+            relationships: FixedTable(collecting: "_relationships", columns: Self.relationshipColumns, format: format),
+            edges: FixedTable(collecting: "_edges", columns: Self.edgeColumns, format: format))
+    }
+
+    private init(
+        directory: String, format: TableFormat, options: OutputOptions, duplicates: DuplicatePolicy, collects: Bool,
+        documents: FixedTable, relationships: FixedTable, edges: FixedTable
+    ) {
         self.directory = directory
         self.format = format
         self.options = options
+        self.collects = collects
         selection = Selection(options)
         selecting = options.selects
         self.duplicates = duplicates != .last ? DuplicateTracker(policy: duplicates) : nil
         textWriter = ResourceWriter(out: ByteWriter(), options: options)
-        documents = try FixedTable(name: "_documents", columns: Self.documentColumns, directory: directory, format: format)
-        relationships = try FixedTable(name: "_relationships", columns: Self.relationshipColumns, directory: directory, format: format)
-        edges = try FixedTable(name: "_edges", columns: Self.edgeColumns, directory: directory, format: format)
+        self.documents = documents
+        self.relationships = relationships
+        self.edges = edges
     }
 
     // MARK: - Resources
@@ -108,36 +233,39 @@ final class TableSink: DocumentSink {
         }
         guard writes else { return }
         if selecting, let fields = selection.fields(of: parts.type) { parts.keepFields(fields) }
-        let t = table(parts.type)
+        let k = table(parts.type)
+        let t = tables[k]
         // The relationship and edge rows stay in their buffers until the resource's own row
         // is spilled: a resource that fails half-way (N04) is taken back whole.
-        let relationshipMark = relationships.out.mark
-        let edgeMark = edges.out.mark
+        let relationshipMark = relationships.mark
+        let edgeMark = edges.mark
         do {
-            try writeRelationships(row: t.rows + 1)
+            try writeRelationships(table: k, row: t.rows)
             try spillRow(t)
         } catch {
-            relationships.out.discard(from: relationshipMark)
-            edges.out.discard(from: edgeMark)
+            relationships.discard(from: relationshipMark)
+            edges.discard(from: edgeMark)
             throw error.withSourceIfMissing(sourceName ?? "-")
         }
         try relationships.out.endRecord()
         try edges.out.endRecord()
         resourcesWritten += 1
+        resourcesInPiece += 1
     }
 
-    /// The table of `type`, made when the type is new.
-    private func table(_ type: UnsafeRawBufferPointer) -> TypeTable {
+    /// The number of the table of `type`, made when the type is new.
+    private func table(_ type: UnsafeRawBufferPointer) -> Int {
         let before = tableNumbers.count
         let k = Int(tableNumbers.intern(type))
         if tableNumbers.count > before {
-            let name = TableFileNames.unique(type, taken: &fileNames)
+            // (A worker's tables have no files: the caller's sink names them.)
+            let name = collects ? "" : TableFileNames.unique(type, taken: &fileNames)
             tables.append(
                 TypeTable(
                     type: Array(type), file: name + "." + format.fileExtension,
                     spillPath: directory + "/.spill-\(k)"))
         }
-        return tables[k]
+        return k
     }
 
     /// Spills the resource's row to its table `t`: whole, or (on an error) not at all.
@@ -147,26 +275,24 @@ final class TableSink: DocumentSink {
         // What can fail comes first: the meta object with its names formatted (held by
         // textWriter until the row is spilled), then the attribute names.
         let meta = try formattedMeta(p.meta, pointer: "/meta")
-        // Columns and their kinds.
-        var present = 0
+        // The attributes' names and kinds; two names that --keys makes one are an error
+        // (whether they get a column or go to _other).
+        var flags: TypeTable.RowFlags = []
         var collision: String? = nil
+        rowEntries.removeAll(keepingCapacity: true)
         if let a = p.attributes, a.first == UInt8(ascii: "{") {
             StoredJSON.forEachMember(a, 0..<a.count) { name, value in
                 let k = t.attribute(UnsafeRawBufferPointer(rebasing: a[name]), keys: options)
-                let c = Int(t.attributeNames[k].column)
-                if c < 0 {
-                    t.hasOther = true
-                    return true
-                }
-                if !t.note(column: c, kinds: ValueKinds.of(UnsafeRawBufferPointer(rebasing: a[value])), row: row) {
-                    collision = String(decoding: t.columns[c].name, as: UTF8.self)
+                if !t.claim(k, row: row) {
+                    collision = t.writtenName(k)
                     return false
                 }
-                present += 1
+                let kinds = ValueKinds.of(UnsafeRawBufferPointer(rebasing: a[value]))
+                rowEntries.append(UInt64(k) | UInt64(kinds.rawValue) << 32)
                 return true
             }
         } else if p.attributes != nil {
-            t.hasOther = true
+            flags.insert(.other)
         }
         if let collision {
             throw JSONAPIError.document(
@@ -175,11 +301,10 @@ final class TableSink: DocumentSink {
                     message: "two attribute names become \(JSONEscaping.quotedString(collision)) with \(options.keysDescription)",
                     location: p.position, pointer: p.pointer + "/attributes"))
         }
-        t.fewestColumns = min(t.fewestColumns, present)
-        if p.lid != nil { t.hasLid = true }
-        if p.links != nil { t.hasLinks = true }
-        if p.meta != nil { t.hasMeta = true }
-        if !p.resourceExtras.isEmpty { t.hasOther = true }
+        if p.lid != nil { flags.insert(.lid) }
+        if p.links != nil { flags.insert(.links) }
+        if p.meta != nil { flags.insert(.meta) }
+        if !p.resourceExtras.isEmpty { flags.insert(.other) }
         // The row.
         let start = t.spill.count
         t.spillLength(0)
@@ -200,8 +325,20 @@ final class TableSink: DocumentSink {
         }
         let length = UInt32(t.spill.count - start - 4)
         withUnsafeBytes(of: length.littleEndian) { t.spill.overwrite(at: start, with: $0) }
-        t.rows += 1
-        spilledInMemory += t.spill.count - start
+        if collects {
+            // The caller's sink takes the row into its table's columns.
+            t.rowRecords.append(UInt64(rowEntries.count) | UInt64(flags.rawValue) << 32)
+            t.rowRecords.append(contentsOf: rowEntries)
+            t.rows += 1
+            return
+        }
+        rowEntries.withUnsafeBufferPointer { t.takeRow($0, flags: flags) }
+        try spilled(t.spill.count - start, into: t)
+    }
+
+    /// After `n` bytes of rows were added to `t`'s spill: writes spills out when they are large.
+    private func spilled(_ n: Int, into t: TypeTable) throws(JSONAPIError) {
+        spilledInMemory += n
         if t.spill.count >= 256 * 1024 {
             spilledInMemory -= t.spill.count
             try t.flushSpill()
@@ -234,12 +371,14 @@ final class TableSink: DocumentSink {
         return other.bytes(in: 0..<other.count)
     }
 
-    private func writeRelationships(row: Int) throws(JSONAPIError) {
+    /// The relationship and edge rows of the resource that is row `row` (0-based) of table
+    /// `table`.
+    private func writeRelationships(table: Int, row: Int) throws(JSONAPIError) {
         let p = parts
         relationshipNames.removeAll(keepingCapacity: true)
         for rel in p.relationships {
             if !options.formatsNames {
-                try writeRelationship(rel, name: rel.name, row: row)
+                try writeRelationship(rel, name: rel.name, table: table, row: row)
                 continue
             }
             // The name as written, refusing two that --keys makes equal.
@@ -252,14 +391,16 @@ final class TableSink: DocumentSink {
                         location: p.position, pointer: p.pointer + "/relationships"))
             }
             relationshipNames.append(relationshipName)
-            try withContiguousBytes(of: relationshipName) { (name) throws(JSONAPIError) in try writeRelationship(rel, name: name, row: row) }
+            try withContiguousBytes(of: relationshipName) { (name) throws(JSONAPIError) in
+                try writeRelationship(rel, name: name, table: table, row: row)
+            }
         }
     }
 
-    private func writeRelationship(_ rel: ResourceParts.Relationship, name: UnsafeRawBufferPointer, row: Int) throws(JSONAPIError) {
+    private func writeRelationship(_ rel: ResourceParts.Relationship, name: UnsafeRawBufferPointer, table: Int, row: Int) throws(JSONAPIError) {
         let p = parts
         let w = relationships.rows
-        beginRow(w, row: row, name: name)
+        beginRow(relationships, table: table, row: row, name: name)
         w.text(RowWriter.bytes(rel.kind.shapeWord(count: rel.targets.count)))
         w.integer(rel.targets.count)
         w.jsonText(rel.links)
@@ -269,7 +410,7 @@ final class TableSink: DocumentSink {
         let e = edges.rows
         for (position, k) in rel.targets.enumerated() {
             let t = p.identifiers[k]
-            beginRow(e, row: row, name: name)
+            beginRow(edges, table: table, row: row, name: name)
             e.integer(position)
             e.text(t.type)
             e.text(t.id)
@@ -280,13 +421,19 @@ final class TableSink: DocumentSink {
         }
     }
 
-    /// A relationship or edge row's first columns: where it is from, and the relationship.
-    private func beginRow(_ w: RowWriter, row: Int, name: UnsafeRawBufferPointer) {
+    /// A relationship or edge row's first columns: where it is from (row `row`, 0-based, of
+    /// table `table`; a worker's row numbers are settled by the caller), and the relationship.
+    private func beginRow(_ f: FixedTable, table: Int, row: Int, name: UnsafeRawBufferPointer) {
+        let w = f.rows
         w.begin()
         w.text(parts.type)
         w.text(parts.id)
         w.text(parts.lid)
-        w.integer(row)
+        if collects {
+            f.holes.append(RowHole(offset: w.placeholder(), table: table, row: row))
+        } else {
+            w.integer(row + 1)
+        }
         w.text(name)
     }
 
@@ -295,6 +442,7 @@ final class TableSink: DocumentSink {
     func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
         defer { primaryCount = 0 }
         documentCount += 1
+        documentsInPiece += 1
         let store = a.store.bytes(in: 0..<a.store.count)
         func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
             span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
@@ -303,7 +451,7 @@ final class TableSink: DocumentSink {
         parts.place = .document
         let w = documents.rows
         w.begin()
-        w.integer(documentCount)
+        w.integer(d.index + 1)
         if var name = sourceName {
             name.withUTF8 { w.text(UnsafeRawBufferPointer($0)) }
         } else {
@@ -344,5 +492,61 @@ final class TableSink: DocumentSink {
         }
         w.end()
         try documents.out.endRecord()
+    }
+
+    // MARK: - Workers
+
+    /// A worker's rows since the last call (``collects``): its tables, and the rows of the
+    /// fixed tables; the next piece starts with tables of its own.
+    func takePiece() -> TablePiece {
+        precondition(collects, "a worker's sink")
+        let piece = TablePiece(
+            tables: tables, documents: documents.take(), relationships: relationships.take(), edges: edges.take(),
+            resources: resourcesInPiece, documentCount: documentsInPiece)
+        tables = []
+        tableNumbers = ByteInterner()
+        resourcesInPiece = 0
+        documentsInPiece = 0
+        return piece
+    }
+
+    /// Takes in a worker's piece, after everything before it in input order: its rows go to
+    /// their types' tables (numbered after the rows before them), their attribute names to
+    /// the tables' columns, as one reader would have made them.
+    func merge(_ piece: TablePiece) throws(JSONAPIError) {
+        precondition(!collects, "the caller's sink")
+        var bases: [Int] = []
+        bases.reserveCapacity(piece.tables.count)
+        var numbers: [UInt64] = []
+        for local in piece.tables {
+            let t = tables[local.type.withUnsafeBytes { table($0) }]
+            bases.append(t.rows)
+            // The piece's attribute names, in the order they first appeared in it, are the
+            // names' numbers in the caller's table.
+            numbers.removeAll(keepingCapacity: true)
+            for k in 0..<local.names.count {
+                numbers.append(UInt64(t.attribute(local.names.bytes(of: UInt32(k)), keys: options)))
+            }
+            local.rowRecords.withUnsafeBufferPointer { records in
+                var at = 0
+                while at < records.count {
+                    let header = records[at]
+                    let n = Int(UInt32(truncatingIfNeeded: header))
+                    rowEntries.removeAll(keepingCapacity: true)
+                    for e in records[at + 1..<at + 1 + n] {
+                        rowEntries.append(numbers[Int(UInt32(truncatingIfNeeded: e))] | e & 0xFFFF_FFFF_0000_0000)
+                    }
+                    rowEntries.withUnsafeBufferPointer { t.takeRow($0, flags: TypeTable.RowFlags(rawValue: UInt32(header >> 32))) }
+                    at += 1 + n
+                }
+            }
+            local.spill.withBytes { t.spill.append($0) }
+            try spilled(local.spill.count, into: t)
+        }
+        try documents.append(piece.documents, bases: bases)
+        try relationships.append(piece.relationships, bases: bases)
+        try edges.append(piece.edges, bases: bases)
+        resourcesWritten += piece.resources
+        documentCount += piece.documentCount
     }
 }

@@ -39,6 +39,12 @@ public struct TableSummary: Sendable, Hashable {
 /// and rewritten into the table at ``finish()`` (one read of the input, which may be a
 /// pipe; each row written twice).
 ///
+/// Inputs of many documents are read by several workers (``ParseOptions/workers``), each
+/// with its own parser: their rows are taken in by the caller in input order, so the tables,
+/// the warnings and the first error are the same whatever the number of workers. One large
+/// document, a ``DuplicatePolicy`` other than `last` and ``Limits/maxResources`` keep one
+/// reader.
+///
 /// ```swift
 /// let splitter = try TableSplitter(directory: "out")
 /// try splitter.read(.file("articles.json"))
@@ -53,6 +59,8 @@ public final class TableSplitter {
     public let output: OutputOptions
     private let stream: DocumentStream
     private let sink: TableSink
+    /// What reads: ``stream``, or workers when the input turns out to be many documents.
+    private let reader: ParallelReader
     private var diagnosticHandler: ((Diagnostic) -> Void)?
     /// Numbers written as strings (``NumberPolicy/safe``), known after ``finish()``.
     public private(set) var numbersQuoted = 0
@@ -75,6 +83,26 @@ public final class TableSplitter {
         let sink = try TableSink(directory: directory, format: format, options: output, duplicates: duplicates)
         self.sink = sink
         stream = DocumentStream(options: document, sink: sink)
+        // A duplicate policy other than `last` and a resource limit need every document in
+        // one place.
+        let parallel = duplicates == .last && document.parse.limits.maxResources == nil
+        let one = document.forWorker
+        reader = ParallelReader(
+            workers: parallel ? document.parse.effectiveWorkers : 1, batchBytes: document.parse.workerBatchBytes, sequential: stream,
+            makeWorker: {
+                let tables = TableSink(collecting: format, options: output)
+                let stream = DocumentStream(options: one, sink: tables)
+                return ParallelWorker(
+                    stream: stream, out: nil, owner: tables,
+                    observe: { d in
+                        stream.onDiagnostic = d
+                        tables.onDiagnostic = d
+                    },
+                    takeTables: { tables.takePiece() })
+            },
+            deliver: { [sink] (o) throws(JSONAPIError) in
+                if let piece = o.tables { try sink.merge(piece) }
+            })
     }
 
     /// Receives warnings as they are found.
@@ -83,35 +111,43 @@ public final class TableSplitter {
         set {
             diagnosticHandler = newValue
             stream.onDiagnostic = newValue
+            reader.onDiagnostic = newValue
             sink.onDiagnostic = newValue
         }
     }
 
     /// Resources read so far.
-    public var resourcesRead: Int { stream.resourcesRead }
+    public var resourcesRead: Int { reader.resourcesRead }
     /// Bytes read so far.
-    public var bytesRead: Int { stream.bytesRead }
+    public var bytesRead: Int { reader.bytesRead }
+    /// Whether workers read the input (known once the first bytes, up to 4 MiB, are read).
+    public var isReadByWorkers: Bool { reader.isParallel }
+
+    /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
+    func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
+        reader.tune(batchBytes: batchBytes, continuationBytes: continuationBytes, decisionBytes: decisionBytes)
+    }
     /// Resource rows taken so far (written to their tables at ``finish()``).
     public var rowsTaken: Int { sink.resourcesWritten }
 
     /// Reads one input as a stream.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        try stream.read(source, chunkSize: chunkSize)
+        try reader.read(source, chunkSize: chunkSize)
     }
 
     /// Starts an input fed with ``feed(_:)``.
-    public func beginInput(named name: String) throws(JSONAPIError) { try stream.beginInput(named: name) }
+    public func beginInput(named name: String) throws(JSONAPIError) { try reader.beginInput(named: name) }
 
     /// Reads the next piece of the current input.
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try stream.feed(chunk) }
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) { try reader.feed(chunk) }
 
     /// Ends the current input: a document left open is an error.
-    public func endInput() throws(JSONAPIError) { try stream.endInput() }
+    public func endInput() throws(JSONAPIError) { try reader.endInput() }
 
     /// Writes every type's table and `_schema.json`; returns what was written.
     @discardableResult
     public func finish() throws(JSONAPIError) -> [TableSummary] {
-        try stream.finish()
+        try reader.finish()
         return try writeTables()
     }
 
@@ -119,13 +155,13 @@ public final class TableSplitter {
     /// with the columns seen so far) and `_schema.json`.
     @discardableResult
     public func finishAfterFailure() throws(JSONAPIError) -> [TableSummary] {
-        stream.abandon()
+        reader.abandon()
         return try writeTables()
     }
 
     /// After a failure: removes the spill files (the caller removes the directory).
     public func abandon() {
-        stream.abandon()
+        reader.abandon()
         for t in sink.tables { unlink(t.spillPath) }
         for f in [sink.documents, sink.relationships, sink.edges] { close(f.fd) }
     }

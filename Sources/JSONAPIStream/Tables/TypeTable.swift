@@ -80,45 +80,66 @@ package struct ValueKinds: OptionSet, Sendable {
 /// appear. An attribute whose name starts with `_`, or equals `id`, `lid` or an earlier
 /// column's name ignoring ASCII case, gets none: its values go to the row's `_other`, as
 /// `{"attributes":{…}}`.
+///
+/// One thread uses a table at a time (a worker's, or the caller's once handed over), and
+/// no access to one of its properties overlaps another: the per-row properties are
+/// `@exclusivity(unchecked)`, which saves the run-time checks of a class's stored properties.
 final class TypeTable {
     struct Column {
         /// As the output names it (after `--keys`), UTF-8.
         var name: [UInt8]
         var kinds: ValueKinds = []
-        /// The row that last had this column (two attributes of one resource that `--keys`
-        /// makes the same name are an error).
-        var lastRow = -1
     }
 
     /// A distinct attribute name as stored (quoted, minimally escaped).
     struct AttributeName {
         /// Its column, or -1: the attribute goes to `_other`.
         var column: Int32
+        /// The number of its name as the output writes it (after `--keys`): two stored names
+        /// with one number in one resource are an error, column or not.
+        var written: Int32
         /// `"name"` as written into `_other` (after `--keys`).
         var quoted: [UInt8]
+    }
+
+    /// What a row has besides its attributes (``takeRow(_:flags:)``).
+    struct RowFlags: OptionSet {
+        let rawValue: UInt32
+        static let lid = RowFlags(rawValue: 1)
+        static let links = RowFlags(rawValue: 2)
+        static let meta = RowFlags(rawValue: 4)
+        /// Unknown members, or attributes that are not an object.
+        static let other = RowFlags(rawValue: 8)
     }
 
     let type: [UInt8]
     let file: String
     let spillPath: String
-    var rows = 0
-    private(set) var columns: [Column] = []
+    @exclusivity(unchecked) var rows = 0
+    @exclusivity(unchecked) private(set) var columns: [Column] = []
     /// Stored attribute names, numbered as `attributeNames`.
-    var names = ByteInterner()
-    private(set) var attributeNames: [AttributeName] = []
+    @exclusivity(unchecked) var names = ByteInterner()
+    @exclusivity(unchecked) private(set) var attributeNames: [AttributeName] = []
     /// Column names as written, and folded to ASCII lower case (with `id` and `lid`).
     private var columnIndex: [[UInt8]: Int32] = [:]
+    /// Attribute names as written, numbered (``AttributeName/written``), and the row that
+    /// last had each.
+    private var writtenNames: [[UInt8]: Int32] = [:]
+    @exclusivity(unchecked) private var writtenLastRow: [Int] = []
     private var folded: Set<[UInt8]> = [Array("id".utf8), Array("lid".utf8)]
-    var hasLid = false
-    var hasLinks = false
-    var hasMeta = false
-    var hasOther = false
+    @exclusivity(unchecked) var hasLid = false
+    @exclusivity(unchecked) var hasLinks = false
+    @exclusivity(unchecked) var hasMeta = false
+    @exclusivity(unchecked) var hasOther = false
     /// The fewest columns a row had (a row with fewer than all of them gets `_missing`).
-    var fewestColumns = Int.max
+    @exclusivity(unchecked) var fewestColumns = Int.max
 
     /// Rows not yet written to the spill file, and what was.
-    var spill = ByteArena(capacity: 4096)
-    var spilledBytes = 0
+    @exclusivity(unchecked) var spill = ByteArena(capacity: 4096)
+    @exclusivity(unchecked) var spilledBytes = 0
+    /// A worker's table (``TableSink/collects``): each row's attributes for the caller's
+    /// ``takeRow(_:flags:)``, as `count | flags << 32` and then `count` entries.
+    @exclusivity(unchecked) var rowRecords: [UInt64] = []
 
     init(type: [UInt8], file: String, spillPath: String) {
         self.type = type
@@ -144,6 +165,14 @@ final class TypeTable {
         if name.withUnsafeBytes({ keys.formatName($0, into: &formatted) }) { name = formatted }
         var quoted = ByteArena(capacity: name.count + 2)
         name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &quoted) }
+        let written: Int32
+        if let n = writtenNames[name] {
+            written = n
+        } else {
+            written = Int32(writtenLastRow.count)
+            writtenNames[name] = written
+            writtenLastRow.append(-1)
+        }
         var column: Int32
         if let existing = columnIndex[name] {
             column = existing
@@ -158,18 +187,50 @@ final class TypeTable {
                 folded.insert(lower)
             }
         }
-        attributeNames.append(AttributeName(column: column, quoted: quoted.array(0..<quoted.count)))
+        attributeNames.append(AttributeName(column: column, written: written, quoted: quoted.array(0..<quoted.count)))
     }
 
-    /// Notes a value of column `c` in row `row`; false when the row had the column already.
+    /// The name attribute `k` is written with (after `--keys`), as text.
+    func writtenName(_ k: Int) -> String {
+        let n = attributeNames[k].written
+        return String(decoding: writtenNames.first { $0.value == n }!.key, as: UTF8.self)
+    }
+
+    /// Notes that row `row` has the attribute numbered `k`; false when it had another with
+    /// the same name as written (two names that `--keys` makes one).
     @inline(__always)
-    func note(column c: Int, kinds: ValueKinds, row: Int) -> Bool {
-        columns.withUnsafeMutableBufferPointer { all in
-            all[c].kinds.formUnion(kinds)
-            if all[c].lastRow == row { return false }
-            all[c].lastRow = row
-            return true
+    func claim(_ k: Int, row: Int) -> Bool {
+        let n = Int(attributeNames[k].written)
+        if writtenLastRow[n] == row { return false }
+        writtenLastRow[n] = row
+        return true
+    }
+
+    /// Takes a row into the table's columns: `entries` are its attributes, each
+    /// `number | kinds << 32` (``attribute(_:keys:)``, ``ValueKinds``), with distinct names
+    /// as written (``claim(_:row:)``).
+    @inline(__always)
+    func takeRow(_ entries: UnsafeBufferPointer<UInt64>, flags: RowFlags) {
+        var present = 0
+        attributeNames.withUnsafeBufferPointer { names in
+            columns.withUnsafeMutableBufferPointer { all in
+                for e in entries {
+                    let c = Int(names[Int(UInt32(truncatingIfNeeded: e))].column)
+                    if c < 0 {
+                        hasOther = true
+                        continue
+                    }
+                    all[c].kinds.formUnion(ValueKinds(rawValue: UInt8(truncatingIfNeeded: e >> 32)))
+                    present += 1
+                }
+            }
         }
+        fewestColumns = min(fewestColumns, present)
+        if flags.contains(.lid) { hasLid = true }
+        if flags.contains(.links) { hasLinks = true }
+        if flags.contains(.meta) { hasMeta = true }
+        if flags.contains(.other) { hasOther = true }
+        rows += 1
     }
 
     // MARK: - Spilling

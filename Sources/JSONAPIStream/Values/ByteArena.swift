@@ -51,6 +51,22 @@ package struct ByteArena: ~Copyable {
         count &+= n
     }
 
+    /// Appends `n` in decimal (a `-` before a negative number), without making a `String`.
+    package mutating func appendDecimal(_ n: Int) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int.min has 19 digits.
+        var magnitude = n.magnitude
+        var k = 24
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                k -= 1
+                d[k] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+                magnitude /= 10
+            } while magnitude > 0
+            if n < 0 { append(UInt8(ascii: "-")) }
+            append(UnsafeRawBufferPointer(rebasing: d[k...]))
+        }
+    }
+
     /// Appends the bytes of `other` in `range`.
     package mutating func append(from other: borrowing ByteArena, _ range: Range<Int>) {
         append(other.bytes(in: range))

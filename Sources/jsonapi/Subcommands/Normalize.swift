@@ -20,7 +20,9 @@ struct Normalize: ParsableCommand {
             row with the same columns), _documents, _relationships and _edges tables, and \
             _schema.json with each column's type; numbers are safe unless --numbers exact. \
             DIR must not exist or be empty (--force replaces it); it appears only once complete. \
-            The tables are written by one reader (--workers does not apply to them yet).
+            Inputs of many documents are read on --workers workers as above (the caller numbers \
+            the rows and settles the columns in input order); one large document is read by one \
+            reader.
             """)
 
     @OptionGroup var input: InputOptions
@@ -98,7 +100,7 @@ struct Normalize: ParsableCommand {
         do {
             splitter = try TableSplitter(
                 directory: directory.temporaryPath, format: out.tableFormat, output: out.tableOptions(),
-                document: parsing.documentOptions(), duplicates: out.onDuplicate)
+                document: workers.applied(to: parsing.documentOptions()), duplicates: out.onDuplicate)
         } catch {
             directory.abandon()
             throw report(error)

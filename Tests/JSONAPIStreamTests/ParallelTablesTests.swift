@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+@testable import JSONAPIStream
+
+/// `normalize --split-by-type` on workers (``TableSplitter`` with ``ParseOptions/workers``):
+/// the same files with the same bytes, the same warnings and the same first error as one
+/// reader, for any read size and number of workers. Small batch sizes put the corpus dump
+/// through the workers' paths; the caller numbers each row in its type and settles the
+/// columns from the names in input order.
+struct ParallelTablesTests {
+    struct Run: Equatable {
+        /// Every file of the directory, by name, as text.
+        var files: [String: String]
+        var error: JSONAPIError?
+        var warnings: [Diagnostic]
+        var byWorkers: Bool
+    }
+
+    /// Splits `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time; on an
+    /// error, the tables as they stand (``TableSplitter/finishAfterFailure()``).
+    static func run(
+        _ inputs: [(String, [UInt8])], format: TableFormat = .ndjson, output: OutputOptions = TableSplitter.defaultOutput,
+        workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(), duplicates: DuplicatePolicy = .last
+    ) throws -> Run {
+        var o = options
+        o.parse.workers = workers
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tables-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try TableSplitter(directory: dir, format: format, output: output, document: o, duplicates: duplicates)
+        s.tuneWorkers(batchBytes: 900, continuationBytes: 2500, decisionBytes: 4000)
+        var warnings: [Diagnostic] = []
+        s.onDiagnostic = { warnings.append($0) }
+        var failure: JSONAPIError? = nil
+        do throws(JSONAPIError) {
+            for (name, bytes) in inputs {
+                try s.beginInput(named: name)
+                try feedChunked(bytes, chunk: chunk) { (b) throws(JSONAPIError) in try s.feed(b) }
+                try s.endInput()
+            }
+            try s.finish()
+        } catch {
+            failure = error
+            try s.finishAfterFailure()
+        }
+        var files: [String: String] = [:]
+        for f in try FileManager.default.contentsOfDirectory(atPath: dir) {
+            files[f] = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
+        }
+        return Run(files: files, error: failure, warnings: warnings, byWorkers: s.isReadByWorkers)
+    }
+
+    /// The same files with the same text; names the files that differ.
+    static func expectSameFiles(_ many: Run, _ one: Run, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(Set(many.files.keys) == Set(one.files.keys), "\(what): other files", sourceLocation: sourceLocation)
+        for (file, text) in one.files.sorted(by: { $0.key < $1.key }) where many.files[file] != text {
+            Issue.record("\(what): \(file) differs", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(arguments: [TableFormat.ndjson, .csv])
+    func manyDocumentsGiveTheSameTables(_ format: TableFormat) throws {
+        let input = [("dump", ParallelReaderTests.dump)]
+        let one = try Self.run(input, format: format, workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        #expect(!one.byWorkers)
+        // Many types, rows numbered in each, relationships and edges.
+        #expect(one.files.count > 20, "\(one.files.keys.sorted())")
+        #expect((one.files["_edges.\(format.rawValue)"] ?? "").count > 1_000)
+        #expect(one.files["_documents.\(format.rawValue)"]?.contains("from_row") == false)
+        for workers in [2, 3] {
+            for chunk in [0, 7, 4096] {
+                let many = try Self.run(input, format: format, workers: workers, chunk: chunk)
+                #expect(many.byWorkers, "\(workers) workers, read size \(chunk)")
+                #expect(many.error == nil)
+                #expect(many.warnings == one.warnings, "\(format), \(workers) workers, read size \(chunk): warnings differ")
+                Self.expectSameFiles(many, one, "\(format), \(workers) workers, read size \(chunk)")
+            }
+        }
+    }
+
+    /// Columns depend on every row before: a name's first appearance orders the columns, a
+    /// name equal to an earlier column's ignoring case goes to `_other`, a column's type is
+    /// the union of its values' kinds, and `_missing` appears when some row lacks a column.
+    /// Documents that each see a different part of that history, far apart in the input,
+    /// give the tables one reader gives.
+    @Test func columnsAreSettledInInputOrder() throws {
+        var docs: [String] = []
+        for i in 0..<400 {
+            let attributes: String
+            switch i % 5 {
+            case 0: attributes = #"{"Name":"a\#(i)","n":\#(i)}"#
+            case 1: attributes = #"{"name":"b","n":1.5,"z\#(i % 7)":true}"#
+            case 2: attributes = #"{"NAME":null,"Name":"c","_x":1}"#
+            case 3: attributes = #"{"n":"text","nested":{"a":[1,2]}}"#
+            default: attributes = #"{"n":123456789012345678901234567890}"#
+            }
+            let type = i % 3 == 0 ? "people" : "things"
+            let linkage = #"{"data":[{"type":"people","id":"\#(i / 2)"},{"type":"things","id":"\#(i / 3)"}]}"#
+            docs.append(
+                #"{"data":{"type":"\#(type)","id":"\#(i)","attributes":\#(attributes),"relationships":{"r":\#(linkage)}},"meta":{"page":\#(i)}}"#)
+        }
+        let input = [("docs", Array(docs.joined(separator: "\n").utf8))]
+        for format in [TableFormat.ndjson, .csv] {
+            let one = try Self.run(input, format: format, workers: 1, chunk: 0)
+            #expect(one.error == nil)
+            #expect(one.files["people.\(format.rawValue)"]?.contains("_missing") == true)
+            let schema = try #require(one.files["_schema.json"])
+            #expect(schema.contains(#""name":"n","type":"json""#), "\(schema)")
+            for workers in [2, 3] {
+                let many = try Self.run(input, format: format, workers: workers, chunk: 333)
+                #expect(many.byWorkers)
+                Self.expectSameFiles(many, one, "\(format), \(workers) workers")
+            }
+        }
+    }
+
+    /// `--keys`: two attribute names that become one are an error (N04) whether the name has
+    /// a column or goes to `_other`; in the middle of many documents, the same error at the
+    /// same place, and the same whole rows before it.
+    @Test func twoNamesThatBecomeOneFailAtTheSamePlace() throws {
+        var output = TableSplitter.defaultOutput
+        output.keys = .camel
+        // (Some corpus documents have names that --keys camel makes one.)
+        func documents(_ range: Range<Int>) -> [UInt8] {
+            Array(
+                range.map {
+                    #"{"data":{"type":"people","id":"\#($0)","attributes":{"first_name":"n\#($0)","age":\#($0)},"relationships":{"best_friend":{"data":{"type":"people","id":"\#($0 + 1)"}}}}}"#
+                }.joined(separator: "\n").utf8)
+        }
+        let prefix = documents(0..<60) + [0x0A]
+        let suffix = documents(60..<90)
+        // A column's name; a name that goes to _other ("iD" folds to "id").
+        for attributes in [#"{"first_name":"a","firstName":"b"}"#, #"{"i_d":1,"iD":2}"#] {
+            let bad = Array(#"{"data":{"type":"people","id":"1","attributes":\#(attributes)}}"#.utf8)
+            let input = [("in.json", prefix + bad + [0x0A] + suffix)]
+            let one = try Self.run(input, output: output, workers: 1, chunk: 0)
+            let error = try #require(one.error, "\(attributes)")
+            #expect(error.diagnostic?.rule == .N04)
+            #expect(error.diagnostic?.pointer == "/data/attributes")
+            for workers in [2, 3] {
+                let many = try Self.run(input, output: output, workers: workers, chunk: 11)
+                #expect(many.byWorkers)
+                #expect(many.error == one.error)
+                #expect(many.warnings == one.warnings)
+                Self.expectSameFiles(many, one, "\(attributes), \(workers) workers")
+            }
+        }
+    }
+
+    /// Each invalid fixture in the middle of the dump: the same first error, the same
+    /// warnings, and the same whole rows kept before it.
+    @Test(arguments: CorpusTests.manifest("invalid").map(\.0))
+    func anInvalidDocumentAmongManyFailsTheSameWay(_ name: String) throws {
+        let (o, input) = try ParallelReaderTests.amongMany(invalid: name)
+        let one = try Self.run(input, workers: 1, chunk: 0, options: o)
+        for (workers, chunk) in [(2, 0), (3, 11)] {
+            let many = try Self.run(input, workers: workers, chunk: chunk, options: o)
+            #expect(many.error == one.error, "\(name), \(workers) workers: \(String(describing: many.error)) vs \(String(describing: one.error))")
+            #expect(many.warnings == one.warnings, "\(name), \(workers) workers: warnings differ")
+            Self.expectSameFiles(many, one, "\(name), \(workers) workers: tables differ")
+        }
+    }
+
+    /// A selection of types and fields, and exact numbers, on workers.
+    @Test func selectionsAndNumbersGiveTheSameTables() throws {
+        var output = OutputOptions()
+        output.types = ["articles", "people", "comments"]
+        output.keepFields = ["articles": ["title", "author"]]
+        let input = [("dump", ParallelReaderTests.dump)]
+        let one = try Self.run(input, output: output, workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        let many = try Self.run(input, output: output, workers: 2, chunk: 4096)
+        #expect(many.byWorkers)
+        Self.expectSameFiles(many, one, "selection")
+    }
+
+    /// A duplicate policy other than `last` and a resource limit need every document in one
+    /// place: one reader, the same tables.
+    @Test func whatNeedsEveryDocumentKeepsOneReader() throws {
+        let input = [("dump", ParallelReaderTests.dump)]
+        var limited = DocumentOptions()
+        limited.parse.limits.maxResources = 1_000_000
+        for (options, duplicates) in [(DocumentOptions(), DuplicatePolicy.first), (limited, .last)] {
+            let one = try Self.run(input, workers: 1, chunk: 0, options: options, duplicates: duplicates)
+            let two = try Self.run(input, workers: 2, chunk: 0, options: options, duplicates: duplicates)
+            #expect(!two.byWorkers)
+            Self.expectSameFiles(two, one, "\(duplicates)")
+        }
+        #expect(try Self.run(input, workers: 2, chunk: 0).byWorkers)
+    }
+}
