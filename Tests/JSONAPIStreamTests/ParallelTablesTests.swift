@@ -14,13 +14,16 @@ struct ParallelTablesTests {
         var error: JSONAPIError?
         var warnings: [Diagnostic]
         var byWorkers: Bool
+        /// Workers read ranges of the elements of large documents.
+        var byElements = false
     }
 
     /// Splits `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time; on an
     /// error, the tables as they stand (``TableSplitter/finishAfterFailure()``).
     static func run(
         _ inputs: [(String, [UInt8])], format: TableFormat = .ndjson, output: OutputOptions = TableSplitter.defaultOutput,
-        workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(), duplicates: DuplicatePolicy = .last
+        workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(), duplicates: DuplicatePolicy = .last,
+        batch: Int = 900, continuation: Int = 2500, decision: Int = 4000
     ) throws -> Run {
         var o = options
         o.parse.workers = workers
@@ -28,7 +31,7 @@ struct ParallelTablesTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let s = try TableSplitter(directory: dir, format: format, output: output, document: o, duplicates: duplicates)
-        s.tuneWorkers(batchBytes: 900, continuationBytes: 2500, decisionBytes: 4000)
+        s.tuneWorkers(batchBytes: batch, continuationBytes: continuation, decisionBytes: decision)
         var warnings: [Diagnostic] = []
         s.onDiagnostic = { warnings.append($0) }
         var failure: JSONAPIError? = nil
@@ -47,7 +50,7 @@ struct ParallelTablesTests {
         for f in try FileManager.default.contentsOfDirectory(atPath: dir) {
             files[f] = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
         }
-        return Run(files: files, error: failure, warnings: warnings, byWorkers: s.isReadByWorkers)
+        return Run(files: files, error: failure, warnings: warnings, byWorkers: s.isReadByWorkers, byElements: s.readsElementRanges)
     }
 
     /// The same files with the same text; names the files that differ.
@@ -159,6 +162,51 @@ struct ParallelTablesTests {
             #expect(many.error == one.error, "\(name), \(workers) workers: \(String(describing: many.error)) vs \(String(describing: one.error))")
             #expect(many.warnings == one.warnings, "\(name), \(workers) workers: warnings differ")
             Self.expectSameFiles(many, one, "\(name), \(workers) workers: tables differ")
+        }
+    }
+
+    /// One large document, a range of its elements per worker (tiny batches make every corpus
+    /// document large): the same files, warnings and first error, the primary linkage of the
+    /// ranges in the document's row. Strict mode keeps one reader.
+    @Test(arguments: ElementRangeTests.corpusFiles("documents") + ElementRangeTests.corpusFiles("valid") + ElementRangeTests.corpusFiles("invalid"))
+    func oneLargeDocumentGivesTheSameTables(_ path: String) throws {
+        guard path.hasSuffix(".json") else { return }
+        let input = [(path, Array(try Data(contentsOf: corpusURL(path))))]
+        var lenient = DocumentOptions()
+        lenient.validation = .lenient
+        var compound = lenient
+        compound.checksCompoundRules = true
+        for (what, options) in [("lenient", lenient), ("compound rules as warnings", compound)] {
+            let one = try Self.run(input, workers: 1, chunk: 0, options: options)
+            for size in ElementRangeTests.sizes {
+                for chunk in [0, 7] {
+                    let many = try Self.run(
+                        input, workers: 2, chunk: chunk, options: options, batch: size.batch, continuation: size.continuation, decision: 16)
+                    let how = "\(path), \(what), batches of \(size.batch), reads of \(chunk)"
+                    #expect(many.error == one.error, "\(how): \(String(describing: many.error)) vs \(String(describing: one.error))")
+                    #expect(many.warnings == one.warnings, "\(how): warnings differ")
+                    Self.expectSameFiles(many, one, how)
+                }
+            }
+        }
+    }
+
+    @Test func largeDocumentsAreReadByElements() throws {
+        let doc = Array(ElementRangeTests.large(40).utf8)
+        for input in [[("large", doc)], [("three", doc + [0x0A] + doc + doc)]] {
+            let one = try Self.run(input, workers: 1, chunk: 0)
+            #expect(one.error == nil)
+            #expect(one.files["_documents.ndjson"]?.contains(#"{\"type\":\"a\",\"id\":\"39\"}]"#) == true)
+            for workers in [2, 3] {
+                let many = try Self.run(input, workers: workers, chunk: 64, batch: 40, continuation: 120, decision: 16)
+                #expect(many.byElements, "\(input[0].0), \(workers) workers")
+                Self.expectSameFiles(many, one, "\(input[0].0), \(workers) workers")
+            }
+            // Strict mode: one reader.
+            var strict = DocumentOptions()
+            strict.validation = .strict
+            let checked = try Self.run(input, workers: 2, chunk: 0, options: strict, batch: 40, continuation: 120, decision: 16)
+            #expect(!checked.byElements)
         }
     }
 

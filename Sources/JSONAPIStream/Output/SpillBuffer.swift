@@ -67,3 +67,22 @@ final class SpillBuffer {
         }
     }
 }
+
+extension SpillBuffer {
+    /// What it holds, as the primary linkage of a range of elements read on a worker
+    /// (`count` identifiers, comma-separated), for its document's writer on the caller's
+    /// side (``appendLinkage(_:after:)``); then empty.
+    func takeLinkage(count: Int) throws(JSONAPIError) -> PrimaryLinkage {
+        var taken = PrimaryLinkage(bytes: [], count: count)
+        taken.bytes.reserveCapacity(self.count)
+        try drain { bytes in taken.bytes.append(contentsOf: bytes) }
+        return taken
+    }
+
+    /// Appends a worker's range of primary linkage after the `count` identifiers it holds.
+    func appendLinkage(_ more: PrimaryLinkage, after count: Int) throws(JSONAPIError) {
+        guard more.count > 0 else { return }
+        if count > 0 { try append(staticBytes(",")) }
+        try withContiguousBytes(of: more.bytes) { (b) throws(JSONAPIError) in try append(b) }
+    }
+}

@@ -92,18 +92,13 @@ final class StreamingSink: DocumentSink {
     /// a range of elements read on a worker adds to its document's line, which the caller's
     /// sink writes (``continuePrimary(_:)``).
     func takePrimary() throws(JSONAPIError) -> PrimaryLinkage {
-        var taken = PrimaryLinkage(bytes: [], count: primaryCount)
-        taken.bytes.reserveCapacity(primary.count)
-        try primary.drain { bytes in taken.bytes.append(contentsOf: bytes) }
-        primaryCount = 0
-        return taken
+        defer { primaryCount = 0 }
+        return try primary.takeLinkage(count: primaryCount)
     }
 
     /// Adds a worker's range of primary linkage to the document being read.
     func continuePrimary(_ more: PrimaryLinkage) throws(JSONAPIError) {
-        guard more.count > 0 else { return }
-        if primaryCount > 0 { try primary.append(staticBytes(",")) }
-        try withContiguousBytes(of: more.bytes) { (b) throws(JSONAPIError) in try primary.append(b) }
+        try primary.appendLinkage(more, after: primaryCount)
         primaryCount += more.count
     }
 

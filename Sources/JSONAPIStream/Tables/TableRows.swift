@@ -89,6 +89,13 @@ final class RowWriter {
         if format == .ndjson { out.write(byte: UInt8(ascii: "{")) }
     }
 
+    /// The first `count` cells of the row again, as an earlier row (of a table whose first
+    /// `count` columns have the same names) wrote them after its ``begin()``.
+    func repeatCells(_ bytes: UnsafeRawBufferPointer, count: Int) {
+        out.write(bytes)
+        column += count
+    }
+
     func end() {
         assert(column == nameStarts.count - 1, "a row has one value per column")
         if format == .ndjson { out.write(byte: UInt8(ascii: "}")) }

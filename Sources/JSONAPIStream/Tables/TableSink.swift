@@ -170,6 +170,10 @@ final class TableSink: DocumentSink {
     @exclusivity(unchecked) private var spilledInMemory = 0
     /// A resource's attributes, as ``TypeTable/takeRow(_:flags:)`` takes them.
     @exclusivity(unchecked) private var rowEntries: [UInt64] = []
+    /// The first cells of the resource's relationship and edge rows (`from_type`, `from_id`,
+    /// `from_lid`, the same columns in both tables), as its first such row wrote them.
+    @exclusivity(unchecked) private var fromCells = ByteArena(capacity: 128)
+    @exclusivity(unchecked) private var fromCellsWritten = false
     /// Documents and resources in a worker's piece so far.
     @exclusivity(unchecked) private var documentsInPiece = 0
     @exclusivity(unchecked) private var resourcesInPiece = 0
@@ -239,6 +243,7 @@ final class TableSink: DocumentSink {
         // is spilled: a resource that fails half-way (N04) is taken back whole.
         let relationshipMark = relationships.mark
         let edgeMark = edges.mark
+        fromCellsWritten = false
         do {
             try writeRelationships(table: k, row: t.rows)
             try spillRow(t)
@@ -426,9 +431,17 @@ final class TableSink: DocumentSink {
     private func beginRow(_ f: FixedTable, table: Int, row: Int, name: UnsafeRawBufferPointer) {
         let w = f.rows
         w.begin()
-        w.text(parts.type)
-        w.text(parts.id)
-        w.text(parts.lid)
+        if fromCellsWritten {
+            fromCells.withBytes { w.repeatCells($0, count: 3) }
+        } else {
+            let start = f.out.mark
+            w.text(parts.type)
+            w.text(parts.id)
+            w.text(parts.lid)
+            fromCells.removeAll()
+            fromCells.append(f.out.buffer.bytes(in: start..<f.out.mark))
+            fromCellsWritten = true
+        }
         if collects {
             f.holes.append(RowHole(offset: w.placeholder(), table: table, row: row))
         } else {
@@ -495,6 +508,20 @@ final class TableSink: DocumentSink {
     }
 
     // MARK: - Workers
+
+    /// The primary linkage read since the document began (or since the last call): what a
+    /// worker's range of elements adds to its document's row, which the caller's sink writes
+    /// (``continuePrimary(_:)``).
+    func takePrimary() throws(JSONAPIError) -> PrimaryLinkage {
+        defer { primaryCount = 0 }
+        return try primary.takeLinkage(count: primaryCount)
+    }
+
+    /// Adds a worker's range of primary linkage to the document being read.
+    func continuePrimary(_ more: PrimaryLinkage) throws(JSONAPIError) {
+        try primary.appendLinkage(more, after: primaryCount)
+        primaryCount += more.count
+    }
 
     /// A worker's rows since the last call (``collects``): its tables, and the rows of the
     /// fixed tables; the next piece starts with tables of its own.

@@ -40,10 +40,12 @@ public struct TableSummary: Sendable, Hashable {
 /// pipe; each row written twice).
 ///
 /// Inputs of many documents are read by several workers (``ParseOptions/workers``), each
-/// with its own parser: their rows are taken in by the caller in input order, so the tables,
-/// the warnings and the first error are the same whatever the number of workers. One large
-/// document, a ``DuplicatePolicy`` other than `last` and ``Limits/maxResources`` keep one
-/// reader.
+/// with its own parser, and so is one large document, a range of the elements of its `data`
+/// and `included` arrays per worker: their rows are taken in by the caller in input order, so
+/// the tables, the warnings and the first error are the same whatever the number of workers.
+/// A ``DuplicatePolicy`` other than `last` and ``Limits/maxResources`` keep one reader, and so
+/// does one large document in strict mode (the compound rules could stop the read at a
+/// resource).
 ///
 /// ```swift
 /// let splitter = try TableSplitter(directory: "out")
@@ -98,11 +100,18 @@ public final class TableSplitter {
                         stream.onDiagnostic = d
                         tables.onDiagnostic = d
                     },
-                    takeTables: { tables.takePiece() })
+                    takePrimary: { () throws(JSONAPIError) in try tables.takePrimary() }, takeTables: { tables.takePiece() })
             },
             deliver: { [sink] (o) throws(JSONAPIError) in
                 if let piece = o.tables { try sink.merge(piece) }
+                // A range of a large document's elements: its primary linkage goes to the
+                // document's row, which the caller's stream writes.
+                if let primary = o.primary { try sink.continuePrimary(primary) }
             })
+        // One large document: a range of its elements per worker, unless the compound rules
+        // can stop the read (strict mode: a violation cuts the output at a resource, which
+        // tables, written to several files, are not cut at).
+        reader.splitsElements = document.splitsElements && !(document.compoundRules && document.validation == .strict)
     }
 
     /// Receives warnings as they are found.
@@ -122,6 +131,9 @@ public final class TableSplitter {
     public var bytesRead: Int { reader.bytesRead }
     /// Whether workers read the input (known once the first bytes, up to 4 MiB, are read).
     public var isReadByWorkers: Bool { reader.isParallel }
+
+    /// Whether workers read ranges of the elements of large documents (tests).
+    var readsElementRanges: Bool { reader.readsElements }
 
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
     func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
