@@ -12,7 +12,7 @@
 #   Scripts/callgrind.sh --passes "yajl graph" my.json other.json
 #
 # Passes: none yajl scan syntax graph graph-read graph-read-one decode decode-concurrent decode-primary
-# decode-primary-concurrent read-primary read-primary-concurrent encode ndjson flat-json validate jsonserialization
+# decode-primary-concurrent read-primary read-primary-concurrent encode ndjson flat-json validate tables jsonserialization
 # jsondecoder jsondecoder-generic (the Foundation ones take minutes under valgrind).
 # Generated documents are `jsonapi generate --resources N --seed 1` with 1e400 written 1e300,
 # the same bytes `jsonapi bench` and the benchmark package use.

@@ -47,6 +47,10 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     case flatJSON = "flat-json"
     /// `validate`: every rule, every finding.
     case validate
+    /// One table per type (`normalize --split-by-type`, NDJSON tables), written into a new
+    /// temporary directory, removed afterwards. Not among the ``standard`` passes: it writes
+    /// files.
+    case tables
     /// Foundation's `JSONSerialization.jsonObject(with:)` (untyped `Any` tree).
     case jsonSerialization = "jsonserialization"
     /// Foundation's `JSONDecoder` into `Codable` types written for ``DocumentGenerator``'s
@@ -76,6 +80,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .ndjson: "NDJSON to /dev/null"
         case .flatJSON: "flat JSON to /dev/null"
         case .validate: "validate"
+        case .tables: "tables (--split-by-type) to a temporary directory"
         case .jsonSerialization: "Foundation JSONSerialization"
         case .jsonDecoder: "Foundation JSONDecoder, typed"
         case .jsonDecoderGeneric: "Foundation JSONDecoder, generic"
@@ -143,6 +148,8 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
             return try input.withUnsafeBytes { b in try BenchmarkPasses.flatJSON(b, chunkSize: chunkSize, options: options) }
         case .validate:
             return try BenchmarkPasses.validate(input, chunkSize: chunkSize, options: options)
+        case .tables:
+            return try input.withUnsafeBytes { b in try BenchmarkPasses.tables(b, chunkSize: chunkSize, options: options) }
         case .jsonSerialization:
             return try FoundationPeers.withData(input) { try FoundationPeers.serialization($0) }
         case .jsonDecoder:

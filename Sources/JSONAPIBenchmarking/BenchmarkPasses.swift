@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import JSONAPIStream
 
 /// The ways of reading a document that `jsonapi bench`, `Scripts/callgrind.sh` and the
@@ -137,6 +138,19 @@ public enum BenchmarkPasses {
     /// number of findings (0 for a valid document).
     public static func validate(_ bytes: [UInt8], chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {
         try DocumentValidator(options: options).validate(.bytes(bytes, name: "input"), chunkSize: chunkSize).count
+    }
+
+    /// One table per type (`jsonapi normalize --split-by-type`, NDJSON tables, safe numbers)
+    /// into a new temporary directory, removed afterwards. Returns the rows of the type tables.
+    public static func tables(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Int {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/jsonapi-bench-tables-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw JSONAPIError.input("cannot make a temporary directory: \(String(cString: strerror(errno)))") }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let splitter = try TableSplitter(directory: directory, document: options)
+        try splitter.beginInput(named: "input")
+        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try splitter.feed(chunk) }
+        return try splitter.finish().reduce(0) { $0 + ($1.type != nil ? $1.rows : 0) }
     }
 
     private static func normalize(_ format: OutputFormat, _ bytes: UnsafeRawBufferPointer, chunkSize: Int, options: DocumentOptions) throws(JSONAPIError) -> Int {

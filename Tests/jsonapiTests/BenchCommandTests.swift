@@ -40,7 +40,7 @@ struct BenchCommandTests {
     @Test func aDumpIsMeasuredOncePerWorkersValue() throws {
         let r = try run([
             "bench", "--resources", "3000", "--documents", "100", "--workers", "1", "--workers", "2", "--runs", "1", "--quiet",
-            "--format", "json", "--passes", "ndjson,validate",
+            "--format", "json", "--passes", "ndjson,validate,tables",
         ])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try JSONValue(parsing: Array(r.stdout))
@@ -48,7 +48,8 @@ struct BenchCommandTests {
         let input = try #require(report["inputs"]?.arrayValue?.first)
         #expect(input["name"]?.stringValue?.contains("100 documents") == true)
         let rows = try #require(input["passes"]?.arrayValue)
-        #expect(rows.map { "\($0["pass"]?.stringValue ?? "?") \($0["workers"]?.numberValue?.int64Value ?? 0)" } == ["yajl 1", "ndjson 1", "ndjson 2", "validate 1", "validate 2"])
+        #expect(
+            rows.map { "\($0["pass"]?.stringValue ?? "?") \($0["workers"]?.numberValue?.int64Value ?? 0)" } == ["yajl 1", "ndjson 1", "ndjson 2", "validate 1", "validate 2", "tables 1", "tables 2"])
         #expect(rows.allSatisfy { $0["error"] == nil && ($0["megabytesPerSecond"]?.numberValue?.doubleValue ?? 0) > 0 })
         #expect(rows[2]["title"]?.stringValue == "NDJSON to /dev/null, 2 workers")
         let zero = try run(["bench", "--workers", "0"])

@@ -182,7 +182,8 @@ let benchmarks: @Sendable () -> Void = {
         } setup: {
             try BenchmarkPass.generatedDocument(resources: size.resources, documents: size.documents)
         }
-        for (name, pass) in workerPasses {
+        // (Tables too: each run writes them into a new temporary directory.)
+        for (name, pass) in workerPasses + [("tables", .tables)] {
             for workers in [1, 2] {
                 var options = DocumentOptions.default
                 options.parse.workers = workers
