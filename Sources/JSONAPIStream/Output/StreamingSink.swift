@@ -14,7 +14,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
 ///
 /// With ``DuplicatePolicy/first`` or ``DuplicatePolicy/error`` it keeps
 /// the set of keys seen, so memory then grows with the number of resources.
-final class StreamingSink: DocumentSink {
+final class StreamingSink: DocumentSink, PrimaryLinkageGathering {
     let keepsValues = false
     let format: OutputFormat
     let options: OutputOptions
@@ -28,8 +28,8 @@ final class StreamingSink: DocumentSink {
     /// `--type` and `--keep-fields`.
     private let selection: Selection
     private let selecting: Bool
-    private let primary = SpillBuffer()
-    private var primaryCount = 0
+    let primary = SpillBuffer()
+    var primaryCount = 0
     /// Keys seen, under `--on-duplicate first|error`.
     private let duplicates: DuplicateTracker?
     var sourceName: String?
@@ -86,20 +86,6 @@ final class StreamingSink: DocumentSink {
             try o.buffer.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
             primaryCount += 1
         }
-    }
-
-    /// The primary linkage written since the document began (or since the last call): what
-    /// a range of elements read on a worker adds to its document's line, which the caller's
-    /// sink writes (``continuePrimary(_:)``).
-    func takePrimary() throws(JSONAPIError) -> PrimaryLinkage {
-        defer { primaryCount = 0 }
-        return try primary.takeLinkage(count: primaryCount)
-    }
-
-    /// Adds a worker's range of primary linkage to the document being read.
-    func continuePrimary(_ more: PrimaryLinkage) throws(JSONAPIError) {
-        try primary.appendLinkage(more, after: primaryCount)
-        primaryCount += more.count
     }
 
     func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {

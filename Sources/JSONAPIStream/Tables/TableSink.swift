@@ -139,7 +139,7 @@ final class TablePiece: @unchecked Sendable {
 /// for the caller's sink to take in, in input order (``merge(_:)``): the columns a type's
 /// names make, and each resource's row number in its type (a relationship's `from_row`),
 /// depend on every row before it, so they are settled there.
-final class TableSink: DocumentSink {
+final class TableSink: DocumentSink, PrimaryLinkageGathering {
     let keepsValues = false
     /// Whether it is a worker's (its rows go to the caller's sink, not to files).
     let collects: Bool
@@ -161,8 +161,8 @@ final class TableSink: DocumentSink {
     /// Unknown members of a resource, a relationship or an identifier, as `{…}` text.
     @exclusivity(unchecked) private var other = ByteArena(capacity: 256)
     /// The document's primary linkage as JSON text, in pieces (it may be long).
-    private let primary = SpillBuffer()
-    @exclusivity(unchecked) private var primaryCount = 0
+    let primary = SpillBuffer()
+    @exclusivity(unchecked) var primaryCount = 0
     @exclusivity(unchecked) private var identifier = ByteArena(capacity: 128)
     @exclusivity(unchecked) private var relationshipName: [UInt8] = []
     @exclusivity(unchecked) private var relationshipNames: [[UInt8]] = []
@@ -508,20 +508,6 @@ final class TableSink: DocumentSink {
     }
 
     // MARK: - Workers
-
-    /// The primary linkage read since the document began (or since the last call): what a
-    /// worker's range of elements adds to its document's row, which the caller's sink writes
-    /// (``continuePrimary(_:)``).
-    func takePrimary() throws(JSONAPIError) -> PrimaryLinkage {
-        defer { primaryCount = 0 }
-        return try primary.takeLinkage(count: primaryCount)
-    }
-
-    /// Adds a worker's range of primary linkage to the document being read.
-    func continuePrimary(_ more: PrimaryLinkage) throws(JSONAPIError) {
-        try primary.appendLinkage(more, after: primaryCount)
-        primaryCount += more.count
-    }
 
     /// A worker's rows since the last call (``collects``): its tables, and the rows of the
     /// fixed tables; the next piece starts with tables of its own.
