@@ -210,6 +210,22 @@ struct ParallelTablesTests {
         }
     }
 
+    /// Several inputs: each document's row names its own input, numbered across all of them.
+    @Test func severalInputsKeepTheirNamesAndNumbers() throws {
+        let cut = ParallelReaderTests.boundary(near: 9000)
+        let dump = ParallelReaderTests.dump
+        let inputs = [("first.json", Array(dump[..<cut])), ("second.json", Array(dump[cut...])), ("third.json", Array(dump[..<cut]))]
+        let one = try Self.run(inputs, format: .csv, workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        let documents = try #require(one.files["_documents.csv"])
+        #expect(documents.contains(",second.json,") && documents.contains(",third.json,"))
+        for workers in [2, 3] {
+            let many = try Self.run(inputs, format: .csv, workers: workers, chunk: 4096)
+            #expect(many.byWorkers)
+            Self.expectSameFiles(many, one, "\(workers) workers")
+        }
+    }
+
     /// A selection of types and fields, and exact numbers, on workers.
     @Test func selectionsAndNumbersGiveTheSameTables() throws {
         var output = OutputOptions()
