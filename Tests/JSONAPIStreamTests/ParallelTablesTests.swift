@@ -226,6 +226,19 @@ struct ParallelTablesTests {
         }
     }
 
+    /// The integers the tables write (`from_row`, `position`, `count`, `document`) without a
+    /// `String`: the same text as `String(n)` for every kind of number.
+    @Test func integersAreWrittenAsStringWritesThem() {
+        var numbers = [Int.min, Int.min + 1, -100, -99, -10, -9, -1, 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 123_456_789, Int.max - 1, Int.max]
+        var seeded = XorShift(seed: 5)
+        for _ in 0..<2000 { numbers.append(Int(truncatingIfNeeded: seeded.next()) >> Int(seeded.next() % 64)) }
+        for n in numbers {
+            var a = ByteArena(capacity: 16)
+            a.appendDecimal(n)
+            #expect(a.string(0..<a.count) == String(n))
+        }
+    }
+
     /// A selection of types and fields, and exact numbers, on workers.
     @Test func selectionsAndNumbersGiveTheSameTables() throws {
         var output = OutputOptions()

@@ -38,8 +38,8 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
 final class RowWriter {
     let format: TableFormat
     let out: ByteWriter
-    /// NDJSON: `"name":` for each column, one after the other; column `k`'s is
-    /// `nameBytes[nameStarts[k]..<nameStarts[k + 1]]`.
+    /// NDJSON: `"name":null` for each column, one after the other; column `k`'s name is
+    /// `nameBytes[nameStarts[k]..<nameStarts[k + 1] - 4]`, with `null` the rest.
     ///
     /// Unsafe: allocated in `init`, written there only, freed in `deinit`; read per cell
     /// without the reference counting an array of arrays costs.
@@ -61,6 +61,7 @@ final class RowWriter {
             starts[k] = arena.count
             name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &arena) }
             arena.append(UInt8(ascii: ":"))
+            arena.append("null")
         }
         starts[columns.count] = arena.count
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(arena.count, 1), alignment: 1)
@@ -107,13 +108,14 @@ final class RowWriter {
     @inline(__always)
     private func next() {
         if column > 0 { out.write(byte: UInt8(ascii: ",")) }
-        if format == .ndjson { out.write(UnsafeRawBufferPointer(rebasing: nameBytes[nameStarts[column]..<nameStarts[column + 1]])) }
+        if format == .ndjson { out.write(UnsafeRawBufferPointer(rebasing: nameBytes[nameStarts[column]..<nameStarts[column + 1] &- 4])) }
         column += 1
     }
 
     func null() {
-        next()
-        if format == .ndjson { out.write("null") }
+        if column > 0 { out.write(byte: UInt8(ascii: ",")) }
+        if format == .ndjson { out.write(UnsafeRawBufferPointer(rebasing: nameBytes[nameStarts[column]..<nameStarts[column + 1]])) }
+        column += 1
     }
 
     /// Text given as its UTF-8 bytes (type names, ids).

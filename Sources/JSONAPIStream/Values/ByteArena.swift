@@ -53,6 +53,11 @@ package struct ByteArena: ~Copyable {
 
     /// Appends `n` in decimal (a `-` before a negative number), without making a `String`.
     package mutating func appendDecimal(_ n: Int) {
+        // Most are row numbers and positions: one or two digits without the loop.
+        if n >= 0 && n < 100 {
+            if n < 10 { return append(UInt8(truncatingIfNeeded: n) &+ UInt8(ascii: "0")) }
+            return append(UInt8(truncatingIfNeeded: n / 10) &+ UInt8(ascii: "0"), UInt8(truncatingIfNeeded: n % 10) &+ UInt8(ascii: "0"))
+        }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int.min has 19 digits.
         var magnitude = n.magnitude
         var k = 24
