@@ -52,6 +52,24 @@ struct GraphMergingTests {
         }
     }
 
+    /// A merged duplicate's warning names the resource with its type and id in quotes, escaped
+    /// as JSON escapes them where they need it (`quoted`, whose plain case skips the loop).
+    @Test func aDuplicatesWarningQuotesItsKey() throws {
+        // (The id as JSON text in the document, and as the message shows it.)
+        let cases = [
+            (#"plain-1é"#, #""plain-1é""#), (#"q\"b"#, #""q\"b""#), (#"b\\s"#, #""b\\s""#), (#"c\u0001"#, #""c\u0001""#),
+            (#"q\"b\\s\u0001é"#, #""q\"b\\s\u0001é""#),
+        ]
+        for (id, shown) in cases {
+            let parser = GraphParser(options: Self.options)
+            let doc = #"{"data":[],"included":[{"type":"a\"t","id":"\#(id)"}]}"#
+            try parser.read(.bytes(Array((doc + "\n" + doc).utf8), name: "two"))
+            let graph = try parser.finish()
+            let message = try #require(graph.warnings.first { $0.rule == .N01 }?.message)
+            #expect(message.hasPrefix(#"resource (type "a\"t", id \#(shown))"#), "\(message)")
+        }
+    }
+
     @Test func policiesAndResolution() throws {
         let first = try Graph(
             json: #"""

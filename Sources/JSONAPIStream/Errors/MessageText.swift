@@ -16,6 +16,9 @@ func escapePointerToken(_ s: String) -> String {
 
 /// A name as shown in a message: in double quotes, with control characters escaped.
 func quoted(_ s: String) -> String {
+    // Most names and ids need no escape: one concatenation (messages are made for every
+    // warning, a merged duplicate's among them).
+    if !s.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) { return "\"" + s + "\"" }
     var out = "\""
     for u in s.unicodeScalars {
         switch u {
