@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times `normalize --split-by-type` against plain `--format ndjson` on one document, in the same
 # run: ROUNDS interleaved rounds (default 5) of plain NDJSON, split (safe numbers), split with
-# --numbers exact, and split to CSV; prints each run's seconds and peak memory, then the medians
-# and the ratios to plain NDJSON (throughput: NDJSON seconds / split seconds).
+# --numbers exact, split to CSV, and split on one worker per core (`--workers`, when there are
+# two or more; the others use the default); prints each run's seconds and peak memory, then the
+# medians and the ratios to plain NDJSON (throughput: NDJSON seconds / split seconds).
 #
 # Usage: Scripts/bench-split.sh DOCUMENT [ROUNDS]
 #   e.g. .build/release/jsonapi generate --resources 75000 --seed 1 > /tmp/g128.json   (132 MB)
@@ -15,9 +16,12 @@ bin=.build/release/jsonapi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 results="$work/results"
+variants=("split" "exact --numbers exact" "csv --format csv")
+cores=$(nproc)
+[ "$cores" -ge 2 ] && variants+=("workers --workers $cores")
 for _ in $(seq "$rounds"); do
     /usr/bin/time -f "ndjson %e %M" -a -o "$results" "$bin" normalize --quiet --format ndjson -o "$work/out.ndjson" "$doc"
-    for variant in "split" "exact --numbers exact" "csv --format csv"; do
+    for variant in "${variants[@]}"; do
         set -- $variant
         name=$1; shift
         rm -rf "$work/split"
