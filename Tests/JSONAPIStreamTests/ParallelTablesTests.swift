@@ -16,6 +16,8 @@ struct ParallelTablesTests {
         var byWorkers: Bool
         /// Workers read ranges of the elements of large documents.
         var byElements = false
+        /// ``TableSplitter/rowsTaken``.
+        var rowsTaken = 0
     }
 
     /// Splits `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time; on an
@@ -50,11 +52,12 @@ struct ParallelTablesTests {
         for f in try FileManager.default.contentsOfDirectory(atPath: dir) {
             files[f] = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
         }
-        return Run(files: files, error: failure, warnings: warnings, byWorkers: s.isReadByWorkers, byElements: s.readsElementRanges)
+        return Run(files: files, error: failure, warnings: warnings, byWorkers: s.isReadByWorkers, byElements: s.readsElementRanges, rowsTaken: s.rowsTaken)
     }
 
-    /// The same files with the same text; names the files that differ.
+    /// The same files with the same text, and as many rows taken; names the files that differ.
     static func expectSameFiles(_ many: Run, _ one: Run, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(many.rowsTaken == one.rowsTaken, "\(what): rows taken", sourceLocation: sourceLocation)
         #expect(Set(many.files.keys) == Set(one.files.keys), "\(what): other files", sourceLocation: sourceLocation)
         for (file, text) in one.files.sorted(by: { $0.key < $1.key }) where many.files[file] != text {
             Issue.record("\(what): \(file) differs", sourceLocation: sourceLocation)
@@ -67,6 +70,7 @@ struct ParallelTablesTests {
         let one = try Self.run(input, format: format, workers: 1, chunk: 0)
         #expect(one.error == nil)
         #expect(!one.byWorkers)
+        #expect(one.rowsTaken > 100)
         // Many types, rows numbered in each, relationships and edges.
         #expect(one.files.count > 20, "\(one.files.keys.sorted())")
         #expect((one.files["_edges.\(format.rawValue)"] ?? "").count > 1_000)

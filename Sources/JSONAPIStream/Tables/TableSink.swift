@@ -117,16 +117,12 @@ final class TablePiece: @unchecked Sendable {
     let documents: TakenRows
     let relationships: TakenRows
     let edges: TakenRows
-    let resources: Int
-    let documentCount: Int
 
-    init(tables: [TypeTable], documents: TakenRows, relationships: TakenRows, edges: TakenRows, resources: Int, documentCount: Int) {
+    init(tables: [TypeTable], documents: TakenRows, relationships: TakenRows, edges: TakenRows) {
         self.tables = tables
         self.documents = documents
         self.relationships = relationships
         self.edges = edges
-        self.resources = resources
-        self.documentCount = documentCount
     }
 }
 
@@ -174,11 +170,8 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     /// `from_lid`, the same columns in both tables), as its first such row wrote them.
     @exclusivity(unchecked) private var fromCells = ByteArena(capacity: 128)
     @exclusivity(unchecked) private var fromCellsWritten = false
-    /// Documents and resources in a worker's piece so far.
-    @exclusivity(unchecked) private var documentsInPiece = 0
-    @exclusivity(unchecked) private var resourcesInPiece = 0
-    @exclusivity(unchecked) private(set) var documentCount = 0
-    @exclusivity(unchecked) private(set) var resourcesWritten = 0
+    /// Resource rows taken so far: one per resource written, in its type's table.
+    var resourcesWritten: Int { tables.reduce(0) { $0 + $1.rows } }
     var sourceName: String?
     var onDiagnostic: ((Diagnostic) -> Void)?
 
@@ -254,8 +247,6 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
         }
         try relationships.out.endRecord()
         try edges.out.endRecord()
-        resourcesWritten += 1
-        resourcesInPiece += 1
     }
 
     /// The number of the table of `type`, made when the type is new.
@@ -454,8 +445,6 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
 
     func document(_ d: DocumentDraft, in a: borrowing DraftArenas) throws(JSONAPIError) {
         defer { primaryCount = 0 }
-        documentCount += 1
-        documentsInPiece += 1
         let store = a.store.bytes(in: 0..<a.store.count)
         func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
             span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
@@ -513,13 +502,9 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     /// fixed tables; the next piece starts with tables of its own.
     func takePiece() -> TablePiece {
         precondition(collects, "a worker's sink")
-        let piece = TablePiece(
-            tables: tables, documents: documents.take(), relationships: relationships.take(), edges: edges.take(),
-            resources: resourcesInPiece, documentCount: documentsInPiece)
+        let piece = TablePiece(tables: tables, documents: documents.take(), relationships: relationships.take(), edges: edges.take())
         tables = []
         tableNumbers = ByteInterner()
-        resourcesInPiece = 0
-        documentsInPiece = 0
         return piece
     }
 
@@ -559,7 +544,5 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
         try documents.append(piece.documents, bases: bases)
         try relationships.append(piece.relationships, bases: bases)
         try edges.append(piece.edges, bases: bases)
-        resourcesWritten += piece.resources
-        documentCount += piece.documentCount
     }
 }

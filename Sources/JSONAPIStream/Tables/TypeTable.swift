@@ -120,12 +120,12 @@ final class TypeTable {
     /// Stored attribute names, numbered as `attributeNames`.
     @exclusivity(unchecked) var names = ByteInterner()
     @exclusivity(unchecked) private(set) var attributeNames: [AttributeName] = []
-    /// Column names as written, and folded to ASCII lower case (with `id` and `lid`).
-    private var columnIndex: [[UInt8]: Int32] = [:]
-    /// Attribute names as written, numbered (``AttributeName/written``), and the row that
-    /// last had each.
-    private var writtenNames: [[UInt8]: Int32] = [:]
+    /// Attribute names as written (after `--keys`), numbered (``AttributeName/written``):
+    /// by text, and by number the text, the column (or -1) and the row that last had it.
+    private var writtenNumbers: [[UInt8]: Int32] = [:]
+    private var written: [(name: [UInt8], column: Int32)] = []
     @exclusivity(unchecked) private var writtenLastRow: [Int] = []
+    /// Column names folded to ASCII lower case (with `id` and `lid`).
     private var folded: Set<[UInt8]> = [Array("id".utf8), Array("lid".utf8)]
     @exclusivity(unchecked) var hasLid = false
     @exclusivity(unchecked) var hasLinks = false
@@ -165,35 +165,30 @@ final class TypeTable {
         if name.withUnsafeBytes({ keys.formatName($0, into: &formatted) }) { name = formatted }
         var quoted = ByteArena(capacity: name.count + 2)
         name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &quoted) }
-        let written: Int32
-        if let n = writtenNames[name] {
-            written = n
+        // A name written as an earlier one was has its column (or none); a new one gets a
+        // column unless it starts with `_` or equals one ignoring case.
+        let number: Int32
+        if let n = writtenNumbers[name] {
+            number = n
         } else {
-            written = Int32(writtenLastRow.count)
-            writtenNames[name] = written
-            writtenLastRow.append(-1)
-        }
-        var column: Int32
-        if let existing = columnIndex[name] {
-            column = existing
-        } else {
+            var column: Int32 = -1
             let lower = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-            if name.first == UInt8(ascii: "_") || folded.contains(lower) {
-                column = -1
-            } else {
+            if name.first != UInt8(ascii: "_") && !folded.contains(lower) {
                 column = Int32(columns.count)
                 columns.append(Column(name: name))
-                columnIndex[name] = column
                 folded.insert(lower)
             }
+            number = Int32(written.count)
+            writtenNumbers[name] = number
+            written.append((name, column))
+            writtenLastRow.append(-1)
         }
-        attributeNames.append(AttributeName(column: column, written: written, quoted: quoted.array(0..<quoted.count)))
+        attributeNames.append(AttributeName(column: written[Int(number)].column, written: number, quoted: quoted.array(0..<quoted.count)))
     }
 
     /// The name attribute `k` is written with (after `--keys`), as text.
     func writtenName(_ k: Int) -> String {
-        let n = attributeNames[k].written
-        return String(decoding: writtenNames.first { $0.value == n }!.key, as: UTF8.self)
+        String(decoding: written[Int(attributeNames[k].written)].name, as: UTF8.self)
     }
 
     /// Notes that row `row` has the attribute numbered `k`; false when it had another with
