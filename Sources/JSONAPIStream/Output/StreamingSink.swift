@@ -144,3 +144,34 @@ struct PrimaryLinkage: Sendable {
     var bytes: [UInt8]
     var count: Int
 }
+
+/// A sink that gathers each document's primary linkage (comma-separated identifiers) for
+/// the document's own line or row, and so can hand a worker's range of it to the caller's
+/// sink (the NDJSON writer, the tables).
+protocol PrimaryLinkageGathering: AnyObject {
+    /// The identifiers so far, comma-separated.
+    var primary: SpillBuffer { get }
+    /// How many.
+    var primaryCount: Int { get set }
+}
+
+extension PrimaryLinkageGathering {
+    /// The primary linkage read since the document began (or since the last call): what a
+    /// worker's range of elements adds to its document's line or row, which the caller's
+    /// sink writes (``continuePrimary(_:)``).
+    func takePrimary() throws(JSONAPIError) -> PrimaryLinkage {
+        var taken = PrimaryLinkage(bytes: [], count: primaryCount)
+        taken.bytes.reserveCapacity(primary.count)
+        try primary.drain { bytes in taken.bytes.append(contentsOf: bytes) }
+        primaryCount = 0
+        return taken
+    }
+
+    /// Adds a worker's range of primary linkage to the document being read.
+    func continuePrimary(_ more: PrimaryLinkage) throws(JSONAPIError) {
+        guard more.count > 0 else { return }
+        if primaryCount > 0 { try primary.append(staticBytes(",")) }
+        try withContiguousBytes(of: more.bytes) { (b) throws(JSONAPIError) in try primary.append(b) }
+        primaryCount += more.count
+    }
+}
