@@ -126,6 +126,7 @@ class JSONEventReceiver {
                 bytesStart: keyBytes.count, signature: 0))
     }
 
+    @inline(__always)
     final func receiveStartObject() -> Bool {
         noteValue()
         depth &+= 1
@@ -134,6 +135,7 @@ class JSONEventReceiver {
         return onStartObject()
     }
 
+    @inline(__always)
     final func receiveStartArray() -> Bool {
         noteValue()
         depth &+= 1
@@ -142,36 +144,37 @@ class JSONEventReceiver {
         return onStartArray()
     }
 
+    @inline(__always)
     final func receiveEndObject() -> Bool {
         let ok = onEndObject()
         popLevel()
         return ok
     }
 
+    @inline(__always)
     final func receiveEndArray() -> Bool {
         let ok = onEndArray()
         popLevel()
         return ok
     }
 
+    @inline(__always)
     final func receiveString(_ value: UnsafeRawBufferPointer) -> Bool {
         receiveString(value, escaped: !isFromSource(value))
     }
 
+    @inline(__always)
     final func receiveString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         noteValue()
         if escaped, !checkEscapes(key: false) { return false }
-        if value.count > maxStringBytes {
-            return fail(.J06, "string longer than \(maxStringBytes) bytes", at: .currentToken)
-        }
+        if value.count > maxStringBytes { return failTooLong(.string) }
         return onString(value, escaped: escaped)
     }
 
+    @inline(__always)
     final func receiveNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         noteValue()
-        if text.count > maxNumberLength {
-            return fail(.J06, "number longer than \(maxNumberLength) characters", at: .currentToken)
-        }
+        if text.count > maxNumberLength { return failTooLong(.number) }
         return onNumber(text)
     }
 
@@ -185,26 +188,28 @@ class JSONEventReceiver {
         return fail(error.rule, error.message, at: .at(positions!.location(of: error.offset)), pointer: key ? containerPointer() : currentPointer())
     }
 
+    @inline(__always)
     final func receiveBool(_ value: Bool) -> Bool {
         noteValue()
         return onBool(value)
     }
 
+    @inline(__always)
     final func receiveNull() -> Bool {
         noteValue()
         return onNull()
     }
 
+    @inline(__always)
     final func receiveKey(_ name: UnsafeRawBufferPointer) -> Bool {
         let escaped = !isFromSource(name)
         return receiveKey(name, escaped: escaped, prefix: escaped ? ShortName.prefix(name) : ShortName.prefix(name, readableUpTo: sourceEnd))
     }
 
+    @inline(__always)
     final func receiveKey(_ name: UnsafeRawBufferPointer, escaped: Bool, prefix: UInt64) -> Bool {
         let n = name.count
-        if n > maxKeyBytes {
-            return fail(.J06, "member name longer than \(maxKeyBytes) bytes", at: .currentToken)
-        }
+        if n > maxKeyBytes { return failTooLong(.memberName) }
         if escaped, !checkEscapes(key: true) { return false }
         let level = levels.topPointer
         let h = (prefix ^ UInt64(truncatingIfNeeded: n)) &* 0x9E37_79B9_7F4A_7C15
@@ -334,6 +339,19 @@ class JSONEventReceiver {
         }
         failure = Diagnostic(severity: .error, rule: rule, message: message, location: location, pointer: p)
         return false
+    }
+
+    private enum LongToken { case string, number, memberName }
+
+    /// `J06` for the token being reported. Out of line: the entry points are inlined into
+    /// their callers, and the message's text would be inlined with them.
+    @inline(never)
+    private final func failTooLong(_ token: LongToken) -> Bool {
+        switch token {
+        case .string: fail(.J06, "string longer than \(maxStringBytes) bytes", at: .currentToken)
+        case .number: fail(.J06, "number longer than \(maxNumberLength) characters", at: .currentToken)
+        case .memberName: fail(.J06, "member name longer than \(maxKeyBytes) bytes", at: .currentToken)
+        }
     }
 
     @inline(never)

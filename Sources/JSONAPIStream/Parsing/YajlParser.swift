@@ -23,7 +23,7 @@ final class YajlParser {
     /// its outlet); yajl's context is an unretained pointer to it.
     init(receiver: JSONEventReceiver, multipleValues: Bool) {
         let ctx = Unmanaged.passUnretained(receiver).toOpaque()
-        handle = Self.allocate(eventCallbacks, ctx)
+        handle = Self.allocate(receiver is DocumentBuilder ? builderCallbacks : eventCallbacks, ctx)
         Self.configure(handle, multipleValues: multipleValues)
     }
 
@@ -150,6 +150,64 @@ nonisolated(unsafe) private let eventCallbacks: UnsafeMutablePointer<yajl_callba
             },
             yajl_end_array: { ctx in
                 result(unsafeReceiver(ctx)._withUnsafeGuaranteedRef { $0.receiveEndArray() })
+            }
+        ))
+    return table
+}()
+
+@inline(__always)
+private func unsafeBuilder(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<DocumentBuilder> {
+    // Invariant: ctx is the builder passed to yajl_alloc (the table is chosen by the
+    // receiver's class), kept alive by the YajlParser's owner.
+    Unmanaged<DocumentBuilder>.fromOpaque(ctx.unsafelyUnwrapped)
+}
+
+/// The same callbacks for the document builder, the receiver of every command that reads
+/// JSON:API documents. Its class is final, so here each event's entry point and handler are
+/// direct calls the compiler can inline into the trampoline (in `builderCallbacks` the handler
+/// is reached through the class's table). A C function pointer cannot be generic, hence a
+/// second table rather than one over a type parameter.
+nonisolated(unsafe) private let builderCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { ctx in
+                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveNull() })
+            },
+            yajl_boolean: { ctx, value in
+                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveBool(value != 0) })
+            },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { ctx, text, length in
+                result(
+                    unsafeBuilder(ctx)._withUnsafeGuaranteedRef {
+                        $0.receiveNumber(UnsafeRawBufferPointer(start: text, count: length))
+                    })
+            },
+            yajl_string: { ctx, bytes, length in
+                result(
+                    unsafeBuilder(ctx)._withUnsafeGuaranteedRef {
+                        $0.receiveString(UnsafeRawBufferPointer(start: bytes, count: length))
+                    })
+            },
+            yajl_start_map: { ctx in
+                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveStartObject() })
+            },
+            yajl_map_key: { ctx, bytes, length in
+                result(
+                    unsafeBuilder(ctx)._withUnsafeGuaranteedRef {
+                        $0.receiveKey(UnsafeRawBufferPointer(start: bytes, count: length))
+                    })
+            },
+            yajl_end_map: { ctx in
+                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveEndObject() })
+            },
+            yajl_start_array: { ctx in
+                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveStartArray() })
+            },
+            yajl_end_array: { ctx in
+                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveEndArray() })
             }
         ))
     return table
