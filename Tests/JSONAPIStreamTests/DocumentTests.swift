@@ -300,6 +300,34 @@ struct DocumentTests {
         }
     }
 
+    /// R17 is settled by a filter of the attribute names in the usual case (no clash): every
+    /// clash must still be found, whatever the names' lengths (the filter hashes the first
+    /// eight bytes, the last eight of up to sixteen, and the length) and however many names
+    /// share the filter's bits.
+    @Test func fieldNamespaceClashesAreFoundAmongManyNames() throws {
+        var rng = SplitMix(state: 17)
+        func name(_ length: Int) -> String {
+            String((0..<length).map { _ in "abcdefgh".randomElement(using: &rng)! })
+        }
+        for round in 0..<300 {
+            let attributes = (0..<Int.random(in: 0...30, using: &rng)).map { _ in name(Int.random(in: 1...40, using: &rng)) }
+            var relationships = (0..<Int.random(in: 0...6, using: &rng)).map { _ in name(Int.random(in: 1...40, using: &rng)) }
+            if round % 3 == 0, let a = attributes.randomElement(using: &rng) { relationships.append(a) }
+            if round % 7 == 0 { relationships.append(["type", "id"].randomElement(using: &rng)!) }
+            let uniqueAttributes = Array(Set(attributes)).sorted()
+            let uniqueRelationships = Array(Set(relationships)).sorted()
+            let a = uniqueAttributes.map { #""\#($0)":1"# }.joined(separator: ",")
+            let r = uniqueRelationships.map { #""\#($0)":{"data":null}"# }.joined(separator: ",")
+            let input = #"{"data":{"type":"t","id":"1","attributes":{\#(a)},"relationships":{\#(r)}}}"#
+            var warnings: [Diagnostic] = []
+            _ = try normalize(input, warnings: &warnings)
+            let expected =
+                Set(uniqueAttributes).intersection(uniqueRelationships).count
+                + uniqueRelationships.filter { $0 == "type" || $0 == "id" }.count
+            #expect(warnings.filter { $0.rule == .R17 }.count == expected, "\(input)")
+        }
+    }
+
     @Test func lenientModeWarnsAndKeeps_strictModeStops() throws {
         let input = #"{"data":{"type":"a.b","id":"1","attributes":{"first.name":"x"},"relationships":{"r":{}}},"links":{"self":42}}"#
         var warnings: [Diagnostic] = []
@@ -356,5 +384,17 @@ struct DocumentTests {
             #expect(try normalize(doc, format: .json, chunk: size) == whole)
             #expect(try normalize(doc, format: .ndjson, chunk: size) == wholeND)
         }
+    }
+}
+
+/// A small seeded generator (SplitMix64), so that a failing case can be run again.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

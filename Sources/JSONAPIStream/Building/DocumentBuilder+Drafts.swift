@@ -99,6 +99,7 @@ extension DocumentBuilder {
         relationshipsAfterAttributes = false
         if validation != .off {
             attributeNames.clearKeepingCapacity()
+            attributeBits = NameFilter()
             relationshipNames.clearKeepingCapacity()
         }
         return true

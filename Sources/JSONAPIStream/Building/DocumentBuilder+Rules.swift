@@ -179,7 +179,9 @@ extension DocumentBuilder {
     func checkKey(_ name: UnsafeRawBufferPointer) -> Bool {
         if raw.target == .resourceAttributes {
             if raw.depth == 1 {
-                attributeNames.append(NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none))
+                let words = NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none)
+                attributeBits.insert(words)
+                attributeNames.append(words)
             }
             // Keys inside an attribute's value are any JSON (a JSON field's keys, domain
             // names with dots): the member-name rules cover the attribute names only.
@@ -190,12 +192,24 @@ extension DocumentBuilder {
 
     /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
     func checkFieldNamespace() -> Bool {
+        // The usual case, no clash, is settled by the names' filter (`attributeBits`): a
+        // relationship name the filter does not contain is certainly not an attribute's, and
+        // `type` and `id` are looked up the same way. Only a possible match compares names.
+        var maybe = attributeBits.mayContain(NameWords.type) || attributeBits.mayContain(NameWords.id)
+        var taken = attributeBits
+        taken.insert(NameWords.type)
+        taken.insert(NameWords.id)
+        for i in 0..<arenas.relationshipDrafts.count where !maybe {
+            let bytes = arenas.scratch.bytes(in: arenas.relationshipDrafts[i].name.range)
+            if taken.mayContain(NameWords(bytes, prefix: ShortName.prefix(bytes), longName: .none)) { maybe = true }
+        }
+        if !maybe { return true }
         for i in 0..<arenas.relationshipDrafts.count {
             let name = arenas.relationshipDrafts[i].name
             let bytes = arenas.scratch.bytes(in: name.range)
             relationshipNames.append(NameWords(bytes, prefix: ShortName.prefix(bytes), longName: name))
         }
-        // The usual case, no clash, without copying the lists (no reference counting).
+        // Without copying the lists (no reference counting).
         let clash = attributeNames.withUnsafeBufferPointer { attributes in
             relationshipNames.withUnsafeBufferPointer { relationships in
                 for a in attributes {
@@ -235,6 +249,28 @@ extension DocumentBuilder {
     }
 }
 
+/// A filter of member names in two 64-bit words, one bit in each per name (two bits of the
+/// name's hash pick them): a name whose two bits are not both set was certainly not
+/// inserted. With the dozen attributes of a typical resource, about one lookup in twenty
+/// says "maybe" for a name that is not there.
+struct NameFilter {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    @inline(__always)
+    mutating func insert(_ name: NameWords) {
+        let h = name.hash
+        low |= 1 &<< (h &>> 58)
+        high |= 1 &<< ((h &>> 52) & 63)
+    }
+
+    @inline(__always)
+    func mayContain(_ name: NameWords) -> Bool {
+        let h = name.hash
+        return low & (1 &<< (h &>> 58)) != 0 && high & (1 &<< ((h &>> 52) & 63)) != 0
+    }
+}
+
 /// A member name as its length and ``ShortName`` words: equal words mean equal names for
 /// names of up to 16 bytes; longer names also keep their bytes (`longName`).
 struct NameWords {
@@ -242,6 +278,13 @@ struct NameWords {
     var prefix: UInt64
     var suffix: UInt64
     var longName: ScratchSpan
+
+    init(length: Int, prefix: UInt64, suffix: UInt64, longName: ScratchSpan) {
+        self.length = length
+        self.prefix = prefix
+        self.suffix = suffix
+        self.longName = longName
+    }
 
     init(_ name: UnsafeRawBufferPointer, prefix: UInt64, longName: ScratchSpan) {
         length = name.count
@@ -251,6 +294,15 @@ struct NameWords {
     }
 
     var isTypeOrID: Bool { (length == 4 && prefix == ShortName.type) || (length == 2 && prefix == ShortName.id) }
+
+    static let type = NameWords(length: 4, prefix: ShortName.type, suffix: 0, longName: .none)
+    static let id = NameWords(length: 2, prefix: ShortName.id, suffix: 0, longName: .none)
+
+    /// The name's hash (equal names, equal hashes).
+    @inline(__always)
+    var hash: UInt64 {
+        (prefix ^ (suffix &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15
+    }
 
     func equals(_ other: NameWords, _ scratch: borrowing ByteArena) -> Bool {
         guard length == other.length && prefix == other.prefix && suffix == other.suffix else { return false }

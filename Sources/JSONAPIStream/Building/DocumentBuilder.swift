@@ -74,6 +74,8 @@ final class DocumentBuilder: JSONEventReceiver {
     /// 16 bytes; longer ones also keep their bytes in scratch).
     @exclusivity(unchecked) var attributeNames: [NameWords] = []
     @exclusivity(unchecked) var relationshipNames: [NameWords] = []
+    /// The names in `attributeNames`, as a filter.
+    @exclusivity(unchecked) var attributeBits = NameFilter()
     @exclusivity(unchecked) var documentCount = 0
     /// Whether each document's top-level `links` and `meta` are copied into ``lastDocument``
     /// as it closes (off by default: it costs a copy per document).
