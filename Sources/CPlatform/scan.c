@@ -1,6 +1,9 @@
-// The vector part of StructuralScanner: skips runs of "plain" input 32 bytes at a time.
+// The vector part of StructuralScanner: skips runs of "plain" input 64 bytes at a time with
+// AVX2 where the processor has it, else 32 at a time with SSE2.
 #include "cplatform.h"
 #include <stdint.h>
+
+#include "masks.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -23,11 +26,46 @@ static inline void masks32(const unsigned char *p, uint32_t *special, uint32_t *
         | ((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, bs)) << 16);
 }
 
+#if defined(JSONAPI_WIDE_BLOCKS)
+// The same skip 64 bytes at a time with AVX2, where the processor has it (about half the
+// instructions per byte of the 32-byte loop). It stops at the first block of 64 that needs a
+// closer look; the 32-byte loop then takes what it can of that block.
+JSONAPI_WIDE static size_t skip_plain_wide(const unsigned char *p, size_t n, unsigned char *inside,
+                                           size_t *open_quote) {
+    const __m256i lim = _mm256_set1_epi8(0x0E);
+    size_t i = 0;
+    unsigned char in = *inside;
+    while (i + 64 <= n) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
+        // Signed compare: bytes of 0x80 and more are negative, so they are "below 0x0E" too.
+        uint64_t special = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lim, a))
+            | ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lim, b)) << 32);
+        if (special != 0) break;
+        uint64_t quotes = mask64_wide(a, b, 0x22);
+        uint64_t backslashes = mask64_wide(a, b, 0x5C);
+        // As below: a backslash before a quote or a backslash, or at the block's end, stops.
+        if (backslashes != 0 && ((backslashes >> 63) != 0 || ((backslashes << 1) & (quotes | backslashes)) != 0))
+            break;
+        if (quotes != 0) {
+            in ^= (unsigned char)(__builtin_popcountll(quotes) & 1);
+            if (in) *open_quote = i + 63 - (size_t)__builtin_clzll(quotes);
+        }
+        i += 64;
+    }
+    *inside = in;
+    return i;
+}
+#endif
+
 size_t jsonapi_skip_plain(const void *bytes, size_t n, unsigned char *in_string,
                           size_t *open_quote) {
     const unsigned char *p = bytes;
     size_t i = 0;
     unsigned char inside = *in_string;
+#if defined(JSONAPI_WIDE_BLOCKS)
+    if (n >= 64 && wide_blocks_supported()) i = skip_plain_wide(p, n, &inside, open_quote);
+#endif
     while (i + 32 <= n) {
         uint32_t special, quotes, backslashes;
         masks32(p + i, &special, &quotes, &backslashes);

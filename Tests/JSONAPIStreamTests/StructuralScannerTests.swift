@@ -170,6 +170,16 @@ struct StructuralScannerTests {
         // A form feed after a long plain run is still found, at its offset.
         bytes[90] = 0x0C
         #expect(Self.scan(bytes, splits: [33]).suspect == 90)
+        // The same across 64-byte blocks: a quote in the third block opens a string, one in
+        // the fourth closes it, and a form feed far into a plain run is found.
+        var long = Array(repeating: UInt8(ascii: "a"), count: 320)
+        long[150] = 0x22
+        let open = Self.scan(long, splits: [])
+        #expect(open.inString && open.stringStart == 150 && open == Reference(long))
+        long[200] = 0x22
+        #expect(!Self.scan(long, splits: [1]).inString)
+        long[300] = 0x0C
+        #expect(Self.scan(long, splits: []).suspect == 300)
     }
 
     @Test func backslashesInPlainBlocks() {
@@ -178,8 +188,9 @@ struct StructuralScannerTests {
         #expect(Self.scan(link, splits: []) == Reference(link))
         #expect(!Self.scan(link, splits: []).inString)
         // An escaped quote, and a backslash ending a block before a quote, keep a string open.
-        for at in [10, 30, 31, 32, 33, 63] {
-            var bytes = Array(repeating: UInt8(ascii: "a"), count: 96)
+        // Positions around the 32-byte blocks (SSE2) and the 64-byte ones (AVX2).
+        for at in [10, 30, 31, 32, 33, 62, 63, 64, 95, 126, 127, 128, 160] {
+            var bytes = Array(repeating: UInt8(ascii: "a"), count: 192)
             bytes[0] = 0x22
             bytes[at] = 0x5C
             bytes[at + 1] = 0x22
