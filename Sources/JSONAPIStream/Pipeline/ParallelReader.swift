@@ -287,7 +287,9 @@ final class ParallelReader {
                 offset: split.offset, line: split.line, lineStart: split.lineStart,
                 documentIndex: documentsBefore + split.documents, startsInput: split.offset == 0, precededBy: split.lastCut)
         }
-        let b = ParallelBatch(segment: segment, name: inputName)
+        // Room for a batch's usual size from the start (it closes after the first document
+        // ending past `batchBytes`), so that it is not copied as it grows.
+        let b = ParallelBatch(segment: segment, name: inputName, bytes: ByteArena(capacity: min(batchBytes + batchBytes / 8, continuationBytes)))
         current = b
         return b
     }
