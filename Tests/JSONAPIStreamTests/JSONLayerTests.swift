@@ -5,22 +5,24 @@ import Testing
 /// The JSON layer on its own: each J rule, positions, and independence from the read size.
 struct JSONLayerTests {
     /// Parses `input` whole and at read sizes 1...31, with small reads gathered (as by
-    /// default) and handed over as they come (`coalesceBytes` = the read size); every outcome
-    /// must be identical. Returns the (common) outcome.
+    /// default), handed over as they come (`coalesceBytes` = the read size), and parsed in
+    /// place after the first bytes of each read (`coalesceBytes` below the read size: the
+    /// last read's tail goes to yajl with that many bytes of the next); every outcome must be
+    /// identical. Returns the (common) outcome.
     func parseAtAllSizes(_ input: [UInt8], options: ParseOptions = .default, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Result<[JSONValue], JSONAPIError> {
         let whole = parseJSON(input, chunk: 0, options: options)
         for size in 1...31 {
-            for gathered in [true, false] {
+            for coalesce in [options.coalesceBytes, size, max(1, size / 3)] {
                 var o = options
-                if !gathered { o.coalesceBytes = size }
+                o.coalesceBytes = coalesce
                 let r = parseJSON(input, chunk: size, options: o)
                 switch (whole, r) {
                 case (.success(let a), .success(let b)):
-                    #expect(a == b, "values differ at read size \(size)", sourceLocation: sourceLocation)
+                    #expect(a == b, "values differ at read size \(size), coalescing \(coalesce)", sourceLocation: sourceLocation)
                 case (.failure(let a), .failure(let b)):
-                    #expect(a == b, "errors differ at read size \(size): \(a) vs \(b)", sourceLocation: sourceLocation)
+                    #expect(a == b, "errors differ at read size \(size), coalescing \(coalesce): \(a) vs \(b)", sourceLocation: sourceLocation)
                 default:
-                    Issue.record("outcome differs at read size \(size): \(whole) vs \(r)", sourceLocation: sourceLocation)
+                    Issue.record("outcome differs at read size \(size), coalescing \(coalesce): \(whole) vs \(r)", sourceLocation: sourceLocation)
                 }
             }
         }

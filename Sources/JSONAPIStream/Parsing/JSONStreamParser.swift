@@ -206,32 +206,68 @@ final class JSONStreamParser {
 
     private func process(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         if received &- memoryCheckedAt >= 1 << 20, jsonapi_memory_active() != 0 { try checkMemory() }
-        let coalesce = options.coalesceBytes
-        if pending.isEmpty && chunk.count >= coalesce {
-            // A large read and nothing waiting: pre-scan and parse in place, keep the tail.
-            let base = received
-            received += chunk.count
-            pendingBase = base
-            positions.lendNewlines(to: &prescan.newlines)
-            do {
-                defer { positions.lendNewlines(to: &prescan.newlines) }
-                try prescan.scan(chunk, base: base)
-            } catch {
-                pending.append(chunk)
-                pendingScanned = pending.count
-                try diagnoseWindow(suspect: error.offset)
-            }
-            let tokens = prescan.boundary(end: base + chunk.count, buffer: chunk, bufferBase: base)
-            let boundary = prescan.feedBoundary(tokens, buffer: chunk, bufferBase: base)
-            try parseInPlace(chunk, base: base, upTo: boundary)
-            pending.append(UnsafeRawBufferPointer(rebasing: chunk[(boundary - base)...]))
-            pendingBase = boundary
-            pendingScanned = pending.count
-            // After the tail is kept: a failure here reads it again.
-            try checkOpenToken(boundary: tokens)
-            try checkDeadline()
-            return
+        if chunk.count >= options.coalesceBytes {
+            // A large read: pre-scanned and parsed in place, its tail kept.
+            if pending.isEmpty { return try processInPlace(chunk, scanned: 0) }
+            if pendingScanned == pending.count { return try processAfterTail(chunk) }
         }
+        try gather(chunk)
+    }
+
+    /// Parses `buffer`, which starts at `received - scanned` (its first `scanned` bytes were
+    /// received and pre-scanned already, and nothing else waits), where it lies; keeps its
+    /// tail.
+    private func processInPlace(_ buffer: UnsafeRawBufferPointer, scanned: Int) throws(JSONAPIError) {
+        let base = received - scanned
+        received = base + buffer.count
+        pendingBase = base
+        positions.lendNewlines(to: &prescan.newlines)
+        do {
+            defer { positions.lendNewlines(to: &prescan.newlines) }
+            try prescan.scan(UnsafeRawBufferPointer(rebasing: buffer[scanned...]), base: base + scanned)
+        } catch {
+            pending.append(buffer)
+            pendingScanned = pending.count
+            try diagnoseWindow(suspect: error.offset)
+        }
+        let tokens = prescan.boundary(end: base + buffer.count, buffer: buffer, bufferBase: base)
+        let boundary = prescan.feedBoundary(tokens, buffer: buffer, bufferBase: base)
+        try parseInPlace(buffer, base: base, upTo: boundary)
+        pending.append(UnsafeRawBufferPointer(rebasing: buffer[(boundary - base)...]))
+        pendingBase = boundary
+        pendingScanned = pending.count
+        // After the tail is kept: a failure here reads it again.
+        try checkOpenToken(boundary: tokens)
+        try checkDeadline()
+    }
+
+    /// How much of a large read is copied after the last read's tail, to find where the rest
+    /// can be parsed in place (less when ``ParseOptions/coalesceBytes`` is smaller).
+    static let stitchBytes = 4096
+
+    /// A large read after the last one's tail (a token held back, or the byte before one:
+    /// see ``StructuralScanner/feedBoundary(_:buffer:bufferBase:)``). The tail and the read's
+    /// first bytes go to yajl together, copied; from the first boundary among those bytes the
+    /// read is parsed where it lies, so a read is not copied whole into `pending`. A token
+    /// longer than that window is gathered as before.
+    private func processAfterTail(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
+        let chunkBase = received
+        let w = min(chunk.count, Self.stitchBytes, options.coalesceBytes)
+        try gather(UnsafeRawBufferPointer(rebasing: chunk[..<w]), feedingAll: true)
+        if w == chunk.count { return }
+        let rest = UnsafeRawBufferPointer(rebasing: chunk[w...])
+        guard pendingBase >= chunkBase else { return try gather(rest) }
+        // What waits is this read's bytes from `pendingBase` to the window's end: read where
+        // they lie, with the rest.
+        let from = pendingBase - chunkBase
+        pending.removeAll()
+        pendingScanned = 0
+        try processInPlace(UnsafeRawBufferPointer(rebasing: chunk[from...]), scanned: w - from)
+    }
+
+    /// Appends `chunk` to `pending`, pre-scans it, and hands yajl the whole tokens that wait
+    /// once there are ``ParseOptions/coalesceBytes`` of them (or any, `feedingAll`).
+    private func gather(_ chunk: UnsafeRawBufferPointer, feedingAll: Bool = false) throws(JSONAPIError) {
         pending.append(chunk)
         received += chunk.count
         let scanFrom = pendingScanned
@@ -250,7 +286,7 @@ final class JSONStreamParser {
         let tokens = pending.withBytes { all in prescan.boundary(end: received, buffer: all, bufferBase: base) }
         try checkOpenToken(boundary: tokens)
         let boundary = pending.withBytes { all in prescan.feedBoundary(tokens, buffer: all, bufferBase: base) }
-        if boundary - pendingBase >= coalesce {
+        if boundary - pendingBase >= options.coalesceBytes || feedingAll && boundary > pendingBase {
             try feedWholeTokens(upTo: boundary)
             try checkDeadline()
         }
