@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+@testable import JSONAPIBenchmarking
 
 /// Normalizes `input` in memory and returns the output text.
 func normalize(
@@ -305,7 +306,7 @@ struct DocumentTests {
     /// eight bytes, the last eight of up to sixteen, and the length) and however many names
     /// share the filter's bits.
     @Test func fieldNamespaceClashesAreFoundAmongManyNames() throws {
-        var rng = SplitMix(state: 17)
+        var rng = SplitMix64(seed: 17)
         func name(_ length: Int) -> String {
             String((0..<length).map { _ in "abcdefgh".randomElement(using: &rng)! })
         }
@@ -387,14 +388,6 @@ struct DocumentTests {
     }
 }
 
-/// A small seeded generator (SplitMix64), so that a failing case can be run again.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The benchmark generator's SplitMix64 as a `RandomNumberGenerator`, so that a failing case
+/// can be run again.
+extension SplitMix64: RandomNumberGenerator {}
