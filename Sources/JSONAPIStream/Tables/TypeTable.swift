@@ -120,10 +120,10 @@ final class TypeTable {
     /// Stored attribute names, numbered as `attributeNames`.
     @exclusivity(unchecked) var names = ByteInterner()
     @exclusivity(unchecked) private(set) var attributeNames: [AttributeName] = []
-    /// Attribute names as written (after `--keys`), numbered (``AttributeName/written``):
-    /// by text, and by number the text, the column (or -1) and the row that last had it.
-    private var writtenNumbers: [[UInt8]: Int32] = [:]
-    private var written: [(name: [UInt8], column: Int32)] = []
+    /// Attribute names as written (after `--keys`), numbered (``AttributeName/written``),
+    /// and by number the column (or -1) and the row that last had it.
+    private var writtenNames = ByteInterner()
+    private var writtenColumns: [Int32] = []
     @exclusivity(unchecked) private var writtenLastRow: [Int] = []
     /// Column names folded to ASCII lower case (with `id` and `lid`).
     private var folded: Set<[UInt8]> = [Array("id".utf8), Array("lid".utf8)]
@@ -167,10 +167,9 @@ final class TypeTable {
         name.withUnsafeBytes { JSONEscaping.appendQuoted($0, to: &quoted) }
         // A name written as an earlier one was has its column (or none); a new one gets a
         // column unless it starts with `_` or equals one ignoring case.
-        let number: Int32
-        if let n = writtenNumbers[name] {
-            number = n
-        } else {
+        let before = writtenNames.count
+        let number = Int(name.withUnsafeBytes { writtenNames.intern($0) })
+        if writtenNames.count > before {
             var column: Int32 = -1
             let lower = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
             if name.first != UInt8(ascii: "_") && !folded.contains(lower) {
@@ -178,17 +177,15 @@ final class TypeTable {
                 columns.append(Column(name: name))
                 folded.insert(lower)
             }
-            number = Int32(written.count)
-            writtenNumbers[name] = number
-            written.append((name, column))
+            writtenColumns.append(column)
             writtenLastRow.append(-1)
         }
-        attributeNames.append(AttributeName(column: written[Int(number)].column, written: number, quoted: quoted.array(0..<quoted.count)))
+        attributeNames.append(AttributeName(column: writtenColumns[number], written: Int32(number), quoted: quoted.array(0..<quoted.count)))
     }
 
     /// The name attribute `k` is written with (after `--keys`), as text.
     func writtenName(_ k: Int) -> String {
-        String(decoding: written[Int(attributeNames[k].written)].name, as: UTF8.self)
+        writtenNames.string(of: UInt32(attributeNames[k].written))
     }
 
     /// Notes that row `row` has the attribute numbered `k`; false when it had another with
