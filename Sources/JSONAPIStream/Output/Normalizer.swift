@@ -64,15 +64,14 @@ public final class Normalizer {
             streaming?.numberAlarm = alarm
             graphSink?.numberAlarm = alarm
         }
-        // Workers write lines, or build pieces of the graph (merged in order); written lines
-        // with a duplicate policy other than `last` or a resource limit need every document
-        // in one place.
+        // Workers write lines, or build pieces of the graph (merged in order, duplicates
+        // among them).
         let merger = graphSink.map { [stream] in GraphPieceMerger(sink: $0, stream: stream) }
         self.merger = merger
-        let parallel = format == .json || duplicates == .last && document.parse.limits.maxResources == nil
         let one = document.forWorker
         reader = ParallelReader(
-            workers: parallel ? document.parse.effectiveWorkers : 1, batchBytes: document.parse.workerBatchBytes, sequential: stream,
+            workers: format == .json ? document.parse.effectiveWorkers : ParallelReader.writingWorkers(document, duplicates: duplicates),
+            batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
                 if format == .json {
                     return GraphPieceMerger.worker(options: document, policy: duplicates, safeNumbers: output.numbers == .safe)

@@ -86,6 +86,13 @@ final class ParallelReader {
     /// Bytes fed while the workers' side reads (undecided, or on workers).
     private var bytesFed = 0
 
+    /// The workers of a reader whose workers write output for the caller to append (lines,
+    /// tables): a duplicate policy other than `last` and a resource limit need every
+    /// document in one place, so those keep one reader.
+    static func writingWorkers(_ document: DocumentOptions, duplicates: DuplicatePolicy) -> Int {
+        duplicates == .last && document.parse.limits.maxResources == nil ? document.parse.effectiveWorkers : 1
+    }
+
     /// A reader with `workers` workers made by `makeWorker`, batches of
     /// `batchBytes` (``ParseOptions/workerBatchBytes``), `sequential` for inputs that are not
     /// many documents; `deliver` receives the outputs in input order.

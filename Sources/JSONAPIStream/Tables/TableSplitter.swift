@@ -85,12 +85,9 @@ public final class TableSplitter {
         let sink = try TableSink(directory: directory, format: format, options: output, duplicates: duplicates)
         self.sink = sink
         stream = DocumentStream(options: document, sink: sink)
-        // A duplicate policy other than `last` and a resource limit need every document in
-        // one place.
-        let parallel = duplicates == .last && document.parse.limits.maxResources == nil
         let one = document.forWorker
         reader = ParallelReader(
-            workers: parallel ? document.parse.effectiveWorkers : 1, batchBytes: document.parse.workerBatchBytes, sequential: stream,
+            workers: ParallelReader.writingWorkers(document, duplicates: duplicates), batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
                 let tables = TableSink(collecting: format, options: output)
                 let stream = DocumentStream(options: one, sink: tables)
