@@ -47,9 +47,10 @@ func runLoad<L: DatabaseLoader>(
 ) throws(JSONAPIError) -> LoadSummary {
     let stream = DocumentStream(options: documentOptions, keyedSinks: [loader])
     stream.onDiagnostic = onDiagnostic
+    // In order with the resources (with workers, they are handed over after the input began).
+    stream.onInputBegin = { loader.beginInput() }
     do throws(JSONAPIError) {
         for source in sources {
-            loader.beginInput()
             try stream.beginInput(named: source.name)
             let base = stream.bytesRead
             try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in

@@ -153,6 +153,42 @@ struct LoadPostgresTests {
         #expect(try server.query(#"SELECT name, extra FROM people WHERE id = '1'"#) == [["changed", "[1,2]"]])
     }
 
+    /// `load --workers 2` into PostgreSQL: a dump of many documents past the 4 MiB the
+    /// reader looks at first, parsed on workers while this thread sends the batches; the same
+    /// rows as one reader (the database read back, and every table's rows but the load times).
+    @Test func workersLoadTheSameRows() throws {
+        let server = try PostgresServer()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let generated = try run(["generate", "--resources", "3000", "--documents", "120", "--seed", "3"])
+        #expect(generated.stdout.count > 5_000_000)
+        let dump = dir.appendingPathComponent("dump.json").path
+        try generated.stdout.write(to: URL(fileURLWithPath: dump))
+        func load(workers: Int) throws -> (stderr: String, graph: Data, rows: [[[String]]]) {
+            try server.reset()
+            let r = try run(["load", "--workers", String(workers), server.url, dump])
+            #expect(r.status == 0, "\(r.stderr)")
+            let back = try run(["denormalize", server.url])
+            #expect(back.status == 0, "\(back.stderr)")
+            let tables = try server.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1").map { $0[0] }
+            #expect(tables.count > 6, "\(tables)")
+            let rows = try tables.map { t in
+                let columns = try server.query(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = '\(t)' AND column_name <> 'loaded_at' ORDER BY ordinal_position")
+                let list = columns.map { "\"\($0[0])\"" }.joined(separator: ", ")
+                return try server.query("SELECT \(list) FROM \"\(t)\" ORDER BY ROW(\(list))::text")
+            }
+            return (r.stderr, back.stdout, rows)
+        }
+        let one = try load(workers: 1)
+        let two = try load(workers: 2)
+        #expect(one.stderr.contains("loaded 120 documents"), "\(one.stderr)")
+        #expect(two.stderr == one.stderr)
+        #expect(two.graph == one.graph)
+        #expect(one.rows.reduce(0) { $0 + $1.count } > 30_000)
+        #expect(two.rows == one.rows)
+    }
+
     /// PostgreSQL's types for the values, text escaped through COPY (tab, backslash, newline),
     /// absent and null attributes apart, relationships and linkage as rows.
     @Test func tablesHoldTheValuesAsTheyWere() throws {

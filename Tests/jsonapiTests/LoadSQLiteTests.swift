@@ -278,6 +278,61 @@ struct LoadSQLiteTests {
         #expect(try Self.query(db2, "SELECT id FROM a") == [["1"]])
     }
 
+    /// `load --workers 2`: a dump of many documents, larger than the 4 MiB the reader looks at
+    /// before it hands documents to workers, parsed on workers while this thread writes; the
+    /// same rows in every table as one reader, with the same file given twice (documents are
+    /// numbered per input, in order with the resources, so the second reading finds the
+    /// first's rows). A bad document in the middle fails at the same place, with the documents
+    /// before it loaded.
+    @Test func workersLoadTheSameRows() throws {
+        let (dir, db1) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let generated = try run(["generate", "--resources", "3000", "--documents", "120"])
+        #expect(generated.status == 0)
+        #expect(generated.stdout.count > 5_000_000)
+        let dump = dir.appendingPathComponent("dump.json")
+        try generated.stdout.write(to: dump)
+        let db2 = dir.appendingPathComponent("workers.sqlite").path
+        let one = try run(["load", "--workers", "1", db1, dump.path, dump.path])
+        let two = try run(["load", "--workers", "2", db2, dump.path, dump.path])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(two.stderr.replacingOccurrences(of: db2, with: db1) == one.stderr)
+        // Both readings of the file: 9,840 resources each, those the second finds as stored
+        // unchanged (a resource in several pages is written back to each page's content).
+        #expect(one.stderr.contains("loaded 240 documents into"), "\(one.stderr)")
+        #expect(one.stderr.contains("19680 resources (9481 written, 10199 unchanged)"), "\(one.stderr)")
+        let tables = try Self.query(db1, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").map { $0[0]! }
+        #expect(tables.count > 6, "\(tables)")
+        for t in tables {
+            let columns = try Self.query(db1, "SELECT name FROM pragma_table_info('\(t)') WHERE name <> 'loaded_at'").map { "\"\($0[0]!)\"" }
+            let sql = "SELECT \(columns.joined(separator: ", ")) FROM \"\(t)\" ORDER BY rowid"
+            let a = try Self.query(db1, sql)
+            #expect(a.count > 0 || t.hasPrefix("_crawl"), "\(t) is empty")
+            #expect(try Self.query(db2, sql) == a, "\(t) differs")
+        }
+        // A bad document among them.
+        var bytes = Array(generated.stdout)
+        let middle = bytes.index(bytes.startIndex, offsetBy: bytes.count / 2)
+        let cut = bytes[middle...].firstIndex(of: 0x0A)! + 1
+        let before = bytes[..<cut].filter { $0 == 0x0A }.count
+        #expect(before > 50)
+        bytes.insert(contentsOf: Array(#"{"data":[{"type":"a","id":"1",]}"#.utf8) + [0x0A], at: cut)
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data(bytes).write(to: bad)
+        let (dir3, db3) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: dir3) }
+        let db4 = dir3.appendingPathComponent("workers.sqlite").path
+        let failedOne = try run(["load", "--workers", "1", db3, bad.path])
+        let failedTwo = try run(["load", "--workers", "2", db4, bad.path])
+        #expect(failedOne.status == 1)
+        #expect(failedTwo.status == 1)
+        #expect(failedTwo.stderr.replacingOccurrences(of: db4, with: db3) == failedOne.stderr)
+        #expect(failedOne.stderr.contains("bad.json:"), "\(failedOne.stderr)")
+        let count = "SELECT count(*) FROM _documents"
+        #expect(try Self.query(db4, count) == Self.query(db3, count))
+        #expect(try Self.query(db3, count) == [["\(before)"]])
+    }
+
     /// Bad databases and bad values: clear errors, never a crash.
     @Test func badDatabasesAndValues() throws {
         let (dir, db) = try Self.database()

@@ -67,7 +67,10 @@ public struct ParseOptions: Sendable, Hashable {
     /// use when there are 3 or more; with 2, one reader (which builds on a second thread: two
     /// workers were no faster there, and take more memory). 1, or ``concurrency`` `sequential`, reads
     /// on the caller's stream only. Used by ``Normalizer`` (every format), ``GraphParser``
-    /// (graph pieces merged in input order) and ``DocumentValidator``. A large document (no
+    /// (graph pieces merged in input order), ``TableSplitter`` and ``DocumentValidator``; by a
+    /// ``DocumentStream`` into your own sinks only when set (2 or more: the workers parse and
+    /// build, your sinks get the resources on the feeding thread, in input order, a batch at a
+    /// time; `jsonapi load --workers`). A large document (no
     /// document end in the first bytes) is read by ``Normalizer`` and ``GraphParser`` a range
     /// of the elements of its `data` and `included` arrays per worker, the rest on the
     /// caller's stream, with the same result; with the compound-document rules

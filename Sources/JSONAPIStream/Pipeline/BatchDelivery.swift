@@ -126,9 +126,10 @@ final class BatchDelivery {
         resourcesDelivered += batch.resources
         var output = ParallelReader.Output(
             bytes: ByteArena(capacity: 16), records: batch.records, numbersQuoted: batch.numbersQuoted, piece: batch.piece, primary: batch.primary,
-            tables: batch.tables)
+            tables: batch.tables, drafts: batch.drafts, startsInput: batch.segment?.startsInput ?? false)
         batch.piece = nil
         batch.tables = nil
+        batch.drafts = nil
         batch.primary = nil
         swap(&output.bytes, &batch.output)
         if let violation {

@@ -33,6 +33,10 @@ final class ParallelReader {
         var primary: PrimaryLinkage?
         /// A table worker's rows (``TableSink/takePiece()``).
         var tables: TablePiece? = nil
+        /// A worker's resources and documents for the user's sinks (``DraftTape``).
+        var drafts: DraftTape? = nil
+        /// Whether the batch starts an input.
+        var startsInput = false
     }
 
     /// Bytes after which a batch ends at the next document boundary.

@@ -112,6 +112,8 @@ final class ParallelBatch: @unchecked Sendable {
     var primary: PrimaryLinkage?
     /// A table worker's rows of the batch.
     var tables: TablePiece?
+    /// A worker's resources and documents for the user's sinks, with its warnings among them.
+    var drafts: DraftTape?
     var records = 0
     var numbersQuoted = 0
     var resources = 0
@@ -153,13 +155,15 @@ final class ParallelWorker: @unchecked Sendable {
     private var readingElements = false
     /// A table worker's rows since its last batch (nil for other pipelines).
     private let takeTables: (() -> TablePiece)?
+    /// The recorder of a worker for the user's sinks (nil for other pipelines).
+    private let drafts: DraftRecorder?
 
     /// `observe` installs the handler that receives the pipeline's warnings; `takePiece`, for
     /// a graph, hands over what was read since its last call, taken when a segment ends.
     init(
         stream: DocumentStream, out: ByteWriter?, owner: AnyObject?, observe: (@escaping (Diagnostic) -> Void) -> Void,
         takePiece: (() -> Graph)? = nil, takePrimary: (() throws(JSONAPIError) -> PrimaryLinkage)? = nil,
-        takeTables: (() -> TablePiece)? = nil
+        takeTables: (() -> TablePiece)? = nil, drafts: DraftRecorder? = nil
     ) {
         self.stream = stream
         self.out = out
@@ -167,6 +171,7 @@ final class ParallelWorker: @unchecked Sendable {
         self.takePiece = takePiece
         self.takePrimary = takePrimary
         self.takeTables = takeTables
+        self.drafts = drafts
         observe { [unowned self] d in
             guard let batch = self.batch else { return }
             if d.rule == .N02 {
@@ -174,7 +179,10 @@ final class ParallelWorker: @unchecked Sendable {
                 return
             }
             self.stream.validator?.facts?.diagnosticsSeen += 1
-            if self.takePiece != nil {
+            if let drafts = self.drafts {
+                // Replayed in its place among the resources and documents.
+                drafts.tape.note(d)
+            } else if self.takePiece != nil {
                 // Delivered with the piece, among its resources' merges.
                 self.pending.append(d)
                 self.stamps.append(self.stream.resourcesRead - self.pieceStart)
@@ -222,6 +230,7 @@ final class ParallelWorker: @unchecked Sendable {
             pieceStart = stream.resourcesRead
         }
         if let takeTables { batch.tables = takeTables() }
+        if let drafts { batch.drafts = drafts.take() }
         let resources = stream.resourcesRead
         batch.resources = resources - resourcesBefore
         resourcesBefore = resources

@@ -14,6 +14,11 @@ struct Load: ParsableCommand {
             leaves nothing of itself. A resource already in the database is merged member by member \
             (--on-duplicate); one whose content is unchanged is not written again, so loading the \
             same documents twice changes nothing. docs/database-loading.md describes the tables.
+
+            With --workers N (2 or more), inputs of many documents are parsed by N workers \
+            while the database is written from this thread, in input order, with the same \
+            rows, warnings and first error as one reader. The default is one reader (parsing \
+            on a second thread): the database's writes take most of a load.
             """)
 
     @Argument(help: "The database: an SQLite file path, or a postgres:// or postgresql:// URL.")
@@ -21,6 +26,7 @@ struct Load: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var parsing: ParsingOptions
+    @OptionGroup var workers: WorkerOptions
     @OptionGroup var reporting: ReportingOptions
 
     @Option(name: .customLong("on-duplicate"), help: "A resource already loaded: last (newer members win), first (stored members win) or error (refuse one read twice in this run).")
@@ -48,7 +54,7 @@ struct Load: ParsableCommand {
         do {
             defer { progress.finish() }
             let load = isPostgresURL(database) ? PostgresLoader.load : SQLiteLoader.load
-            summary = try load(sources, database, options, parsing.documentOptions(), input.chunkSize, warnings.print) { source, bytes, resources in
+            summary = try load(sources, database, options, workers.applied(to: parsing.documentOptions()), input.chunkSize, warnings.print) { source, bytes, resources in
                 progress.totalBytes = source.knownSize
                 progress.update(bytes: bytes, resources: resources)
             }
