@@ -136,6 +136,45 @@ import JSONAPIBenchmarking
         }
     }
 
+    /// An identifier or a resource without `type` reaches your sinks in lenient mode (with an
+    /// R13 or R09 warning) and with validation off: its type is empty, as the view shows it
+    /// and writes it, and nothing crashes (the fuzz target that compares workers with one
+    /// reader found a crash here). Strict mode refuses it.
+    @Test func aTypelessIdentifierOrResourceHasAnEmptyType() throws {
+        let text = #"{"data":{"type":"articles","id":"1","relationships":{"author":{"data":{"id":"9"}},"tags":{"data":[{"type":"tags","id":"2"},{"lid":"x"}]}}},"included":[{"id":"7"}]}"#
+        for validation in [ValidationMode.lenient, .off] {
+            var o = DocumentOptions()
+            o.validation = validation
+            let recorder = Recorder()
+            var relationships: [StreamedRelationship] = []
+            final class Relationships: StreamSink {
+                var seen: [[StreamedRelationship]] = []
+                func resource(_ r: ResourceView) throws(JSONAPIError) { seen.append(r.relationships) }
+            }
+            let rels = Relationships()
+            let stream = DocumentStream(options: o, sinks: [recorder, rels])
+            var warnings: [Rule] = []
+            stream.onDiagnostic = { warnings.append($0.rule) }
+            try stream.feed(Array(text.utf8))
+            try stream.finish()
+            relationships = rels.seen[0]
+            #expect(recorder.resources.count == 2)
+            #expect(relationships.map(\.targets) == [
+                [ResourceIdentifier(type: "", id: "9", lid: nil)], [ResourceIdentifier(type: "tags", id: "2", lid: nil), ResourceIdentifier(type: "", id: nil, lid: "x")],
+            ])
+            #expect(recorder.resources[0].text.contains(#""author":{"data":{"type":"","id":"9"}}"#), "\(recorder.resources[0].text)")
+            #expect(recorder.resources[1].identifier == ResourceIdentifier(type: "", id: "7", lid: nil))
+            #expect(warnings == (validation == .off ? [] : [.R13, .R13, .R09]), "\(validation): \(warnings)")
+        }
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        let refusing = DocumentStream(options: strict, sinks: [Recorder()])
+        #expect(throws: JSONAPIError.self) {
+            try refusing.feed(Array(text.utf8))
+            try refusing.finish()
+        }
+    }
+
     /// The README's example, as it is there.
     @Test func theReadmeExample() throws {
         final class Titles: StreamSink {

@@ -87,7 +87,10 @@ package final class ResourceParts {
         @inline(__always) func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
             span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
         }
-        type = s(r.type) ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        // (A resource or identifier without type reaches only the user's sinks, with a
+        // warning or with validation off: its type is empty.)
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        type = s(r.type) ?? none
         id = s(r.id)
         lid = s(r.lid)
         isPrimary = r.isPrimary
@@ -101,7 +104,7 @@ package final class ResourceParts {
                 let t = a.identifierDrafts[Int(k)]
                 identifiers.append(
                     Identifier(
-                        type: s(t.type)!, id: s(t.id), lid: s(t.lid), meta: v(t.meta),
+                        type: s(t.type) ?? none, id: s(t.id), lid: s(t.lid), meta: v(t.meta),
                         extras: Int(t.extras.lowerBound)..<Int(t.extras.upperBound)))
             }
             relationships.append(
