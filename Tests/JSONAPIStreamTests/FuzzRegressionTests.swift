@@ -37,8 +37,9 @@
 //   normalized to NDJSON, edges and flat JSON (a graph built from the workers' pieces, its
 //   repeated resources merged across the copies) by one reader and by 2 and 3 workers with
 //   batches of a few bytes (`ParseOptions.workerBatchBytes`): the same output bytes (also
-//   before an error), the same warnings in the same order, the same error; and validated,
-//   the same findings.
+//   before an error), the same warnings in the same order, the same error; validated, the
+//   same findings; split by type, the same files; and read by a `DocumentStream` into a sink
+//   that logs every call, the same calls with the same views and warnings.
 // - `elements`: the `chunks` header and a document, read as one input (and twice over) by
 //   one reader and by 2 and 3 workers deciding after 8 to 128 bytes, so that a document
 //   without a boundary that early is read a range of elements of its `data` and `included`
@@ -880,7 +881,52 @@ public enum FuzzChecks {
         let dump = c.body + [0x0A] + c.body + [0x20, 0x0D, 0x0A] + c.body
         let batch = 1 + Int(input.count > 2 ? input[2] >> 4 : 0) * 5
         return workersAgree(dump, c, batch: batch, label: "") + validationAgrees(dump, c, batch: batch, label: "")
-            + tablesAgree(dump, c, batch: batch, label: "")
+            + tablesAgree(dump, c, batch: batch, label: "") + streamAgrees(dump, c, batch: batch)
+    }
+
+    /// `body` read by a ``DocumentStream`` into a sink that logs every call (each view's parts
+    /// as text, the warnings among them) by one reader and by 2 workers with batches of `batch`
+    /// bytes (what they read is replayed into the sink on the caller's thread): how the calls
+    /// and the error differ.
+    static func streamAgrees(_ body: [UInt8], _ c: Config, batch: Int) -> [String] {
+        final class Log: StreamSink {
+            var lines: [String] = []
+            func resource(_ r: ResourceView) throws(JSONAPIError) {
+                lines.append("R \(r.documentIndex) \(r.source ?? "-") \(r.identifier) \(r.isPrimary) \(r.position) \(r.pointer) \(r.jsonText)")
+            }
+            func document(_ d: DocumentView) throws(JSONAPIError) {
+                lines.append(
+                    "D \(d.index) \(d.source ?? "-") \(d.position) \(d.primaryShape) \(String(describing: d.meta)) \(String(describing: d.links)) \(String(describing: d.errors))")
+            }
+        }
+        func read(workers: Int) -> (lines: [String], error: JSONAPIError?) {
+            var o = c.document
+            o.parse.workers = workers
+            o.parse.workerBatchBytes = batch
+            let log = Log()
+            let s = DocumentStream(options: o, sinks: [log])
+            s.onDiagnostic = { log.lines.append("W \($0)") }
+            do throws(JSONAPIError) {
+                try s.beginInput(named: "fuzz")
+                try feed(body, sizes: c.sizes) { (b) throws(JSONAPIError) in try s.feed(b) }
+                try s.finish()
+                return (log.lines, nil)
+            } catch {
+                s.abandon()
+                return (log.lines, error)
+            }
+        }
+        let one = read(workers: 1)
+        let many = read(workers: 2)
+        var problems: [String] = []
+        if one.error != many.error { problems.append("stream, 2 workers, batches of \(batch) bytes: one reader \(describe(one.error)); workers \(describe(many.error))") }
+        if one.lines != many.lines {
+            let i = zip(one.lines, many.lines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(one.lines.count, many.lines.count)
+            problems.append(
+                "stream, 2 workers, batches of \(batch) bytes: call \(i) of \(one.lines.count) / \(many.lines.count) differs: \(i < one.lines.count ? one.lines[i] : "-") vs \(i < many.lines.count ? many.lines[i] : "-")"
+            )
+        }
+        return problems
     }
 
     /// `body` split by type (NDJSON or CSV tables) by one reader and by 2 workers with batches
