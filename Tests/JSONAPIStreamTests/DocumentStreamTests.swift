@@ -159,9 +159,10 @@ import JSONAPIBenchmarking
             try stream.finish()
             relationships = rels.seen[0]
             #expect(recorder.resources.count == 2)
-            #expect(relationships.map(\.targets) == [
-                [ResourceIdentifier(type: "", id: "9", lid: nil)], [ResourceIdentifier(type: "tags", id: "2", lid: nil), ResourceIdentifier(type: "", id: nil, lid: "x")],
-            ])
+            #expect(
+                relationships.map(\.targets) == [
+                    [ResourceIdentifier(type: "", id: "9", lid: nil)], [ResourceIdentifier(type: "tags", id: "2", lid: nil), ResourceIdentifier(type: "", id: nil, lid: "x")],
+                ])
             #expect(recorder.resources[0].text.contains(#""author":{"data":{"type":"","id":"9"}}"#), "\(recorder.resources[0].text)")
             #expect(recorder.resources[1].identifier == ResourceIdentifier(type: "", id: "7", lid: nil))
             #expect(warnings == (validation == .off ? [] : [.R13, .R13, .R09]), "\(validation): \(warnings)")

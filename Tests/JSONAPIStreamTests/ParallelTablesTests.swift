@@ -171,7 +171,7 @@ struct ParallelTablesTests {
 
     /// One large document, a range of its elements per worker (tiny batches make every corpus
     /// document large): the same files, warnings and first error, the primary linkage of the
-    /// ranges in the document's row. Strict mode keeps one reader.
+    /// ranges in the document's row; in strict mode, the same rows before the same first error.
     @Test(arguments: ElementRangeTests.corpusFiles("documents") + ElementRangeTests.corpusFiles("valid") + ElementRangeTests.corpusFiles("invalid"))
     func oneLargeDocumentGivesTheSameTables(_ path: String) throws {
         guard path.hasSuffix(".json") else { return }
@@ -180,7 +180,11 @@ struct ParallelTablesTests {
         lenient.validation = .lenient
         var compound = lenient
         compound.checksCompoundRules = true
-        for (what, options) in [("lenient", lenient), ("compound rules as warnings", compound)] {
+        // Strict: a violation of the compound rules (R22) found by the caller in a range's
+        // facts stops the read at that resource, and the range's rows are cut there.
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        for (what, options) in [("lenient", lenient), ("compound rules as warnings", compound), ("strict", strict)] {
             let one = try Self.run(input, workers: 1, chunk: 0, options: options)
             for size in ElementRangeTests.sizes {
                 for chunk in [0, 7] {
@@ -206,11 +210,49 @@ struct ParallelTablesTests {
                 #expect(many.byElements, "\(input[0].0), \(workers) workers")
                 Self.expectSameFiles(many, one, "\(input[0].0), \(workers) workers")
             }
-            // Strict mode: one reader.
+            // Strict mode: by elements too.
             var strict = DocumentOptions()
             strict.validation = .strict
+            let strictOne = try Self.run(input, workers: 1, chunk: 0, options: strict)
             let checked = try Self.run(input, workers: 2, chunk: 0, options: strict, batch: 40, continuation: 120, decision: 16)
-            #expect(!checked.byElements)
+            #expect(checked.byElements)
+            #expect(checked.error == strictOne.error)
+            Self.expectSameFiles(checked, strictOne, "\(input[0].0), strict")
+        }
+    }
+
+    /// Strict mode, one large document: a resource repeated in the middle of `included`
+    /// (R22) is found by the caller in a range's facts, and the read stops there. The range's
+    /// rows are cut at that resource in every table (type tables with their spilled rows and
+    /// the attribute names only later resources brought, relationships and edges), as one
+    /// reader stops writing; ranges of every size put the cut in every place.
+    @Test func aViolationInARangeCutsItsRowsThere() throws {
+        func resource(_ t: String, _ i: Int) -> String {
+            let names = t == "c" ? #","x\#(i)":\#(i),"late\#(i % 4)":"v""# : ""
+            return #"{"type":"\#(t)","id":"\#(i)","attributes":{"s":"[{,\"]}","n":\#(i)\#(names)},"relationships":{"r":{"data":[{"type":"a","id":"\#(i)"},{"type":"b","id":"\#(i + 1)"}]}}}"#
+        }
+        let data = (0..<30).map { resource("a", $0) }
+        var included = (0..<30).map { resource($0 % 2 == 0 ? "b" : "c", $0) }
+        included.insert(resource("b", 4), at: 17)
+        let doc = #"{"data":["# + data.joined(separator: ",") + #"],"included":["# + included.joined(separator: ",") + "]}"
+        let input = [("large.json", Array(doc.utf8))]
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        let one = try Self.run(input, workers: 1, chunk: 0, options: strict)
+        #expect(one.error?.diagnostic?.rule == .R22, "\(String(describing: one.error))")
+        // Everything before the repeated resource, nothing after it.
+        #expect(one.rowsTaken == 30 + 17, "\(one.rowsTaken)")
+        #expect(one.files["c.ndjson"]?.contains("x15") == true)
+        #expect(one.files["c.ndjson"]?.contains("x17") == false)
+        for batch in [150, 300, 700, 1500] {
+            for workers in [2, 3] {
+                let many = try Self.run(input, workers: workers, chunk: 0, options: strict, batch: batch, continuation: batch * 3, decision: 16)
+                let how = "batches of \(batch), \(workers) workers"
+                #expect(many.byElements, "\(how)")
+                #expect(many.error == one.error, "\(how): \(String(describing: many.error))")
+                #expect(many.warnings == one.warnings, "\(how): warnings differ")
+                Self.expectSameFiles(many, one, how)
+            }
         }
     }
 

@@ -138,6 +138,7 @@ final class BatchDelivery {
             output.records = row.records
             output.numbersQuoted = row.numbersQuoted
             output.primary = nil
+            output.tables?.cut(toResources: row.resourcesBefore)
         }
         do throws(JSONAPIError) {
             try deliver(output)

@@ -51,6 +51,17 @@ final class FixedTable {
     /// The position a resource's rows start at, to take them back with ``discard(from:)``.
     var mark: Int { out.mark }
 
+    /// Where a worker's rows of the current piece stand: bytes, rows and holes since the last
+    /// ``take()``.
+    struct PieceMark {
+        var bytes: Int
+        var rows: Int
+        var holes: Int
+    }
+
+    /// A worker's rows of the current piece so far.
+    var pieceMark: PieceMark { PieceMark(bytes: out.mark, rows: rows.rows - rowsTaken, holes: holes.count) }
+
     /// Takes back the rows written since `mark` (a resource that failed half-way).
     func discard(from mark: Int) {
         out.discard(from: mark)
@@ -100,12 +111,19 @@ struct RowHole {
 /// Rows of a fixed table a worker wrote, handed over to the caller (``FixedTable/take()``).
 final class TakenRows {
     var bytes = ByteArena(capacity: 16)
-    let rows: Int
-    let holes: [RowHole]
+    private(set) var rows: Int
+    private(set) var holes: [RowHole]
 
     init(rows: Int, holes: [RowHole]) {
         self.rows = rows
         self.holes = holes
+    }
+
+    /// Keeps the rows before `mark` (whole rows: a mark falls between resources).
+    func cut(at mark: FixedTable.PieceMark) {
+        bytes.truncate(to: mark.bytes)
+        rows = mark.rows
+        holes.removeSubrange(mark.holes...)
     }
 }
 
@@ -117,12 +135,37 @@ final class TablePiece: @unchecked Sendable {
     let documents: TakenRows
     let relationships: TakenRows
     let edges: TakenRows
+    /// What the tables held before each resource of the piece (``TableSink/marksResources``).
+    let marks: [TableSink.ResourceMark]
+    /// Attribute names of each table the caller takes in: all, unless the piece was cut.
+    private(set) var nameCounts: [Int]
 
-    init(tables: [TypeTable], documents: TakenRows, relationships: TakenRows, edges: TakenRows) {
+    init(tables: [TypeTable], documents: TakenRows, relationships: TakenRows, edges: TakenRows, marks: [TableSink.ResourceMark]) {
         self.tables = tables
         self.documents = documents
         self.relationships = relationships
         self.edges = edges
+        self.marks = marks
+        nameCounts = tables.map { $0.names.count }
+    }
+
+    /// Keeps what the piece's first `k` resources wrote (strict mode: a violation of the
+    /// compound rules found by the caller stops the read before resource `k`, as one reader
+    /// would have). Each table keeps its rows, spilled bytes, row records and attribute names
+    /// from before its first resource from `k` on; the fixed tables their rows before `k`.
+    func cut(toResources k: Int) {
+        guard k < marks.count else { return }
+        relationships.cut(at: marks[k].relationships)
+        edges.cut(at: marks[k].edges)
+        var cut = [Bool](repeating: false, count: tables.count)
+        for m in marks[k...] where m.table >= 0 && !cut[Int(m.table)] {
+            let t = tables[Int(m.table)]
+            cut[Int(m.table)] = true
+            t.rows = m.rows
+            t.spill.truncate(to: m.spill)
+            t.rowRecords.removeSubrange(m.records...)
+            nameCounts[Int(m.table)] = m.names
+        }
     }
 }
 
@@ -170,6 +213,22 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     /// `from_lid`, the same columns in both tables), as its first such row wrote them.
     @exclusivity(unchecked) private var fromCells = ByteArena(capacity: 128)
     @exclusivity(unchecked) private var fromCellsWritten = false
+    /// A worker's marks (``marksResources``): what its tables held before a resource.
+    struct ResourceMark {
+        /// The resource's table in the piece, or -1 (not written: a selection).
+        var table: Int32 = -1
+        var rows = 0
+        var spill = 0
+        var records = 0
+        var names = 0
+        var relationships: FixedTable.PieceMark
+        var edges: FixedTable.PieceMark
+    }
+    /// Whether a worker's sink notes what its tables held before each resource of a piece, so
+    /// that the caller can cut the piece there (``TablePiece/cut(toResources:)``): strict
+    /// mode with the compound rules, on ranges of one large document.
+    var marksResources = false
+    @exclusivity(unchecked) private var marks: [ResourceMark] = []
     /// Resource rows taken so far: one per resource written, in its type's table.
     var resourcesWritten: Int { tables.reduce(0) { $0 + $1.rows } }
     var sourceName: String?
@@ -216,6 +275,7 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     // MARK: - Resources
 
     func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
+        if marksResources { marks.append(ResourceMark(relationships: relationships.pieceMark, edges: edges.pieceMark)) }
         var writes = try duplicates?.admits(r, in: a, sourceName: sourceName, onDiagnostic: onDiagnostic) ?? true
         if selecting && !selection.selects(a.scratch.bytes(in: r.type.range)) { writes = false }
         if !writes && !r.isPrimary { return }
@@ -232,6 +292,14 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
         if selecting, let fields = selection.fields(of: parts.type) { parts.keepFields(fields) }
         let k = table(parts.type)
         let t = tables[k]
+        if marksResources {
+            let m = marks.count - 1
+            marks[m].table = Int32(k)
+            marks[m].rows = t.rows
+            marks[m].spill = t.spill.count
+            marks[m].records = t.rowRecords.count
+            marks[m].names = t.names.count
+        }
         // The relationship and edge rows stay in their buffers until the resource's own row
         // is spilled: a resource that fails half-way (N04) is taken back whole.
         let relationshipMark = relationships.mark
@@ -502,7 +570,8 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     /// fixed tables; the next piece starts with tables of its own.
     func takePiece() -> TablePiece {
         precondition(collects, "a worker's sink")
-        let piece = TablePiece(tables: tables, documents: documents.take(), relationships: relationships.take(), edges: edges.take())
+        let piece = TablePiece(tables: tables, documents: documents.take(), relationships: relationships.take(), edges: edges.take(), marks: marks)
+        marks.removeAll(keepingCapacity: true)
         tables = []
         tableNumbers = ByteInterner()
         return piece
@@ -516,13 +585,13 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
         var bases: [Int] = []
         bases.reserveCapacity(piece.tables.count)
         var numbers: [UInt64] = []
-        for local in piece.tables {
+        for (i, local) in piece.tables.enumerated() {
             let t = tables[local.type.withUnsafeBytes { table($0) }]
             bases.append(t.rows)
             // The piece's attribute names, in the order they first appeared in it, are the
             // names' numbers in the caller's table.
             numbers.removeAll(keepingCapacity: true)
-            for k in 0..<local.names.count {
+            for k in 0..<piece.nameCounts[i] {
                 numbers.append(UInt64(t.attribute(local.names.bytes(of: UInt32(k)), keys: options)))
             }
             local.rowRecords.withUnsafeBufferPointer { records in

@@ -43,9 +43,9 @@ public struct TableSummary: Sendable, Hashable {
 /// with its own parser, and so is one large document, a range of the elements of its `data`
 /// and `included` arrays per worker: their rows are taken in by the caller in input order, so
 /// the tables, the warnings and the first error are the same whatever the number of workers.
-/// A ``DuplicatePolicy`` other than `last` and ``Limits/maxResources`` keep one reader, and so
-/// does one large document in strict mode (the compound rules could stop the read at a
-/// resource).
+/// A ``DuplicatePolicy`` other than `last` and ``Limits/maxResources`` keep one reader. In
+/// strict mode a violation of the compound rules that the caller finds in a range stops the
+/// read at that resource: the range's rows are cut there, as one reader stops writing.
 ///
 /// ```swift
 /// let splitter = try TableSplitter(directory: "out")
@@ -90,6 +90,9 @@ public final class TableSplitter {
             workers: ParallelReader.writingWorkers(document, duplicates: duplicates), batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
                 let tables = TableSink(collecting: format, options: output)
+                // A violation of the compound rules stops a strict read at a resource: the
+                // caller cuts the piece there.
+                tables.marksResources = document.compoundRules && document.validation == .strict
                 let stream = DocumentStream(options: one, sink: tables)
                 return ParallelWorker(
                     stream: stream, out: nil, owner: tables,
@@ -105,10 +108,8 @@ public final class TableSplitter {
                 // document's row, which the caller's stream writes.
                 if let primary = o.primary { try sink.continuePrimary(primary) }
             })
-        // One large document: a range of its elements per worker, unless the compound rules
-        // can stop the read (strict mode: a violation cuts the output at a resource, which
-        // tables, written to several files, are not cut at).
-        reader.splitsElements = document.splitsElements && !(document.compoundRules && document.validation == .strict)
+        // One large document: a range of its elements per worker.
+        reader.splitsElements = document.splitsElements
     }
 
     /// Receives warnings as they are found.

@@ -21,7 +21,7 @@ struct Normalize: ParsableCommand {
             _schema.json with each column's type; numbers are safe unless --numbers exact. \
             DIR must not exist or be empty (--force replaces it); it appears only once complete. \
             Inputs of many documents, and one large document (a range of its elements per \
-            worker; not in --strict mode), are read on --workers workers as above: the caller \
+            worker), are read on --workers workers as above: the caller \
             numbers the rows and settles the columns in input order.
             """)
 
