@@ -402,6 +402,15 @@ struct NormalizeCommandTests {
         #expect(lines.status == 0)
         #expect(lines.out.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"a""#) }.count == 2)
 
+        // Found before anything is written, also when the output would be far past a
+        // buffer: 20,000 resources first, the two without a key at the end.
+        var many = #"{"data":["# + (0..<20_000).map { #"{"type":"a","id":"\#($0)","attributes":{"text":"some words to fill the line"}}"# }.joined(separator: ",")
+        many += #",{"type":"b","attributes":{"x":1}},{"type":"b","attributes":{"y":2}}]}"#
+        let late = try run(["normalize", "--context", "create", "-"], stdin: Data(many.utf8))
+        #expect(late.status == 1)
+        #expect(late.stdout.isEmpty, "\(late.stdout.count) bytes written before the error")
+        #expect(late.stderr.contains(#"a second resource of type "b" without id or lid"#), "\(late.stderr)")
+
         let sameKey = Data(#"{"data":{"type":"a","lid":"x","relationships":{"r":{"data":{"type":"a","id":"x"}}}},"included":[{"type":"a","id":"x"}]}"#.utf8)
         let collision = try run(["normalize", "--context", "create", "-"], stdin: sameKey)
         #expect(collision.status == 1)

@@ -22,12 +22,21 @@ struct FlatJSONWriter {
         try writeAll(dryRun: false)
     }
 
+    /// Whether writing a resource's body can fail: only when names are formatted (`--keys`),
+    /// where two names can become one (the flat output reserves no member names in a body).
+    /// When it cannot, the dry run checks the keys alone and writes no bodies: it would
+    /// otherwise cost about as much as writing the output.
+    private var bodiesCanFail: Bool { options.formatsNames }
+
     private func writeAll(dryRun: Bool) throws(JSONAPIError) {
         let s = graph.storage
         let writer = ResourceWriter(out: out, options: options)
         let parts = ResourceParts()
+        // (The dry run of bodies that cannot fail: the keys are checked, nothing is written.)
+        let checksKeysOnly = dryRun && !bodiesCanFail
         out.write(#"{"data":"#)
-        try writePrimary(writer, parts, dryRun: dryRun)
+        // The primary linkage cannot fail.
+        if !checksKeysOnly { try writePrimary(writer, parts, dryRun: dryRun) }
         out.write(#","resources":{"#)
         // Types in the order their first resource appeared.
         let selection = Selection(options)
@@ -41,19 +50,25 @@ struct FlatJSONWriter {
             out.write(":{")
             var keyedByEmpty = false
             for (k, row) in s.rowsByType[t].enumerated() {
-                if k > 0 { out.write(byte: UInt8(ascii: ",")) }
+                if k > 0 && !checksKeysOnly { out.write(byte: UInt8(ascii: ",")) }
                 // --numbers safe: each entry is checked as it ends, and scanned only when
                 // its resource's input held a number to quote.
-                if s.topLevelUnsafeNumbers != nil {
+                if s.topLevelUnsafeNumbers != nil && !checksKeysOnly {
                     out.settleNumbers()
                     out.mayHoldUnsafeNumbers = s.resources[Int(row)].flags & GraphStorage.ResourceRecord.unsafeNumbers != 0
                 }
-                parts.fill(row: Int(row), of: s)
-                if let fields { parts.keepFields(fields) }
-                parts.place = s.resources[Int(row)].place
+                let (id, lid): (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?)
+                if checksKeysOnly {
+                    (id, lid) = ResourceParts.identity(of: s.resources[Int(row)], in: s)
+                } else {
+                    parts.fill(row: Int(row), of: s)
+                    if let fields { parts.keepFields(fields) }
+                    parts.place = s.resources[Int(row)].place
+                    (id, lid) = (parts.id, parts.lid)
+                }
                 // A resource with neither id nor lid (a create payload's) is keyed by "";
                 // a second one of the same type has no key of its own.
-                if parts.id == nil && parts.lid == nil {
+                if id == nil && lid == nil {
                     if keyedByEmpty {
                         let r = s.resources[Int(row)]
                         throw JSONAPIError.document(
@@ -65,10 +80,10 @@ struct FlatJSONWriter {
                     }
                     keyedByEmpty = true
                 }
-                if parts.id == nil {
+                if id == nil {
                     // Keyed by its lid (or ""): a resource of the same type with that id
                     // would take the same key.
-                    let key = parts.lid.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    let key = lid.map { String(decoding: $0, as: UTF8.self) } ?? ""
                     if let k = s.keys.find(key, tag: s.idTag(UInt32(t))), s.keyRow[Int(k)] >= 0 {
                         let r = s.resources[Int(row)]
                         let type = String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self)
@@ -76,10 +91,11 @@ struct FlatJSONWriter {
                             Diagnostic(
                                 severity: .error, rule: .N04,
                                 message:
-                                    "resources (type \(quoted(type)), \(parts.lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
+                                    "resources (type \(quoted(type)), \(lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
                                 location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
                     }
                 }
+                if checksKeysOnly { continue }
                 writer.writeQuoted(parts.id ?? parts.lid ?? UnsafeRawBufferPointer(start: nil, count: 0))
                 out.write(":{")
                 // The entry: writeBody writes `,"attributes":…`; drop its leading comma.

@@ -129,6 +129,15 @@ package final class ResourceParts {
     }
 
     /// Fills from a graph row.
+    /// The id and lid of a graph row's record.
+    @inline(__always)
+    static func identity(of r: GraphStorage.ResourceRecord, in g: GraphStorage) -> (id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?) {
+        if r.flags & GraphStorage.ResourceRecord.hasID != 0 {
+            return (g.keys.bytes(of: r.key), r.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: r.lidKey))
+        }
+        return (nil, r.flags & GraphStorage.ResourceRecord.anonymous != 0 ? nil : g.keys.bytes(of: r.key))
+    }
+
     func fill(row: Int, of g: GraphStorage) {
         let r = g.resources[row]
         let store = g.values.bytes(in: 0..<g.values.count)
@@ -137,13 +146,7 @@ package final class ResourceParts {
         }
         @inline(__always) func v(_ span: PackedSpan) -> UnsafeRawBufferPointer? { v(g.span(span)) }
         type = g.symbols.bytes(of: r.type)
-        if r.flags & GraphStorage.ResourceRecord.hasID != 0 {
-            id = g.keys.bytes(of: r.key)
-            lid = r.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: r.lidKey)
-        } else {
-            id = nil
-            lid = r.flags & GraphStorage.ResourceRecord.anonymous != 0 ? nil : g.keys.bytes(of: r.key)
-        }
+        (id, lid) = Self.identity(of: r, in: g)
         isPrimary = r.flags & GraphStorage.ResourceRecord.primary != 0
         begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: g.position(r.position))
         func addExtras(_ range: Range<Int>) -> Range<Int> {
