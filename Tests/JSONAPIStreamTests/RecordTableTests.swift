@@ -10,13 +10,17 @@ struct RecordTableTests {
     }
 
     /// Appends past the point where the storage becomes a growing mapping (2 MiB), with every
-    /// record checked afterwards.
+    /// record checked afterwards. A table that is not shared grows its own storage (`mremap`
+    /// past 2 MiB), never a copy of it: the storage object stays the same.
     @Test func appendsGrowInPlaceAndKeepEveryRecord() {
         var t = RecordTable<Record>()
         #expect(t.isEmpty && t.capacity == 0)
+        t.append(Record(a: 0, b: 0))
+        let storage = t.storageIdentity
         let n = 300_000  // 4.8 MB of 16-byte records
-        for i in 0..<n { t.append(Record(a: UInt32(i), b: -i)) }
+        for i in 1..<n { t.append(Record(a: UInt32(i), b: -i)) }
         #expect(t.count == n && t.capacity >= n)
+        #expect(t.storageIdentity == storage, "the storage was copied as it grew")
         #expect(t.indices.allSatisfy { t[$0] == Record(a: UInt32($0), b: -$0) })
         t[12] = Record(a: 1, b: 2)
         #expect(t[12] == Record(a: 1, b: 2) && t[13] == Record(a: 13, b: -13))
@@ -26,7 +30,9 @@ struct RecordTableTests {
         var a = RecordTable<Record>()
         for i in 0..<100 { a.append(Record(a: UInt32(i), b: i)) }
         var b = a
+        #expect(b.storageIdentity == a.storageIdentity)
         b[0] = Record(a: 99, b: 99)
+        #expect(b.storageIdentity != a.storageIdentity)
         b.append(Record(a: 100, b: 100))
         #expect(a.count == 100 && a[0] == Record(a: 0, b: 0))
         #expect(b.count == 101 && b[0] == Record(a: 99, b: 99))

@@ -53,6 +53,9 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
     /// nil until the first record: an empty table allocates nothing.
     private var buffer: Buffer?
 
+    /// The storage object (tests: a table that is not shared grows it in place, keeping it).
+    var storageIdentity: ObjectIdentifier? { buffer.map { ObjectIdentifier($0) } }
+
     init() {}
 
     var startIndex: Int { 0 }
@@ -82,12 +85,16 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
 
     @inline(never)
     private mutating func reallocate(minimum: Int) {
-        guard let b = buffer else {
+        if buffer == nil {
             buffer = Buffer(capacity: Swift.max(minimum, 16))
             return
         }
+        // Asked before the buffer is bound to a local: that reference would make it shared,
+        // and every growth a copy into a new block instead of `mremap` in place.
+        let unique = isKnownUniquelyReferenced(&buffer)
+        let b = buffer.unsafelyUnwrapped
         let newCapacity = Swift.max(minimum, b.capacity)
-        if isKnownUniquelyReferenced(&buffer) {
+        if unique {
             b.grow(to: newCapacity)
         } else {
             buffer = b.copy(capacity: newCapacity)
