@@ -1,3 +1,6 @@
+import Foundation
+internal import CPlatform
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -187,10 +190,53 @@ public final class TableSplitter {
                     type: nil, file: f.file, rows: f.rowCount,
                     columns: f.columns.map { TableColumn(name: $0, type: Self.fixedColumnType($0)) }))
         }
-        var typeSummaries: [TableSummary] = []
-        for t in sink.tables { typeSummaries.append(try rewrite(t)) }
+        let typeSummaries = try rewriteAll(sink.tables)
         try writeSchema(types: typeSummaries, fixed: summaries)
         return typeSummaries + summaries
+    }
+
+    /// Threads the type tables are rewritten on at the end: each table is its own spill and
+    /// its own file, so they are written side by side (one at a time with
+    /// ``ParseConcurrency/sequential``).
+    private var rewriteThreads: Int { stream.options.parse.concurrency == .sequential ? 1 : Int(jsonapi_usable_cores()) }
+
+    /// Every type table rewritten from its spill (``rewrite(_:)``), on ``rewriteThreads``
+    /// threads; the summaries in order, and the first table's error in order, as one after
+    /// the other would give.
+    private func rewriteAll(_ tables: [TypeTable]) throws(JSONAPIError) -> [TableSummary] {
+        if tables.count < 2 || rewriteThreads < 2 {
+            var out: [TableSummary] = []
+            for t in tables {
+                let (summary, quoted) = try rewrite(t)
+                numbersQuoted += quoted
+                out.append(summary)
+            }
+            return out
+        }
+        let results = RewriteResults(count: tables.count)
+        // Largest first, so that the last table to start is a small one.
+        let order = tables.indices.sorted { tables[$0].rows > tables[$1].rows }
+        let next = NextIndex()
+        // Invariant: each table is taken by one thread (`next`), which alone touches it, its
+        // spill and its file; the splitter's own state is only read.
+        let work = UncheckedTables(splitter: self, tables: tables)
+        DispatchQueue.concurrentPerform(iterations: min(rewriteThreads, tables.count)) { _ in
+            while let k = next.take(below: order.count) {
+                let i = order[k]
+                do throws(JSONAPIError) {
+                    results.set(i, .success(try work.splitter.rewrite(work.tables[i])))
+                } catch {
+                    results.set(i, .failure(error))
+                }
+            }
+        }
+        var out: [TableSummary] = []
+        for i in tables.indices {
+            let (summary, quoted) = try results.get(i)
+            numbersQuoted += quoted
+            out.append(summary)
+        }
+        return out
     }
 
     /// The types of the fixed tables' columns.
@@ -202,8 +248,9 @@ public final class TableSplitter {
         }
     }
 
-    /// Writes the table of `t` from its spilled rows.
-    private func rewrite(_ t: TypeTable) throws(JSONAPIError) -> TableSummary {
+    /// Writes the table of `t` from its spilled rows; returns its summary and the numbers it
+    /// wrote as strings. Touches nothing but `t`, its spill and its file (several run at once).
+    fileprivate func rewrite(_ t: TypeTable) throws(JSONAPIError) -> (TableSummary, Int) {
         let path = directory + "/" + t.file
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw JSONAPIError.input("cannot create \(path): \(String(cString: strerror(errno)))") }
@@ -311,10 +358,10 @@ public final class TableSplitter {
         if fsync(fd) != 0 && errno != EINVAL {
             throw JSONAPIError.input("cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        numbersQuoted += quoted
-        return TableSummary(
+        let summary = TableSummary(
             type: String(decoding: t.type, as: UTF8.self), file: t.file, rows: t.rows,
             columns: zip(names, types).map { TableColumn(name: String(decoding: $0, as: UTF8.self), type: $1) })
+        return (summary, quoted)
     }
 
     /// `_schema.json`: the files, their rows, and each column's name and type.
@@ -349,5 +396,47 @@ public final class TableSplitter {
         guard fd >= 0 else { throw JSONAPIError.input("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         try j.arena.withBytes { (b) throws(JSONAPIError) in try writeAll(fd, b, path: path) }
+    }
+}
+
+/// The outcome of each table's rewrite, under a lock (one per table).
+private final class RewriteResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<(TableSummary, Int), JSONAPIError>?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ r: Result<(TableSummary, Int), JSONAPIError>) {
+        lock.lock()
+        results[i] = r
+        lock.unlock()
+    }
+
+    func get(_ i: Int) throws(JSONAPIError) -> (TableSummary, Int) {
+        lock.lock()
+        let r = results[i]!
+        lock.unlock()
+        return try r.get()
+    }
+}
+
+/// The splitter and its type tables, lent to the threads of ``TableSplitter/rewriteAll(_:)``
+/// (see the invariant there).
+private struct UncheckedTables: @unchecked Sendable {
+    let splitter: TableSplitter
+    let tables: [TypeTable]
+}
+
+/// Hands out the indices below a bound, each once, to the threads that ask.
+private final class NextIndex: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+
+    func take(below n: Int) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < n else { return nil }
+        next += 1
+        return next - 1
     }
 }
