@@ -57,11 +57,7 @@ struct DocumentStreamWorkersTests {
         }
         var failure: JSONAPIError? = nil
         do throws(JSONAPIError) {
-            for (name, bytes) in inputs {
-                try s.beginInput(named: name)
-                try feedChunked(bytes, chunk: chunk) { (b) throws(JSONAPIError) in try s.feed(b) }
-                try s.endInput()
-            }
+            try readInputs(inputs, chunk: chunk, into: s)
             try s.finish()
         } catch {
             failure = error

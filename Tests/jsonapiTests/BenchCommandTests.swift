@@ -52,6 +52,20 @@ struct BenchCommandTests {
             rows.map { "\($0["pass"]?.stringValue ?? "?") \($0["workers"]?.numberValue?.int64Value ?? 0)" } == ["yajl 1", "ndjson 1", "ndjson 2", "validate 1", "validate 2", "tables 1", "tables 2"])
         #expect(rows.allSatisfy { $0["error"] == nil && ($0["megabytesPerSecond"]?.numberValue?.doubleValue ?? 0) > 0 })
         #expect(rows[2]["title"]?.stringValue == "NDJSON to /dev/null, 2 workers")
+        // The scaling: each pass's throughput over its own with the fewest workers (1 with 1).
+        func number(_ row: JSONValue, _ key: String) -> Double? { row[key]?.numberValue?.doubleValue }
+        #expect(rows[0]["scaling"] == nil)
+        for (one, two) in [(1, 2), (3, 4), (5, 6)] {
+            #expect(number(rows[one], "scaling") == 1)
+            let expected = number(rows[one], "medianSeconds")! / number(rows[two], "medianSeconds")!
+            #expect(abs(number(rows[two], "scaling")! - expected) < 1e-9)
+        }
+        let text = try run([
+            "bench", "--resources", "3000", "--documents", "100", "--workers", "1", "--workers", "2", "--runs", "1", "--quiet", "--passes", "ndjson",
+        ])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.out.contains("scaling over 1 worker: ndjson "), "\(text.out)")
+        #expect(text.out.contains("× with 2"), "\(text.out)")
         let zero = try run(["bench", "--workers", "0"])
         #expect(zero.status == 2 && zero.stderr.contains("--workers must be at least 1"))
     }

@@ -116,6 +116,9 @@ struct BenchReport {
         var peakResidentBytes: Int?
         var peakRatio: Double?
         var aboveInputBytes: Int?
+        /// Throughput relative to the same pass with the fewest workers asked for (`--workers`
+        /// given more than once): the scaling.
+        var scaling: Double?
         var error: String?
     }
 
@@ -145,6 +148,7 @@ struct BenchReport {
         let floor = cases.first { $0.pass == .bareYajl }.flatMap { input.outcomes[$0] }
         let floorSeconds = floor?.median
         let floorPeak = floor?.peakResident ?? 0
+        let fewest = workers.min()
         return cases.map { run in
             let o = input.outcomes[run] ?? BenchOutcome(error: "not run")
             let title = workers.count > 1 && run.pass != .bareYajl ? "\(run.pass.title), \(run.workers!) worker\(run.workers == 1 ? "" : "s")" : run.pass.title
@@ -155,6 +159,9 @@ struct BenchReport {
                 row.megabytesPerSecond = Double(input.bytes) / median / 1e6
                 row.resourcesPerSecond = Double(input.resources) / median
                 if let floorSeconds { row.throughputRatio = floorSeconds / median }
+                if workers.count > 1, run.pass != .bareYajl, let fewest, let base = input.outcomes[BenchCase(pass: run.pass, workers: fewest)]?.median {
+                    row.scaling = base / median
+                }
             }
             if let cpu = o.cpuMedian, cpu > 0 {
                 row.medianCPUSeconds = cpu
@@ -209,6 +216,15 @@ struct BenchReport {
                             row.peakRatio.map { String(format: "%.2f", $0) } ?? "-",
                             row.aboveInputBytes.map(mebibytes) ?? "-",
                         ], widths))
+            }
+            // The scaling: each pass's throughput with more workers over its throughput with
+            // the fewest.
+            if let fewest = workers.min(), workers.count > 1 {
+                let scaled = rows(input).filter { $0.scaling != nil && $0.workers != fewest }
+                if !scaled.isEmpty {
+                    let parts = scaled.map { "\($0.pass) \(String(format: "%.2f", $0.scaling!))× with \($0.workers!)" }
+                    lines.append("scaling over \(fewest) worker\(fewest == 1 ? "" : "s"): " + parts.joined(separator: ", "))
+                }
             }
         }
         lines.append("")
