@@ -126,6 +126,40 @@ struct DocumentStreamWorkersTests {
         }
     }
 
+    /// With workers the sinks are called on the thread that feeds (what the workers built is
+    /// replayed there), one call at a time; keeping each document's top level
+    /// (`recordsTopLevel`, as the crawler does) keeps one reader, with the same last document.
+    @Test func sinksAreCalledOnTheFeedingThreadAndTopLevelsKeepOneReader() throws {
+        final class Threads: StreamSink {
+            var threads: Set<ObjectIdentifier> = []
+            func resource(_ r: ResourceView) throws(JSONAPIError) { threads.insert(ObjectIdentifier(Thread.current)) }
+        }
+        var o = DocumentOptions()
+        o.parse.workers = 2
+        let threads = Threads()
+        let s = DocumentStream(options: o, sinks: [threads])
+        s.tuneWorkers(batchBytes: 900, continuationBytes: 2500, decisionBytes: 4000)
+        try readInputs([("dump", ParallelReaderTests.dump)], chunk: 4096, into: s)
+        try s.finish()
+        #expect(s.isReadByWorkers)
+        #expect(threads.threads == [ObjectIdentifier(Thread.current)])
+
+        func last(workers: Int) throws -> (DocumentTopLevel?, Bool) {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            let s = DocumentStream(options: o, sinks: [Log()])
+            s.tuneWorkers(batchBytes: 900, continuationBytes: 2500, decisionBytes: 4000)
+            s.recordsTopLevel = true
+            try readInputs([("dump", ParallelReaderTests.dump)], chunk: 0, into: s)
+            return (s.lastDocument, s.isReadByWorkers)
+        }
+        let (one, _) = try last(workers: 1)
+        let (many, byWorkers) = try last(workers: 2)
+        #expect(one != nil)
+        #expect(many == one)
+        #expect(!byWorkers)
+    }
+
     /// A sink that throws stops the read there: the same calls before, its error after.
     @Test func aSinkThatThrowsStopsTheWorkers() {
         let input = [("dump", ParallelReaderTests.dump)]
