@@ -13,7 +13,8 @@ package struct FetchOptions: ParsableArguments {
 
     /// The command's discussion.
     package static let discussion = """
-        Each response body streams into the normalizer as it arrives; with --all-pages, \
+        Each response body streams into the normalizer as it arrives (parsed while it \
+        downloads, one page at a time: normalize's --workers does not apply); with --all-pages, \
         links.next is followed and the pages merge in order. Up to --concurrency pages \
         are requested at once when their addresses can be predicted (page[number] or \
         page[offset] and a links.last); cursor pages are read one by one. 429 and 5xx \
