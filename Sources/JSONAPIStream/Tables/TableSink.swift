@@ -6,169 +6,6 @@ import Musl
 import Darwin
 #endif
 
-/// One of the tables whose columns are fixed (`_documents`, `_relationships`, `_edges`):
-/// written while the input is read, or (a worker's, ``TableSink/collects``) kept in memory
-/// for the caller's.
-final class FixedTable {
-    let name: String
-    let columns: [String]
-    let file: String
-    /// The file's descriptor, or -1 (a worker's).
-    let fd: Int32
-    let out: ByteWriter
-    let rows: RowWriter
-    /// A worker's rows: where their `from_row` goes, known once the caller takes them in.
-    @exclusivity(unchecked) var holes: [RowHole] = []
-    /// Rows handed over so far (``take()``).
-    private var rowsTaken = 0
-
-    init(name: String, columns: [String], directory: String, format: TableFormat) throws(JSONAPIError) {
-        self.name = name
-        self.columns = columns
-        file = "\(name).\(format.fileExtension)"
-        let path = directory + "/" + file
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw JSONAPIError.input("cannot create \(path): \(String(cString: strerror(errno)))") }
-        out = ByteWriter(fd: fd, bufferSize: 128 * 1024)
-        let names = columns.map { Array($0.utf8) }
-        rows = RowWriter(format: format, out: out, columns: names)
-        rows.writeHeader(names)
-    }
-
-    /// A worker's table, in memory, without a header.
-    init(collecting name: String, columns: [String], format: TableFormat) {
-        self.name = name
-        self.columns = columns
-        file = ""
-        fd = -1
-        out = ByteWriter()
-        rows = RowWriter(format: format, out: out, columns: columns.map { Array($0.utf8) })
-    }
-
-    /// Rows written (CSV: not counting the header).
-    var rowCount: Int { rows.rows }
-
-    /// The position a resource's rows start at, to take them back with ``discard(from:)``.
-    var mark: Int { out.mark }
-
-    /// Where a worker's rows of the current piece stand: bytes, rows and holes since the last
-    /// ``take()``.
-    struct PieceMark {
-        var bytes: Int
-        var rows: Int
-        var holes: Int
-    }
-
-    /// A worker's rows of the current piece so far.
-    var pieceMark: PieceMark { PieceMark(bytes: out.mark, rows: rows.rows - rowsTaken, holes: holes.count) }
-
-    /// Takes back the rows written since `mark` (a resource that failed half-way).
-    func discard(from mark: Int) {
-        out.discard(from: mark)
-        while let last = holes.last, last.offset >= mark { holes.removeLast() }
-    }
-
-    /// Writes out what is buffered and closes the file.
-    func finish() throws(JSONAPIError) {
-        try out.flush()
-        close(fd)
-    }
-
-    /// A worker's rows since the last call, handed over.
-    func take() -> TakenRows {
-        let taken = TakenRows(rows: rows.rows - rowsTaken, holes: holes)
-        rowsTaken = rows.rows
-        holes = []
-        out.take(into: &taken.bytes)
-        return taken
-    }
-
-    /// Appends a worker's rows, each `from_row` its type's rows before the worker's piece
-    /// (`bases`, by the piece's tables) plus the row's number in the piece.
-    func append(_ taken: TakenRows, bases: [Int]) throws(JSONAPIError) {
-        taken.bytes.withBytes { b in
-            var at = 0
-            for h in taken.holes {
-                out.write(UnsafeRawBufferPointer(rebasing: b[at..<h.offset]))
-                out.buffer.appendDecimal(bases[h.table] + h.row + 1)
-                at = h.offset
-            }
-            out.write(UnsafeRawBufferPointer(rebasing: b[at...]))
-        }
-        rows.count(taken.rows)
-        try out.flushIfFull()
-    }
-}
-
-/// Where a worker's relationship or edge row has its `from_row`: `row` of the piece's table
-/// `table` (0-based), written at `offset` once the caller knows the rows before the piece.
-struct RowHole {
-    var offset: Int
-    var table: Int
-    var row: Int
-}
-
-/// Rows of a fixed table a worker wrote, handed over to the caller (``FixedTable/take()``).
-final class TakenRows {
-    var bytes = ByteArena(capacity: 16)
-    private(set) var rows: Int
-    private(set) var holes: [RowHole]
-
-    init(rows: Int, holes: [RowHole]) {
-        self.rows = rows
-        self.holes = holes
-    }
-
-    /// Keeps the rows before `mark` (whole rows: a mark falls between resources).
-    func cut(at mark: FixedTable.PieceMark) {
-        bytes.truncate(to: mark.bytes)
-        rows = mark.rows
-        holes.removeSubrange(mark.holes...)
-    }
-}
-
-/// What a worker's ``TableSink`` read in one batch: its types' tables (spilled rows, the
-/// attribute names they use, each row's attributes) and the rows of the fixed tables, taken
-/// in by the caller's sink in input order (``TableSink/merge(_:)``).
-final class TablePiece: @unchecked Sendable {
-    let tables: [TypeTable]
-    let documents: TakenRows
-    let relationships: TakenRows
-    let edges: TakenRows
-    /// What the tables held before each resource of the piece (``TableSink/marksResources``).
-    let marks: [TableSink.ResourceMark]
-    /// Attribute names of each table the caller takes in: all, unless the piece was cut.
-    private(set) var nameCounts: [Int]
-
-    init(tables: [TypeTable], documents: TakenRows, relationships: TakenRows, edges: TakenRows, marks: [TableSink.ResourceMark]) {
-        self.tables = tables
-        self.documents = documents
-        self.relationships = relationships
-        self.edges = edges
-        self.marks = marks
-        nameCounts = tables.map { $0.names.count }
-    }
-
-    /// Keeps what the piece's first `k` resources wrote (strict mode: a violation of the
-    /// compound rules found by the caller stops the read before resource `k`, as one reader
-    /// would have). Each table keeps its rows, spilled bytes, row records and attribute names
-    /// from before its first resource from `k` on; the fixed tables their rows before `k`.
-    func cut(toResources k: Int) {
-        guard k < marks.count else { return }
-        relationships.cut(at: marks[k].relationships)
-        edges.cut(at: marks[k].edges)
-        var cut = [Bool](repeating: false, count: tables.count)
-        for m in marks[k...] where m.table >= 0 && !cut[Int(m.table)] {
-            let t = tables[Int(m.table)]
-            cut[Int(m.table)] = true
-            t.rows = m.rows
-            t.spill.truncate(to: m.spill)
-            t.rowRecords.removeSubrange(m.records...)
-            nameCounts[Int(m.table)] = m.names
-        }
-    }
-}
-
 /// The first pass of `normalize --split-by-type`: takes each resource as it closes, writes its
 /// relationship and edge rows, and spills its own row to its type's table, learning the
 /// table's columns; each document's row is written as the document closes.
@@ -213,22 +50,11 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     /// `from_lid`, the same columns in both tables), as its first such row wrote them.
     @exclusivity(unchecked) private var fromCells = ByteArena(capacity: 128)
     @exclusivity(unchecked) private var fromCellsWritten = false
-    /// A worker's marks (``marksResources``): what its tables held before a resource.
-    struct ResourceMark {
-        /// The resource's table in the piece, or -1 (not written: a selection).
-        var table: Int32 = -1
-        var rows = 0
-        var spill = 0
-        var records = 0
-        var names = 0
-        var relationships: FixedTable.PieceMark
-        var edges: FixedTable.PieceMark
-    }
     /// Whether a worker's sink notes what its tables held before each resource of a piece, so
     /// that the caller can cut the piece there (``TablePiece/cut(toResources:)``): strict
     /// mode with the compound rules, on ranges of one large document.
     var marksResources = false
-    @exclusivity(unchecked) private var marks: [ResourceMark] = []
+    @exclusivity(unchecked) private var marks: [TablePiece.ResourceMark] = []
     /// Resource rows taken so far: one per resource written, in its type's table.
     var resourcesWritten: Int { tables.reduce(0) { $0 + $1.rows } }
     var sourceName: String?
@@ -275,7 +101,7 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     // MARK: - Resources
 
     func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
-        if marksResources { marks.append(ResourceMark(relationships: relationships.pieceMark, edges: edges.pieceMark)) }
+        if marksResources { marks.append(TablePiece.ResourceMark(relationships: relationships.pieceMark, edges: edges.pieceMark)) }
         var writes = try duplicates?.admits(r, in: a, sourceName: sourceName, onDiagnostic: onDiagnostic) ?? true
         if selecting && !selection.selects(a.scratch.bytes(in: r.type.range)) { writes = false }
         if !writes && !r.isPrimary { return }
