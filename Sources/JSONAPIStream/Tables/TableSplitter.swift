@@ -204,30 +204,19 @@ public final class TableSplitter {
     /// threads; the summaries in order, and the first table's error in order, as one after
     /// the other would give.
     private func rewriteAll(_ tables: [TypeTable]) throws(JSONAPIError) -> [TableSummary] {
-        if tables.count < 2 || rewriteThreads < 2 {
-            var out: [TableSummary] = []
-            for t in tables {
-                let (summary, quoted) = try rewrite(t)
-                numbersQuoted += quoted
-                out.append(summary)
-            }
-            return out
-        }
         let results = RewriteResults(count: tables.count)
-        // Largest first, so that the last table to start is a small one.
-        let order = tables.indices.sorted { tables[$0].rows > tables[$1].rows }
-        let next = NextIndex()
-        // Invariant: each table is taken by one thread (`next`), which alone touches it, its
-        // spill and its file; the splitter's own state is only read.
-        let work = UncheckedTables(splitter: self, tables: tables)
-        DispatchQueue.concurrentPerform(iterations: min(rewriteThreads, tables.count)) { _ in
-            while let k = next.take(below: order.count) {
+        if tables.count < 2 || rewriteThreads < 2 {
+            for (i, t) in tables.enumerated() { results.set(i) { () throws(JSONAPIError) in try rewrite(t) } }
+        } else {
+            // Largest first (`concurrentPerform` hands the iterations out in order, to as many
+            // threads as there are cores), so that the last table to start is a small one.
+            let order = tables.indices.sorted { tables[$0].rows > tables[$1].rows }
+            // Invariant: iteration `k` alone touches table `order[k]`, its spill and its file;
+            // the splitter's own state is only read.
+            let work = UncheckedTables(splitter: self, tables: tables)
+            DispatchQueue.concurrentPerform(iterations: order.count) { k in
                 let i = order[k]
-                do throws(JSONAPIError) {
-                    results.set(i, .success(try work.splitter.rewrite(work.tables[i])))
-                } catch {
-                    results.set(i, .failure(error))
-                }
+                results.set(i) { () throws(JSONAPIError) in try work.splitter.rewrite(work.tables[i]) }
             }
         }
         var out: [TableSummary] = []
@@ -406,7 +395,10 @@ private final class RewriteResults: @unchecked Sendable {
 
     init(count: Int) { results = Array(repeating: nil, count: count) }
 
-    func set(_ i: Int, _ r: Result<(TableSummary, Int), JSONAPIError>) {
+    /// Runs `body` and keeps what it gave, or its error, as table `i`'s.
+    func set(_ i: Int, _ body: () throws(JSONAPIError) -> (TableSummary, Int)) {
+        let r: Result<(TableSummary, Int), JSONAPIError>
+        do throws(JSONAPIError) { r = .success(try body()) } catch { r = .failure(error) }
         lock.lock()
         results[i] = r
         lock.unlock()
@@ -425,18 +417,4 @@ private final class RewriteResults: @unchecked Sendable {
 private struct UncheckedTables: @unchecked Sendable {
     let splitter: TableSplitter
     let tables: [TypeTable]
-}
-
-/// Hands out the indices below a bound, each once, to the threads that ask.
-private final class NextIndex: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-
-    func take(below n: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard next < n else { return nil }
-        next += 1
-        return next - 1
-    }
 }
