@@ -198,7 +198,8 @@ struct BenchReport {
             lines.append("\(input.name): \(size), \(grouped(input.resources)) resources")
             let widths = [titleWidth, 8, 8, 11, 13, 12, 8, 13]
             lines.append(cells(["pass", "MB/s", "× yajl", "CPU × yajl", "resources/s", "peak RSS", "× yajl", "above input"], widths))
-            for row in rows(input) {
+            let inputRows = rows(input)
+            for row in inputRows {
                 if let error = row.error {
                     let short = error.count > 90 ? String(error.prefix(89)) + "…" : error
                     lines.append(cells([row.title, "failed: \(short)"], [titleWidth, 0]))
@@ -220,7 +221,7 @@ struct BenchReport {
             // The scaling: each pass's throughput with more workers over its throughput with
             // the fewest.
             if let fewest = workers.min(), workers.count > 1 {
-                let scaled = rows(input).filter { $0.scaling != nil && $0.workers != fewest }
+                let scaled = inputRows.filter { $0.scaling != nil && $0.workers != fewest }
                 if !scaled.isEmpty {
                     let parts = scaled.map { "\($0.pass) \(String(format: "%.2f", $0.scaling!))× with \($0.workers!)" }
                     lines.append("scaling over \(fewest) worker\(fewest == 1 ? "" : "s"): " + parts.joined(separator: ", "))
