@@ -128,7 +128,6 @@ package final class ResourceParts {
         extras.clearKeepingCapacity()
     }
 
-    /// Fills from a graph row.
     /// The id and lid of a graph row's record.
     @inline(__always)
     static func identity(of r: GraphStorage.ResourceRecord, in g: GraphStorage) -> (id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?) {
@@ -138,6 +137,7 @@ package final class ResourceParts {
         return (nil, r.flags & GraphStorage.ResourceRecord.anonymous != 0 ? nil : g.keys.bytes(of: r.key))
     }
 
+    /// Fills from a graph row.
     func fill(row: Int, of g: GraphStorage) {
         let r = g.resources[row]
         let store = g.values.bytes(in: 0..<g.values.count)
