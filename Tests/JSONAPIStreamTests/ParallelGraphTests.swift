@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+import JSONAPIBenchmarking
 
 /// Graphs of many documents built by several workers (``ParseOptions/workers``) must be
 /// indistinguishable from one reader's: the same graph (its flat JSON, byte for byte, and its
@@ -129,6 +130,33 @@ struct ParallelGraphTests {
 
     /// `normalize --format json` (flat JSON, from a graph) on workers: the same bytes and
     /// warnings, with every duplicate policy and with `--numbers safe`.
+    /// The builder hints each resource key to the graph's key table once the table is larger
+    /// than the caches (``KeyHints``); a worker's piece has a small table of its own, and
+    /// pieces are merged without hints. One reader over 18,000 resources and linkage to them
+    /// (the table past the threshold) must give the graph the workers give, warnings and all.
+    @Test func keyHintsToALargeKeyTableLeaveTheGraphAsItIs() throws {
+        let writer = ByteWriter()
+        try DocumentGenerator(resources: 6000, seed: 5, documents: 20).write(to: writer)
+        let dump = Array(writer.string.utf8)
+        let graph = try Graph(bytes: dump)
+        let keys = graph.storage.keys.count
+        let outgrows = graph.storage.keys.outgrowsCache
+        #expect(keys > 17_000)
+        #expect(outgrows, "the key table must be past the hints' threshold for this test to hint")
+        let one = Self.run([("big", dump)], workers: 1, chunk: 65_537, batch: 1 << 20, continuation: 1 << 20, decision: 1 << 20)
+        let two = Self.run([("big", dump)], workers: 2, chunk: 0, batch: 1 << 20, continuation: 1 << 20, decision: 1 << 20)
+        #expect(one.error == nil && !one.byWorkers)
+        #expect(two.byWorkers)
+        #expect(one.statistics?.resources ?? 0 > 17_000)
+        #expect(one.statistics?.duplicates ?? 0 > 0, "included resources repeat across the documents")
+        // Compared as booleans: a difference would print megabytes.
+        let sameGraph = two.flat == one.flat
+        let sameWarnings = two.warnings == one.warnings
+        #expect(sameGraph, "graph differs")
+        #expect(two.statistics == one.statistics)
+        #expect(sameWarnings, "warnings differ (\(two.warnings.count) against \(one.warnings.count))")
+    }
+
     @Test func flatJSONOnWorkersGivesTheSameBytes() throws {
         func normalize(_ duplicates: DuplicatePolicy, numbers: NumberPolicy, workers: Int) -> (String, [Diagnostic], JSONAPIError?, Bool) {
             var o = DocumentOptions()

@@ -9,6 +9,17 @@
 /// always NULL, and callers copy instead.
 void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size);
 
+/// Asks the processor to bring the cache line holding `p` in (for reading), without
+/// waiting for it: a hint, never a fault, whatever `p` is. Used a little ahead of hash-table
+/// probes whose slots are likely not in cache.
+static inline void jsonapi_prefetch(const void *p) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 0, 3);
+#else
+    (void)p;
+#endif
+}
+
 /// Whether at least `reserve` bytes of the calling thread's stack are left below the caller.
 /// The stack's bounds are looked up once per thread (pthread_getattr_np on Linux,
 /// pthread_get_stackaddr_np on Darwin); where they are unknown, the answer is always 1.

@@ -103,6 +103,7 @@ final class DocumentBuilder: JSONEventReceiver {
         self.requiresKeys = requiresKeys
         self.validation = options.validation
         self.keepsValues = sink.keepsValues
+        self.keyHints = sink.keyHints.map { .passUnretained($0) }
         super.init(options: options.parse)
         frames.reserveCapacity(16)
         checker.extensions = options.extensions
@@ -110,6 +111,11 @@ final class DocumentBuilder: JSONEventReceiver {
     }
 
     @exclusivity(unchecked) var lastKeyInScratch = ScratchSpan.none
+    /// The sink's ``KeyHints`` (the graph's), told each resource's and identifier's key once
+    /// its type and id are both read: long before the sink looks the key up at the object's
+    /// end. Unmanaged, so that a hint costs no reference counting: the sink, which the
+    /// builder holds, owns its hints.
+    let keyHints: Unmanaged<KeyHints>?
     /// Names already found valid: attribute, relationship and type names repeat from one
     /// resource to the next.
     @exclusivity(unchecked) var nameCache = NameCache()
@@ -319,9 +325,17 @@ final class DocumentBuilder: JSONEventReceiver {
             switch member {
             case .type:
                 resource.type = appendToScratch(value)
+                if let hints = keyHints, !resource.id.isNone {
+                    hints._withUnsafeGuaranteedRef { $0.hint(type: value, id: arenas.scratch.bytes(in: resource.id.range)) }
+                }
                 if validation != .off { return checkTypeName(value) }
                 return true
-            case .id: resource.id = appendToScratch(value); return true
+            case .id:
+                resource.id = appendToScratch(value)
+                if let hints = keyHints, !resource.type.isNone {
+                    hints._withUnsafeGuaranteedRef { $0.hint(type: arenas.scratch.bytes(in: resource.type.range), id: value) }
+                }
+                return true
             case .lid: resource.lid = appendToScratch(value); return true
             default: break
             }

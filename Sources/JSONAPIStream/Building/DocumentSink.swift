@@ -38,6 +38,13 @@ protocol DocumentSink: AnyObject {
     func resource(_ resource: ResourceDraft, in arenas: inout DraftArenas) throws(JSONAPIError)
     /// A document's top-level members, once it has closed.
     func document(_ document: DocumentDraft, in arenas: borrowing DraftArenas) throws(JSONAPIError)
+    /// Where the builder tells each resource key as soon as it knows it (see ``KeyHints``);
+    /// `nil` for sinks that do not look keys up in a large table.
+    var keyHints: KeyHints? { get }
+}
+
+extension DocumentSink {
+    var keyHints: KeyHints? { nil }
 }
 
 /// Several sinks fed in order.
@@ -48,7 +55,10 @@ final class SinkGroup: DocumentSink {
     init(_ sinks: [any DocumentSink]) {
         self.sinks = sinks
         self.keepsValues = sinks.contains { $0.keepsValues }
+        self.keyHints = sinks.lazy.compactMap(\.keyHints).first
     }
+
+    let keyHints: KeyHints?
 
     func resource(_ resource: ResourceDraft, in arenas: inout DraftArenas) throws(JSONAPIError) {
         for s in sinks { try s.resource(resource, in: &arenas) }

@@ -1,3 +1,5 @@
+internal import CPlatform
+
 /// Interns byte strings (with a small integer tag) to dense `UInt32` numbers, without
 /// creating a `String`: the bytes are hashed and compared where they lie, and copied once
 /// into the interner's own arena when new.
@@ -78,6 +80,23 @@ package struct ByteInterner: ~Copyable {
         let p = probe(name, tag: tag)
         if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
         return insert(name, tag: tag, p.prefix, p.suffix, p.key, at: p.slot)
+    }
+
+    /// Whether the table is larger than a core's caches keep (1 MiB of slots): below that a
+    /// slot is found in cache anyway and ``prefetch(_:tag:)`` would only add its hashing.
+    @inline(__always)
+    var outgrowsCache: Bool { tableSize > (1 << 20) / MemoryLayout<Slot>.stride }
+
+    /// Asks for the cache line of the slot where a lookup of `(tag, name)` starts, without
+    /// waiting for it: a large document's table is megabytes, so that slot is usually not in
+    /// cache. Hinting several keys before looking them up lets their misses overlap.
+    @inline(__always)
+    func prefetch(_ name: UnsafeRawBufferPointer, tag: UInt32) {
+        let (prefix, suffix) = ShortName.words(name)
+        let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
+        // A hint only: the slot is in the table (`h & mask` < tableSize), and the lookup
+        // reads it again whatever happens in between.
+        jsonapi_prefetch(table + Int(h & mask))
     }
 
     /// The number for `(tag, name)` if it was interned.

@@ -21,6 +21,8 @@ final class GraphSink: DocumentSink {
     /// order; duplicates, and the resource limit, are the merging sink's to find.
     let collectsOnly: Bool
     let keepsValues = true
+    /// Keys told ahead by the builder (see ``KeyHints``).
+    let keyHints: KeyHints?
     let maxResources: Int?
     let validation: ValidationMode
     var onDiagnostic: ((Diagnostic) -> Void)?
@@ -39,6 +41,7 @@ final class GraphSink: DocumentSink {
         self.collectsOnly = collectsOnly
         self.maxResources = options.parse.limits.maxResources
         self.validation = options.validation
+        self.keyHints = KeyHints(storage: storage)
         storage.rowsByType.reserveCapacity(16)
         storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues
     }
