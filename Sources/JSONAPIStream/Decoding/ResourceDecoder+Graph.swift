@@ -19,16 +19,16 @@ extension ResourceDecoder {
     func identifier(_ node: DecodingNode, _ location: Location) throws -> ResourceIdentifier? {
         switch node {
         case .value: return nil
-        case .resource(let r): return Resource(graph: graph, row: r).identifier
-        case .linkage(let i): return Linkage(graph: graph, index: i).identifier
+        case .resource(let r): return storage.identifier(row: r)
+        case .linkage(let i): return storage.identifier(linkage: i)
         case .relationship(let i):
             let rel = storage.relationships[i]
             guard rel.kind == .toOne else { throw relationshipShape(ResourceIdentifier.self, rel, location, wanted: "a to-one relationship") }
-            return Linkage(graph: graph, index: Int(rel.targetStart)).identifier
+            return storage.identifier(linkage: Int(rel.targetStart))
         case .primary:
             let rows = storage.primaryRows
             guard rows.count == 1 else { throw primaryShape(ResourceIdentifier.self, location) }
-            return Resource(graph: graph, row: Int(rows[0])).identifier
+            return storage.identifier(row: Int(rows[0]))
         case .text:
             throw mismatch(ResourceIdentifier.self, node, location, expected: "a resource identifier")
         }

@@ -81,9 +81,10 @@ extension MemberTable {
             s.utf8CodeUnitCount == k.count && memcmp(s.utf8Start, k.baseAddress!, k.count) == 0
         }
         if beforeMembers {
-            if equals("id") { return Resource(graph: decoder.graph, row: row).id.map { MemberLookup(node: .text($0), segment: .fixed("/id")) } }
-            if equals("type") { return MemberLookup(node: .text(Resource(graph: decoder.graph, row: row).type), segment: .fixed("/type")) }
-            if equals("lid") { return Resource(graph: decoder.graph, row: row).lid.map { MemberLookup(node: .text($0), segment: .fixed("/lid")) } }
+            let storage = decoder.storage
+            if equals("id") { return storage.id(row: row).map { MemberLookup(node: .text($0), segment: .fixed("/id")) } }
+            if equals("type") { return MemberLookup(node: .text(storage.type(row: row)), segment: .fixed("/type")) }
+            if equals("lid") { return storage.lid(row: row).map { MemberLookup(node: .text($0), segment: .fixed("/lid")) } }
             return nil
         }
         guard equals("meta") || equals("links") else { return nil }

@@ -277,7 +277,7 @@ final class ResourceDecoder: Decoder {
             let start = Int(rel.targetStart)
             var ids: [ResourceIdentifier] = []
             ids.reserveCapacity(Int(rel.targetCount))
-            for k in start..<(start + Int(rel.targetCount)) { ids.append(Linkage(graph: graph, index: k).identifier) }
+            for k in start..<(start + Int(rel.targetCount)) { ids.append(storage.identifier(linkage: k)) }
             return unsafeReinterpret(ids, as: T.self)
         }
         let childPath = location.key == nil && location.segment.isNone ? location.parent : PathNode(location)

@@ -45,24 +45,16 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     var record: GraphStorage.ResourceRecord { graph.storage.resources[row] }
 
     /// Its type.
-    public var type: String { graph.storage.symbols.string(of: record.type) }
+    public var type: String { graph.storage.type(row: row) }
 
     /// The id, or `nil` for a new resource known only by its `lid`.
-    public var id: String? {
-        let r = record
-        return r.flags & GraphStorage.ResourceRecord.hasID != 0 ? graph.storage.keys.string(of: r.key) : nil
-    }
+    public var id: String? { graph.storage.id(row: row) }
 
     /// The local id (`lid`), when the resource object had one.
-    public var lid: String? {
-        let r = record
-        if r.flags & GraphStorage.ResourceRecord.anonymous != 0 { return nil }
-        if r.flags & GraphStorage.ResourceRecord.hasID == 0 { return graph.storage.keys.string(of: r.key) }
-        return r.lidKey == GraphStorage.noKey ? nil : graph.storage.keys.string(of: r.lidKey)
-    }
+    public var lid: String? { graph.storage.lid(row: row) }
 
     /// Its type, id and lid.
-    public var identifier: ResourceIdentifier { ResourceIdentifier(type: type, id: id, lid: lid) }
+    public var identifier: ResourceIdentifier { graph.storage.identifier(row: row) }
 
     /// Whether the resource was in primary data (of any document read).
     public var isPrimary: Bool { record.flags & GraphStorage.ResourceRecord.primary != 0 }
@@ -164,13 +156,7 @@ public struct Linkage: Sendable {
     var record: GraphStorage.LinkageRecord { graph.storage.linkage[index] }
 
     /// The identifier of the target.
-    public var identifier: ResourceIdentifier {
-        let s = graph.storage
-        let r = record
-        let type = s.symbols.string(of: s.keyType(r.key))
-        if s.keyIsLid(r.key) { return ResourceIdentifier(type: type, id: nil, lid: s.keys.string(of: r.key)) }
-        return ResourceIdentifier(type: type, id: s.keys.string(of: r.key), lid: r.lidKey == GraphStorage.noKey ? nil : s.keys.string(of: r.lidKey))
-    }
+    public var identifier: ResourceIdentifier { graph.storage.identifier(linkage: index) }
 
     /// The resource this identifier names, when the documents held it.
     public var resource: Resource? {
@@ -192,5 +178,39 @@ extension GraphStorage {
     fileprivate func lazyValue(_ packed: PackedSpan) -> LazyValue? {
         let s = span(packed)
         return s.isNone ? nil : LazyValue(storage: self, span: s)
+    }
+}
+
+// What `Resource` and `Linkage` read, on the storage itself: typed decoding calls these on
+// its decoder's storage instead of making a `Resource` or a `Linkage`, each of which holds
+// a `Graph` and so retains and releases the storage. Decoding threads share one storage,
+// and that reference count, written from every core, was a contended cache line.
+extension GraphStorage {
+    /// Resource `row`'s type.
+    func type(row: Int) -> String { symbols.string(of: resources[row].type) }
+
+    /// Resource `row`'s id, or `nil` for a resource known only by its `lid`.
+    func id(row: Int) -> String? {
+        let r = resources[row]
+        return r.flags & ResourceRecord.hasID != 0 ? keys.string(of: r.key) : nil
+    }
+
+    /// Resource `row`'s local id, when its object had one.
+    func lid(row: Int) -> String? {
+        let r = resources[row]
+        if r.flags & ResourceRecord.anonymous != 0 { return nil }
+        if r.flags & ResourceRecord.hasID == 0 { return keys.string(of: r.key) }
+        return r.lidKey == GraphStorage.noKey ? nil : keys.string(of: r.lidKey)
+    }
+
+    /// Resource `row`'s type, id and lid.
+    func identifier(row: Int) -> ResourceIdentifier { ResourceIdentifier(type: type(row: row), id: id(row: row), lid: lid(row: row)) }
+
+    /// The identifier linkage entry `index` holds.
+    func identifier(linkage index: Int) -> ResourceIdentifier {
+        let r = linkage[index]
+        let type = symbols.string(of: keyType(r.key))
+        if keyIsLid(r.key) { return ResourceIdentifier(type: type, id: nil, lid: keys.string(of: r.key)) }
+        return ResourceIdentifier(type: type, id: keys.string(of: r.key), lid: r.lidKey == GraphStorage.noKey ? nil : keys.string(of: r.lidKey))
     }
 }
