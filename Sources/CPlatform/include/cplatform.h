@@ -10,8 +10,8 @@
 void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size);
 
 /// Asks the processor to bring the cache line holding `p` in (for reading), without
-/// waiting for it: a hint, never a fault, whatever `p` is. Used a little ahead of hash-table
-/// probes whose slots are likely not in cache.
+/// waiting for it: a hint, which never faults. Used ahead of hash-table probes whose slots
+/// are likely not in cache (callers pass addresses inside their own tables).
 static inline void jsonapi_prefetch(const void *p) {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(p, 0, 3);

@@ -14,11 +14,11 @@
 /// in between only makes the hint useless.
 final class KeyHints {
     /// The storage whose key table is hinted: a graph worker's sink moves to a fresh storage
-    /// at each piece (``retarget(_:)``). Unowned and unsafe, so that a hint costs no
-    /// reference counting: the sink that owns these hints owns that storage too (a
-    /// ``GraphSink`` its own, a ``GraphPieceSink`` its current collector's, which it retargets
-    /// the hints from before letting it go), and the builder hints only from within the
-    /// sink's stream.
+    /// at each piece (``retarget(_:)``). Held unmanaged (no reference count), so that a hint
+    /// costs no reference counting. Invariant: the sink that owns these hints owns that
+    /// storage too (a ``GraphSink`` its own, a ``GraphPieceSink`` its current collector's,
+    /// which it retargets the hints from before letting it go), and the builder hints only
+    /// from within the sink's stream, so the storage outlives every hint.
     private var storage: Unmanaged<GraphStorage>
     /// Type names to their symbols in `storage`, for the few types a document has.
     private var types = SymbolCache()
