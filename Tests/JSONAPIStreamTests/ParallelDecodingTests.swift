@@ -100,6 +100,39 @@ import JSONAPIBenchmarking
         #expect(error as? Refused == Refused(id: "1007"))
     }
 
+    /// The models decoded before a failure are freed with the error, on one thread and on
+    /// several: each model holds an object that counts its own lifetimes. (One thread decodes
+    /// straight into the array's storage; an array that stopped one model short would leak
+    /// that model, one that went one too far would free memory never initialized.)
+    @Test func modelsBeforeAFailureAreFreed() throws {
+        final class Counted: @unchecked Sendable {
+            static let lock = NSLock()
+            nonisolated(unsafe) static var alive = 0
+            init() { Self.change(+1) }
+            deinit { Self.change(-1) }
+            static func change(_ n: Int) {
+                lock.lock()
+                alive += n
+                lock.unlock()
+            }
+        }
+        struct Held: Decodable, Sendable {
+            enum Keys: String, CodingKey { case id }
+            let counted = Counted()
+            init(from decoder: any Decoder) throws {
+                let id = try decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .id)
+                if id == "1500" { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "refused")) }
+            }
+        }
+        let g = try graph(Self.generated(2000))
+        #expect(decodingError { try g.decode([Held].self) } != nil)
+        #expect(decodingError { try g.decode(Held.self, ofType: "articles") } != nil)
+        #expect(decodingError { try g.decodeConcurrently([Held].self) } != nil)
+        #expect(Counted.alive == 0, "models decoded before the failure were not freed")
+        let whole = try g.decode(Held.self, ofType: "comments")
+        #expect(Counted.alive == whole.count && whole.count == 4000)
+    }
+
     // MARK: - Which threads decode
 
     /// The threads `init(from:)` ran on, passed to the models through `userInfo`.

@@ -52,10 +52,7 @@ extension Graph {
     public func decode<T: Decodable>(_ type: T.Type = T.self, ofType resourceType: String, options: DecodingOptions = .default) throws -> [T] {
         let rows = rows(ofType: resourceType)
         let d = ResourceDecoder(graph: self, options: options, node: .primary, path: nil, row: -1)
-        var out: [T] = []
-        out.reserveCapacity(rows.count)
-        for i in rows.indices { out.append(try d.decodeResource(T.self, rows, i)) }
-        return out
+        return try decodedInPlace(count: rows.count) { i in try d.decodeResource(T.self, rows, i) }
     }
 
     /// Decodes all primary resources into `[T]` on every core: the same array, or the same
@@ -166,10 +163,21 @@ protocol PrimaryArrayDecoding {
 extension Array: PrimaryArrayDecoding where Element: Decodable {
     static func decodePrimary(_ d: ResourceDecoder) throws -> [Element] {
         let rows = d.storage.primaryRows
-        var out: [Element] = []
-        out.reserveCapacity(rows.count)
-        for i in rows.indices { out.append(try d.decodePrimary(Element.self, rows, i)) }
-        return out
+        return try decodedInPlace(count: rows.count) { i in try d.decodePrimary(Element.self, rows, i) }
+    }
+}
+
+/// `[T]` of `count` elements, element `i` made by `element(i)` straight into its place. An
+/// `append` of a model would copy it in and destroy the original (generic code cannot move
+/// it), retaining and releasing each of its strings and arrays once more.
+func decodedInPlace<T>(count: Int, _ element: (Int) throws -> T) throws -> [T] {
+    try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // Invariant: elements 0..<initialized are initialized and no other, also when
+        // `element` throws (the array then deinitializes those).
+        for i in 0..<count {
+            (buffer.baseAddress! + i).initialize(to: try element(i))
+            initialized = i + 1
+        }
     }
 }
 
