@@ -184,33 +184,47 @@ extension GraphStorage {
 // What `Resource` and `Linkage` read, on the storage itself: typed decoding calls these on
 // its decoder's storage instead of making a `Resource` or a `Linkage`, each of which holds
 // a `Graph` and so retains and releases the storage. Decoding threads share one storage,
-// and that reference count, written from every core, was a contended cache line.
+// and that reference count, written from every core, was a contended cache line. The
+// writers (`ResourceParts`, the flat JSON) read the same ids and lids as bytes: one rule
+// for which key is an id and which a lid, here.
 extension GraphStorage {
+    /// A resource record's id and lid, as stored.
+    @inline(__always)
+    func identity(of r: ResourceRecord) -> (id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?) {
+        if r.flags & ResourceRecord.hasID != 0 {
+            return (keys.bytes(of: r.key), r.lidKey == GraphStorage.noKey ? nil : keys.bytes(of: r.lidKey))
+        }
+        return (nil, r.flags & ResourceRecord.anonymous != 0 ? nil : keys.bytes(of: r.key))
+    }
+
+    /// A linkage record's id and lid, as stored.
+    @inline(__always)
+    func identity(of l: LinkageRecord) -> (id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?) {
+        if keyIsLid(l.key) { return (nil, keys.bytes(of: l.key)) }
+        return (keys.bytes(of: l.key), l.lidKey == GraphStorage.noKey ? nil : keys.bytes(of: l.lidKey))
+    }
+
     /// Resource `row`'s type.
     func type(row: Int) -> String { symbols.string(of: resources[row].type) }
 
     /// Resource `row`'s id, or `nil` for a resource known only by its `lid`.
-    func id(row: Int) -> String? {
-        let r = resources[row]
-        return r.flags & ResourceRecord.hasID != 0 ? keys.string(of: r.key) : nil
-    }
+    func id(row: Int) -> String? { identity(of: resources[row]).id.map(Self.string) }
 
     /// Resource `row`'s local id, when its object had one.
-    func lid(row: Int) -> String? {
-        let r = resources[row]
-        if r.flags & ResourceRecord.anonymous != 0 { return nil }
-        if r.flags & ResourceRecord.hasID == 0 { return keys.string(of: r.key) }
-        return r.lidKey == GraphStorage.noKey ? nil : keys.string(of: r.lidKey)
-    }
+    func lid(row: Int) -> String? { identity(of: resources[row]).lid.map(Self.string) }
 
     /// Resource `row`'s type, id and lid.
-    func identifier(row: Int) -> ResourceIdentifier { ResourceIdentifier(type: type(row: row), id: id(row: row), lid: lid(row: row)) }
+    func identifier(row: Int) -> ResourceIdentifier {
+        let (id, lid) = identity(of: resources[row])
+        return ResourceIdentifier(type: type(row: row), id: id.map(Self.string), lid: lid.map(Self.string))
+    }
 
     /// The identifier linkage entry `index` holds.
     func identifier(linkage index: Int) -> ResourceIdentifier {
-        let r = linkage[index]
-        let type = symbols.string(of: keyType(r.key))
-        if keyIsLid(r.key) { return ResourceIdentifier(type: type, id: nil, lid: keys.string(of: r.key)) }
-        return ResourceIdentifier(type: type, id: keys.string(of: r.key), lid: r.lidKey == GraphStorage.noKey ? nil : keys.string(of: r.lidKey))
+        let l = linkage[index]
+        let (id, lid) = identity(of: l)
+        return ResourceIdentifier(type: symbols.string(of: keyType(l.key)), id: id.map(Self.string), lid: lid.map(Self.string))
     }
+
+    private static func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
 }

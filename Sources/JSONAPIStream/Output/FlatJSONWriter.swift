@@ -59,7 +59,7 @@ struct FlatJSONWriter {
                 }
                 let (id, lid): (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?)
                 if checksKeysOnly {
-                    (id, lid) = ResourceParts.identity(of: s.resources[Int(row)], in: s)
+                    (id, lid) = s.identity(of: s.resources[Int(row)])
                 } else {
                     parts.fill(row: Int(row), of: s)
                     if let fields { parts.keepFields(fields) }

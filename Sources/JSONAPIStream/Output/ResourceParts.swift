@@ -128,15 +128,6 @@ package final class ResourceParts {
         extras.clearKeepingCapacity()
     }
 
-    /// The id and lid of a graph row's record.
-    @inline(__always)
-    static func identity(of r: GraphStorage.ResourceRecord, in g: GraphStorage) -> (id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?) {
-        if r.flags & GraphStorage.ResourceRecord.hasID != 0 {
-            return (g.keys.bytes(of: r.key), r.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: r.lidKey))
-        }
-        return (nil, r.flags & GraphStorage.ResourceRecord.anonymous != 0 ? nil : g.keys.bytes(of: r.key))
-    }
-
     /// Fills from a graph row.
     func fill(row: Int, of g: GraphStorage) {
         let r = g.resources[row]
@@ -146,7 +137,7 @@ package final class ResourceParts {
         }
         @inline(__always) func v(_ span: PackedSpan) -> UnsafeRawBufferPointer? { v(g.span(span)) }
         type = g.symbols.bytes(of: r.type)
-        (id, lid) = Self.identity(of: r, in: g)
+        (id, lid) = g.identity(of: r)
         isPrimary = r.flags & GraphStorage.ResourceRecord.primary != 0
         begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: g.position(r.position))
         func addExtras(_ range: Range<Int>) -> Range<Int> {
@@ -160,13 +151,11 @@ package final class ResourceParts {
             let start = identifiers.count
             for k in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
                 let l = g.linkage[k]
-                let type = g.symbols.bytes(of: g.keyType(l.key))
-                let isLid = g.keyIsLid(l.key)
+                let (id, lid) = g.identity(of: l)
                 identifiers.append(
                     Identifier(
-                        type: type, id: isLid ? nil : g.keys.bytes(of: l.key),
-                        lid: isLid ? g.keys.bytes(of: l.key) : (l.lidKey == GraphStorage.noKey ? nil : g.keys.bytes(of: l.lidKey)),
-                        meta: v(l.meta), extras: addExtras(g.linkageExtras[k])))
+                        type: g.symbols.bytes(of: g.keyType(l.key)), id: id, lid: lid, meta: v(l.meta),
+                        extras: addExtras(g.linkageExtras[k])))
             }
             relationships.append(
                 Relationship(
