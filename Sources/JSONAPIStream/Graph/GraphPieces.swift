@@ -102,7 +102,8 @@ final class GraphPieceSink: DocumentSink, InputLabelled {
     private let numberAlarm: NumberAlarm?
     private var current: GraphSink
     let keepsValues = true
-    /// Hints for the current collector's key table (moved to each new one).
+    /// Hints for the current collector's key table (moved to each new one, which the builder
+    /// sees through this one object).
     let keyHints: KeyHints?
     var sourceName: String? {
         didSet { current.sourceName = sourceName }
@@ -113,7 +114,7 @@ final class GraphPieceSink: DocumentSink, InputLabelled {
         self.policy = policy
         self.numberAlarm = numberAlarm
         current = Self.collector(options, policy, numberAlarm)
-        keyHints = KeyHints(storage: current.storage)
+        keyHints = KeyHints(sink: current)
     }
 
     private static func collector(_ options: DocumentOptions, _ policy: DuplicatePolicy, _ alarm: NumberAlarm?) -> GraphSink {
@@ -135,7 +136,7 @@ final class GraphPieceSink: DocumentSink, InputLabelled {
     func takePiece(values: consuming ByteArena) -> Graph {
         let piece = current.graph(values: values, inputBytes: 0, shrink: false)
         current = Self.collector(options, policy, numberAlarm)
-        keyHints?.retarget(current.storage)
+        keyHints?.retarget(current)
         current.sourceName = sourceName
         // Pieces of one input are alike (batches of about the same size): the next collector
         // starts at this one's size, so its key table and rows do not double their way up

@@ -21,8 +21,8 @@ final class GraphSink: DocumentSink {
     /// order; duplicates, and the resource limit, are the merging sink's to find.
     let collectsOnly: Bool
     let keepsValues = true
-    /// Keys told ahead by the builder (see ``KeyHints``).
-    let keyHints: KeyHints?
+    /// Keys told ahead by the builder (see ``KeyHints``); set once `self` exists.
+    private(set) var keyHints: KeyHints?
     let maxResources: Int?
     let validation: ValidationMode
     var onDiagnostic: ((Diagnostic) -> Void)?
@@ -41,9 +41,9 @@ final class GraphSink: DocumentSink {
         self.collectsOnly = collectsOnly
         self.maxResources = options.parse.limits.maxResources
         self.validation = options.validation
-        self.keyHints = KeyHints(storage: storage)
         storage.rowsByType.reserveCapacity(16)
         storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues
+        keyHints = KeyHints(sink: self)
     }
 
     // MARK: - Resources
@@ -126,6 +126,15 @@ final class GraphSink: DocumentSink {
     func internSymbol(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         if let t = symbolCache.lookUp(bytes) { return t }
         return internSymbolSlow(bytes)
+    }
+
+    /// Asks for the key table's slot of the key `(type, id)` ahead of its lookup (see
+    /// ``KeyHints``): only for a table larger than the caches (below that the hashing would be
+    /// all a hint does), and only under a type this sink has interned (and so caches).
+    @inline(__always)
+    func hintKey(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer) {
+        guard storage.keys.outgrowsCache, let t = symbolCache.lookUp(type) else { return }
+        storage.keys.prefetch(id, tag: storage.idTag(t))
     }
 
     @inline(never)
