@@ -151,7 +151,7 @@ extension DocumentBuilder {
     func startObjectInResults(_ top: Frame) -> Bool {
         switch top {
         case .resultsArray:
-            frames.append(.result)
+            frames.push(.result)
             startResult()
             return true
         case .result:
@@ -182,7 +182,7 @@ extension DocumentBuilder {
             default: return beginRaw(.resultExtra, checked: nil, object: false)
             }
         default:
-            frames.append(.resultsArray)
+            frames.push(.resultsArray)
             beginResults()
             return true
         }

@@ -5,7 +5,7 @@ extension DocumentBuilder {
 
     func startDocument() -> Bool {
         numberAlarm?.enterDocument()
-        frames.append(.document)
+        frames.push(.document)
         member = .none
         document = DocumentDraft()
         document.index = documentCount
@@ -82,7 +82,7 @@ extension DocumentBuilder {
     // MARK: - Resources
 
     func startResource(primary: Bool, index: Int32) -> Bool {
-        frames.append(.resource)
+        frames.push(.resource)
         member = .none
         resource = ResourceDraft()
         resource.isPrimary = primary
@@ -92,15 +92,15 @@ extension DocumentBuilder {
         if let alarm = numberAlarm { alarm.enterResource() }
         resource.position = currentLocation()
         arenas.scratch.removeAll()
-        arenas.relationshipDrafts.clearKeepingCapacity()
-        arenas.identifierDrafts.clearKeepingCapacity()
-        arenas.memberSpans.clearKeepingCapacity()
+        arenas.relationshipDrafts.removeAll()
+        arenas.identifierDrafts.removeAll()
+        arenas.memberSpans.removeAll()
         resourceExtras.clearKeepingCapacity()
         relationshipsAfterAttributes = false
         if validation != .off {
-            attributeNames.clearKeepingCapacity()
+            attributeNames.removeAll()
             attributeBits = NameFilter()
-            relationshipNames.clearKeepingCapacity()
+            relationshipNames.removeAll()
         }
         return true
     }
@@ -162,7 +162,7 @@ extension DocumentBuilder {
         {
             if !report(.R18, "a relationship object MUST contain at least one of links, data, meta", at: .container) { return false }
         }
-        arenas.relationshipDrafts.append(relationship)
+        arenas.relationshipDrafts.push(relationship)
         member = .none
         return true
     }
@@ -170,7 +170,7 @@ extension DocumentBuilder {
     func startIdentifier() -> Bool {
         identifier = IdentifierDraft()
         identifierExtras.clearKeepingCapacity()
-        frames.append(.identifier)
+        frames.push(.identifier)
         return true
     }
 
@@ -187,7 +187,7 @@ extension DocumentBuilder {
                 $0.hint(type: arenas.scratch.bytes(in: identifier.type.range), id: arenas.scratch.bytes(in: identifier.id.range))
             }
         }
-        arenas.identifierDrafts.append(identifier)
+        arenas.identifierDrafts.push(identifier)
         relationship.targets = relationship.targets.lowerBound..<Int32(arenas.identifierDrafts.count)
         member = .none
         return true

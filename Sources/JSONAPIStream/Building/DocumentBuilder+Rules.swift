@@ -181,7 +181,7 @@ extension DocumentBuilder {
             if raw.depth == 1 {
                 let words = NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none)
                 attributeBits.insert(words)
-                attributeNames.append(words)
+                attributeNames.push(words)
             }
             // Keys inside an attribute's value are any JSON (a JSON field's keys, domain
             // names with dots): the member-name rules cover the attribute names only.
@@ -207,34 +207,31 @@ extension DocumentBuilder {
         for i in 0..<arenas.relationshipDrafts.count {
             let name = arenas.relationshipDrafts[i].name
             let bytes = arenas.scratch.bytes(in: name.range)
-            relationshipNames.append(NameWords(bytes, prefix: ShortName.prefix(bytes), longName: name))
+            relationshipNames.push(NameWords(bytes, prefix: ShortName.prefix(bytes), longName: name))
         }
-        // Without copying the lists (no reference counting).
-        let clash = attributeNames.withUnsafeBufferPointer { attributes in
-            relationshipNames.withUnsafeBufferPointer { relationships in
-                for a in attributes {
-                    if a.isTypeOrID { return true }
-                    for r in relationships where r.equals(a, arenas.scratch) { return true }
-                }
-                for r in relationships where r.isTypeOrID { return true }
-                return false
-            }
+        let attributes = attributeNames.elements
+        let relationships = relationshipNames.elements
+        var clash = false
+        for a in attributes where !clash {
+            if a.isTypeOrID { clash = true }
+            for r in relationships where r.equals(a, arenas.scratch) { clash = true }
         }
+        for r in relationships where r.isTypeOrID { clash = true }
         if !clash { return true }
-        for a in attributeNames {
+        for a in attributeNames.elements {
             if a.isTypeOrID {
                 let name = a.text(arenas.scratch)
                 if !report(.R17, "a resource MUST NOT have an attribute named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/attributes/" + escapePointerToken(name)) {
                     return false
                 }
             }
-            for r in relationshipNames where r.equals(a, arenas.scratch) {
+            for r in relationshipNames.elements where r.equals(a, arenas.scratch) {
                 let name = a.text(arenas.scratch)
                 let later = relationshipsAfterAttributes ? "/relationships/" : "/attributes/"
                 if !report(.R17, "\(quoted(name)) is both an attribute and a relationship", at: .at(resource.position), pointer: resource.pointer + later + escapePointerToken(name)) { return false }
             }
         }
-        for r in relationshipNames where r.isTypeOrID {
+        for r in relationshipNames.elements where r.isTypeOrID {
             let name = r.text(arenas.scratch)
             if !report(.R17, "a resource MUST NOT have a relationship named \(quoted(name))", at: .at(resource.position), pointer: resource.pointer + "/relationships/" + escapePointerToken(name)) {
                 return false

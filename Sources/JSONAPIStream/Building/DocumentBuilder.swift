@@ -53,7 +53,8 @@ final class DocumentBuilder: JSONEventReceiver {
 
     // MARK: State
 
-    @exclusivity(unchecked) var frames: [Frame] = []
+    /// The JSON:API objects and arrays open, innermost last.
+    @exclusivity(unchecked) var frames = UnsafeStack<Frame>(capacity: 16)
     @exclusivity(unchecked) var member = Member.none
     /// The value being recorded without interpretation, if any: while it is active, every
     /// event goes to it (the one test at the top of each event).
@@ -72,8 +73,8 @@ final class DocumentBuilder: JSONEventReceiver {
     @exclusivity(unchecked) var identifierExtras: [ValueSpan] = []
     /// Attribute names of the current resource, for R17, as words (exact for names of up to
     /// 16 bytes; longer ones also keep their bytes in scratch).
-    @exclusivity(unchecked) var attributeNames: [NameWords] = []
-    @exclusivity(unchecked) var relationshipNames: [NameWords] = []
+    @exclusivity(unchecked) var attributeNames = UnsafeStack<NameWords>(capacity: 16)
+    @exclusivity(unchecked) var relationshipNames = UnsafeStack<NameWords>(capacity: 16)
     /// The names in `attributeNames`, as a filter.
     @exclusivity(unchecked) var attributeBits = NameFilter()
     @exclusivity(unchecked) var documentCount = 0
@@ -105,7 +106,6 @@ final class DocumentBuilder: JSONEventReceiver {
         self.keepsValues = sink.keepsValues
         self.keyHints = sink.keyHints.map { .passUnretained($0) }
         super.init(options: options.parse)
-        frames.reserveCapacity(16)
         checker.extensions = options.extensions
         checker.strictNames = options.validation == .strict || options.strictChecks
     }
@@ -152,7 +152,7 @@ final class DocumentBuilder: JSONEventReceiver {
                 return beginRaw(.resourceAttributes, checked: validation == .off ? nil : .attributes, object: true)
             case .relationships:
                 resource.hadRelationships = true
-                frames.append(.relationships)
+                frames.push(.relationships)
                 return true
             case .links: return beginRaw(.resourceLinks, checked: .links(.resource), object: true)
             case .meta: return beginRaw(.resourceMeta, checked: .meta, object: true)
@@ -164,7 +164,7 @@ final class DocumentBuilder: JSONEventReceiver {
             relationship.name = lastKeyInScratch
             relationshipExtras.clearKeepingCapacity()
             relationshipHasExtensionMember = false
-            frames.append(.relationship)
+            frames.push(.relationship)
             return true
         case .relationship:
             switch member {
@@ -198,11 +198,11 @@ final class DocumentBuilder: JSONEventReceiver {
             switch member {
             case .data:
                 document.primaryShape = .many
-                frames.append(.dataArray)
+                frames.push(.dataArray)
                 return true
             case .included:
                 document.hasIncluded = true
-                frames.append(.includedArray)
+                frames.push(.includedArray)
                 return true
             case .errors: return beginRaw(.documentErrors, checked: .errors, object: false)
             case .meta: return beginRawReporting(.documentMeta, .R24, "meta MUST be an object, not an array", isObject: false)
@@ -233,7 +233,7 @@ final class DocumentBuilder: JSONEventReceiver {
                 relationship.kind = .toMany
                 let start = Int32(arenas.identifierDrafts.count)
                 relationship.targets = start..<start
-                frames.append(.linkageArray)
+                frames.push(.linkageArray)
                 return true
             case .links: return beginRawReporting(.relationshipLinks, .R25, "links MUST be an object, not an array", isObject: false)
             case .meta: return beginRawReporting(.relationshipMeta, .R24, "meta MUST be an object, not an array", isObject: false)

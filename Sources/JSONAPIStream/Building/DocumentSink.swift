@@ -11,16 +11,11 @@ struct DraftArenas: ~Copyable {
     /// Raw type names, ids, lids and relationship names of the current resource.
     var scratch = ByteArena(capacity: 4096)
     /// The current resource's relationships (``ResourceDraft/relationships`` indexes them).
-    var relationshipDrafts: [RelationshipDraft] = []
+    var relationshipDrafts = UnsafeStack<RelationshipDraft>(capacity: 16)
     /// The current resource's identifiers (``RelationshipDraft/targets`` indexes them).
-    var identifierDrafts: [IdentifierDraft] = []
+    var identifierDrafts = UnsafeStack<IdentifierDraft>(capacity: 64)
     /// `"name":value` spans of unknown members (resource, relationship, identifier, document).
-    var memberSpans: [ValueSpan] = []
-
-    init() {
-        relationshipDrafts.reserveCapacity(16)
-        identifierDrafts.reserveCapacity(64)
-    }
+    var memberSpans = UnsafeStack<ValueSpan>(capacity: 16)
 }
 
 /// Receives what a ``DocumentBuilder`` finishes: each resource as soon as its object closes,

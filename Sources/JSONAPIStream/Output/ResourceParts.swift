@@ -95,7 +95,7 @@ package final class ResourceParts {
         lid = s(r.lid)
         isPrimary = r.isPrimary
         begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: r.position)
-        for span in a.memberSpans { extras.append(v(span)!) }
+        for span in a.memberSpans.elements { extras.append(v(span)!) }
         resourceExtras = Int(r.extras.lowerBound)..<Int(r.extras.upperBound)
         for i in r.relationships {
             let d = a.relationshipDrafts[Int(i)]

@@ -57,18 +57,18 @@ final class DraftTape: @unchecked Sendable {
         d.meta = Self.rebased(d.meta, base)
         d.storeMark = 0
         let rels = relationships.count
-        for var x in a.relationshipDrafts {
+        for var x in a.relationshipDrafts.elements {
             x.links = Self.rebased(x.links, base)
             x.meta = Self.rebased(x.meta, base)
             relationships.append(x)
         }
         let ids = identifiers.count
-        for var x in a.identifierDrafts {
+        for var x in a.identifierDrafts.elements {
             x.meta = Self.rebased(x.meta, base)
             identifiers.append(x)
         }
         let sp = spans.count
-        for x in a.memberSpans { spans.append(Self.rebased(x, base)) }
+        for x in a.memberSpans.elements { spans.append(Self.rebased(x, base)) }
         entries.append(
             Entry(
                 isResource: true, index: Int32(resources.count), store: storeStart..<scratchStart, scratch: scratchStart..<bytes.count,
@@ -108,11 +108,11 @@ final class DraftTape: @unchecked Sendable {
             if e.isResource {
                 arenas.scratch.removeAll()
                 arenas.scratch.append(from: bytes, e.scratch)
-                arenas.relationshipDrafts.clearKeepingCapacity()
+                arenas.relationshipDrafts.removeAll()
                 arenas.relationshipDrafts.append(contentsOf: relationships[e.relationships])
-                arenas.identifierDrafts.clearKeepingCapacity()
+                arenas.identifierDrafts.removeAll()
                 arenas.identifierDrafts.append(contentsOf: identifiers[e.identifiers])
-                arenas.memberSpans.clearKeepingCapacity()
+                arenas.memberSpans.removeAll()
                 arenas.memberSpans.append(contentsOf: spans[e.spans])
                 try sink.resource(resources[Int(e.index)], in: &arenas)
             } else {

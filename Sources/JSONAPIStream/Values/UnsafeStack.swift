@@ -1,9 +1,11 @@
-/// A growable stack of trivial values in one allocation, for the parser's hot bookkeeping
-/// (open containers, member names): no copy-on-write, no uniqueness checks.
+/// A growable stack in one allocation, for the parser's hot bookkeeping (open containers,
+/// member names, the drafts of the resource being read): no copy-on-write, no uniqueness
+/// checks.
 ///
-/// Invariant: `base` holds `capacity` values, the first `count` initialized. `Element` is
-/// `BitwiseCopyable`, so nothing needs deinitializing.
-struct UnsafeStack<Element: BitwiseCopyable>: ~Copyable {
+/// Invariant: `base` holds `capacity` values, the first `count` initialized. Whatever
+/// removes elements deinitializes them, which costs nothing for the trivial types the
+/// parser keeps here.
+struct UnsafeStack<Element>: ~Copyable {
     private(set) var base: UnsafeMutablePointer<Element>
     private(set) var count = 0
     private var capacity: Int
@@ -13,7 +15,10 @@ struct UnsafeStack<Element: BitwiseCopyable>: ~Copyable {
         base = .allocate(capacity: self.capacity)
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
 
     var isEmpty: Bool { count == 0 }
 
@@ -29,7 +34,19 @@ struct UnsafeStack<Element: BitwiseCopyable>: ~Copyable {
     mutating func pop() -> Element {
         precondition(count > 0)
         count &-= 1
-        return base[count]
+        return (base + count).move()
+    }
+
+    /// The last element, or nil when the stack is empty.
+    @inline(__always)
+    var last: Element? { count > 0 ? base[count &- 1] : nil }
+
+    /// Removes and returns the last element, or nil when the stack is empty.
+    @inline(__always)
+    mutating func popLast() -> Element? {
+        guard count > 0 else { return nil }
+        count &-= 1
+        return (base + count).move()
     }
 
     /// The last element; the stack must not be empty.
@@ -58,10 +75,22 @@ struct UnsafeStack<Element: BitwiseCopyable>: ~Copyable {
     @inline(__always)
     mutating func truncate(to n: Int) {
         precondition(n >= 0 && n <= count)
+        (base + n).deinitialize(count: count &- n)
         count = n
     }
 
-    mutating func removeAll() { count = 0 }
+    mutating func removeAll() {
+        base.deinitialize(count: count)
+        count = 0
+    }
+
+    /// The elements, valid until the stack next changes.
+    @inline(__always)
+    var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
+
+    mutating func append<C: Collection>(contentsOf c: C) where C.Element == Element {
+        for e in c { push(e) }
+    }
 
     @inline(never)
     private mutating func grow() {
