@@ -171,47 +171,41 @@ nonisolated(unsafe) private let builderCallbacks: UnsafeMutablePointer<yajl_call
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     table.initialize(
         to: yajl_callbacks(
-            yajl_null: { ctx in
-                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveNull() })
-            },
-            yajl_boolean: { ctx, value in
-                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveBool(value != 0) })
-            },
+            yajl_null: { ctx in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlNull() } },
+            yajl_boolean: { ctx, value in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlBool(value) } },
             yajl_integer: nil,
             yajl_double: nil,
-            yajl_number: { ctx, text, length in
-                result(
-                    unsafeBuilder(ctx)._withUnsafeGuaranteedRef {
-                        $0.receiveNumber(UnsafeRawBufferPointer(start: text, count: length))
-                    })
-            },
-            yajl_string: { ctx, bytes, length in
-                result(
-                    unsafeBuilder(ctx)._withUnsafeGuaranteedRef {
-                        $0.receiveString(UnsafeRawBufferPointer(start: bytes, count: length))
-                    })
-            },
-            yajl_start_map: { ctx in
-                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveStartObject() })
-            },
-            yajl_map_key: { ctx, bytes, length in
-                result(
-                    unsafeBuilder(ctx)._withUnsafeGuaranteedRef {
-                        $0.receiveKey(UnsafeRawBufferPointer(start: bytes, count: length))
-                    })
-            },
-            yajl_end_map: { ctx in
-                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveEndObject() })
-            },
-            yajl_start_array: { ctx in
-                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveStartArray() })
-            },
-            yajl_end_array: { ctx in
-                result(unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.receiveEndArray() })
-            }
+            yajl_number: { ctx, text, length in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlNumber(text, length) } },
+            yajl_string: { ctx, bytes, length in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlString(bytes, length) } },
+            yajl_start_map: { ctx in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlStartObject() } },
+            yajl_map_key: { ctx, bytes, length in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlKey(bytes, length) } },
+            yajl_end_map: { ctx in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlEndObject() } },
+            yajl_start_array: { ctx in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlStartArray() } },
+            yajl_end_array: { ctx in unsafeBuilder(ctx)._withUnsafeGuaranteedRef { $0.yajlEndArray() } }
         ))
     return table
 }()
+
+/// The document builder's entry points for yajl, one per event: each is one function with
+/// the event's handling inlined, returning yajl's continue (1) or stop (0), so that the C
+/// callback above is no more than a jump to it.
+extension DocumentBuilder {
+    @inline(never) fileprivate final func yajlNull() -> Int32 { result(receiveNull()) }
+    @inline(never) fileprivate final func yajlBool(_ value: Int32) -> Int32 { result(receiveBool(value != 0)) }
+    @inline(never) fileprivate final func yajlNumber(_ text: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        result(receiveNumber(UnsafeRawBufferPointer(start: text, count: length)))
+    }
+    @inline(never) fileprivate final func yajlString(_ bytes: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
+        result(receiveString(UnsafeRawBufferPointer(start: bytes, count: length)))
+    }
+    @inline(never) fileprivate final func yajlStartObject() -> Int32 { result(receiveStartObject()) }
+    @inline(never) fileprivate final func yajlKey(_ bytes: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
+        result(receiveKey(UnsafeRawBufferPointer(start: bytes, count: length)))
+    }
+    @inline(never) fileprivate final func yajlEndObject() -> Int32 { result(receiveEndObject()) }
+    @inline(never) fileprivate final func yajlStartArray() -> Int32 { result(receiveStartArray()) }
+    @inline(never) fileprivate final func yajlEndArray() -> Int32 { result(receiveEndArray()) }
+}
 
 /// Callbacks of the parsing side of the pipeline: each event goes to the tape. They are C
 /// (`CPlatform/recorder.c`); their context is the recorder's state.
