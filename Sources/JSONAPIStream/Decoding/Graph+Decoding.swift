@@ -41,18 +41,20 @@ extension Graph {
     public func decode<T: Decodable>(_ type: T.Type = T.self, options: DecodingOptions = .default) throws -> T {
         try checkPrimaryData()
         let d = ResourceDecoder(graph: self, options: options, node: .primary, path: nil, row: -1)
-        if let array = T.self as? PrimaryArrayDecoding.Type {
-            // `[Article]`: one loop, without an unkeyed container and a dispatch per element.
-            return try array.decodePrimary(d) as! T
+        return try d.reusingKeyedContainers {
+            if let array = T.self as? PrimaryArrayDecoding.Type {
+                // `[Article]`: one loop, without an unkeyed container and a dispatch per element.
+                return try array.decodePrimary(d) as! T
+            }
+            return try d.decodeNested(T.self, node: .primary, path: nil, row: -1)
         }
-        return try d.decodeNested(T.self, node: .primary, path: nil, row: -1)
     }
 
     /// Decodes every resource of `resourceType` (primary and included), in first-seen order.
     public func decode<T: Decodable>(_ type: T.Type = T.self, ofType resourceType: String, options: DecodingOptions = .default) throws -> [T] {
         let rows = rows(ofType: resourceType)
         let d = ResourceDecoder(graph: self, options: options, node: .primary, path: nil, row: -1)
-        return try decodedInPlace(count: rows.count) { i in try d.decodeResource(T.self, rows, i) }
+        return try d.reusingKeyedContainers { try decodedInPlace(count: rows.count) { i in try d.decodeResource(T.self, rows, i) } }
     }
 
     /// Decodes all primary resources into `[T]` on every core: the same array, or the same
@@ -74,7 +76,8 @@ extension Graph {
         try checkPrimaryData()
         let rows = storage.primaryRows
         guard ParallelDecoding.isWorthwhile(rows.count) else {
-            return try [T].decodePrimary(ResourceDecoder(graph: self, options: options, node: .primary, path: nil, row: -1))
+            let d = ResourceDecoder(graph: self, options: options, node: .primary, path: nil, row: -1)
+            return try d.reusingKeyedContainers { try [T].decodePrimary(d) }
         }
         return try ParallelDecoding.decode(count: rows.count, graph: self, options: options) { d, i in
             try d.decodePrimary(T.self, rows, i)

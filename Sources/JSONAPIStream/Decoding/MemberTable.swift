@@ -56,40 +56,68 @@ struct MemberEntry {
 final class MemberTable: ManagedBuffer<MemberTable.Header, MemberEntry> {
     struct Header {
         var count: Int
+        /// Entries the storage holds (at least what `make` asked for).
+        let capacity: Int
         var hint: Int
         var mayHaveDuplicates: Bool
         let decoder: ResourceDecoder
-        let path: PathNode?
+        // The fields below change only when ``refill(_:path:row:resourceLevel:)`` reuses the
+        // table for another object.
+        var path: PathNode?
         /// The resource the members belong to (-1: none).
-        let row: Int
+        var row: Int
         /// Whether this is a resource's own container (`id`, `type`, attributes, ...).
-        let resourceLevel: Bool
+        var resourceLevel: Bool
         /// Whether coding keys are looked up under the wire names of a
         /// ``KeyDecodingStrategy/formatter(_:)`` (a resource's container only).
-        let formatsKeys: Bool
+        var formatsKeys: Bool
     }
 
-    static func make(_ entries: UnsafeBufferPointer<MemberEntry>, decoder: ResourceDecoder, path: PathNode?, row: Int, resourceLevel: Bool) -> MemberTable {
-        // A 64-bit filter on (length, first byte, last byte) flags possible repeated names.
+    /// Whether two of `entries` may have the same name: a 64-bit filter on (length, first
+    /// byte, last byte).
+    private static func mayHaveDuplicates(_ entries: UnsafeBufferPointer<MemberEntry>) -> Bool {
         var seen: UInt64 = 0
-        var duplicates = false
         for e in entries {
             let first = e.nameCount > 0 ? e.name.load(as: UInt8.self) : 0
             let last = e.nameCount > 0 ? e.name.load(fromByteOffset: e.nameCount - 1, as: UInt8.self) : 0
             let bit = UInt64(1) << ((UInt64(e.nameCount) &* 31 &+ UInt64(first) &* 7 &+ UInt64(last)) & 63)
-            if seen & bit != 0 { duplicates = true }
+            if seen & bit != 0 { return true }
             seen |= bit
         }
+        return false
+    }
+
+    static func make(_ entries: UnsafeBufferPointer<MemberEntry>, decoder: ResourceDecoder, path: PathNode?, row: Int, resourceLevel: Bool) -> MemberTable {
+        let duplicates = mayHaveDuplicates(entries)
         let buffer = Self.create(minimumCapacity: entries.count) { _ in
             Header(
-                count: entries.count, hint: 0, mayHaveDuplicates: duplicates, decoder: decoder, path: path, row: row,
-                resourceLevel: resourceLevel, formatsKeys: resourceLevel && decoder.keyFormatter != nil)
+                count: entries.count, capacity: entries.count, hint: 0, mayHaveDuplicates: duplicates, decoder: decoder, path: path,
+                row: row, resourceLevel: resourceLevel, formatsKeys: resourceLevel && decoder.keyFormatter != nil)
         }
         let table = unsafeDowncast(buffer, to: MemberTable.self)
         if let base = entries.baseAddress {
             table.withUnsafeMutablePointerToElements { $0.initialize(from: base, count: entries.count) }
         }
         return table
+    }
+
+    /// Makes the table that of another object of the same decoder, when its storage has room
+    /// for `entries` (returns false otherwise, changing nothing). Only for a table no
+    /// container but the one reused holds (``KeyedContainerCache``).
+    func refill(_ entries: UnsafeBufferPointer<MemberEntry>, path: PathNode?, row: Int, resourceLevel: Bool) -> Bool {
+        withUnsafeMutablePointers { h, e in
+            guard entries.count <= h.pointee.capacity else { return false }
+            h.pointee.count = entries.count
+            h.pointee.hint = 0
+            h.pointee.mayHaveDuplicates = Self.mayHaveDuplicates(entries)
+            h.pointee.path = path
+            h.pointee.row = row
+            h.pointee.resourceLevel = resourceLevel
+            h.pointee.formatsKeys = resourceLevel && h.pointee.decoder.keyFormatter != nil
+            // MemberEntry is trivial: its old values need no deinitializing.
+            if let base = entries.baseAddress { e.initialize(from: base, count: entries.count) }
+            return true
+        }
     }
 
     // Through the header pointer: `header` is a class property, and reading it directly

@@ -51,9 +51,11 @@ enum ParallelDecoding {
                 let d = ResourceDecoder(graph: graph, options: options, node: .primary, path: nil, row: -1)
                 var i = start
                 do {
-                    while i < end {
-                        (out.base + i).initialize(to: try body(d, i))
-                        i += 1
+                    try d.reusingKeyedContainers {
+                        while i < end {
+                            (out.base + i).initialize(to: try body(d, i))
+                            i += 1
+                        }
                     }
                     state.finish(r, done: end - start, failure: nil)
                 } catch {

@@ -3,37 +3,53 @@ import Foundation
 // Containers: member tables of values and resources, keyed and unkeyed.
 extension ResourceDecoder {
     func makeKeyed<Key: CodingKey>(_: Key.Type, node: DecodingNode, path: PathNode?, row: Int, tracksCycles: Bool) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(GraphKeyedContainer<Key>(table: try memberTable(node: node, path: path, row: row, tracksCycles: tracksCycles)))
+        if keyedCache.isOn { return try reusedKeyed(Key.self, node: node, path: path, row: row, tracksCycles: tracksCycles) }
+        return KeyedDecodingContainer(GraphKeyedContainer<Key>(table: try memberTable(node: node, path: path, row: row, tracksCycles: tracksCycles)))
     }
 
     /// The member table of the object at `node`: what a keyed container (or a
-    /// ``JSONAPIReader``) looks its keys up in.
-    func memberTable(node: DecodingNode, path: PathNode?, row: Int, tracksCycles: Bool) throws -> MemberTable {
+    /// ``JSONAPIReader``) looks its keys up in. `reusing`: a table to refill when it has
+    /// room (see ``MemberTable/refill(_:path:row:resourceLevel:)``); the result is that
+    /// table, or a new one.
+    func memberTable(node: DecodingNode, path: PathNode?, row: Int, tracksCycles: Bool, reusing old: MemberTable? = nil) throws -> MemberTable {
         let here = Location(parent: path, key: nil, segment: .none, row: row)
+        let tableRow: Int
         switch node {
         case .value(let s, let e, _):
             guard bytes[s] == UInt8(ascii: "{") else { throw mismatch([String: Any].self, node, here, expected: nil) }
-            return valueTable(s, e, path: path, row: row)
+            indexMembers(s, e)
+            return table(path: path, row: row, resourceLevel: false, reusing: old)
         case .resource(let r):
-            return try resourceTable(r, path: path, tracksCycles: tracksCycles)
+            tableRow = r
         case .primary:
             let rows = storage.primaryRows
             guard rows.count == 1 else { throw primaryShape([String: Any].self, here) }
-            return try resourceTable(Int(rows[0]), path: path, tracksCycles: tracksCycles)
+            tableRow = Int(rows[0])
         case .relationship(let i):
             let rel = storage.relationships[i]
             guard rel.kind == .toOne else { throw relationshipShape([String: Any].self, rel, here, wanted: "a to-one relationship (a related resource)") }
             let t = resolve(linkage: Int(rel.targetStart))
             guard t >= 0 else { throw unresolved([String: Any].self, linkage: Int(rel.targetStart), here) }
             try countResolution(here)
-            return try resourceTable(t, path: path, tracksCycles: tracksCycles)
+            tableRow = t
         case .linkage(let i):
             let t = resolve(linkage: i)
             guard t >= 0 else { throw unresolved([String: Any].self, linkage: i, here) }
             try countResolution(here)
-            return try resourceTable(t, path: path, tracksCycles: tracksCycles)
+            tableRow = t
         case .text:
             throw mismatch([String: Any].self, node, here, expected: nil)
+        }
+        try enterResource(tableRow, path: path, tracksCycles: tracksCycles)
+        indexResource(tableRow)
+        return table(path: path, row: tableRow, resourceLevel: true, reusing: old)
+    }
+
+    /// A table of the members `scratch` holds: `old` refilled when it has room, or a new one.
+    private func table(path: PathNode?, row: Int, resourceLevel: Bool, reusing old: MemberTable?) -> MemberTable {
+        scratch.withUnsafeBufferPointer { entries in
+            if let old, old.refill(entries, path: path, row: row, resourceLevel: resourceLevel) { return old }
+            return MemberTable.make(entries, decoder: self, path: path, row: row, resourceLevel: resourceLevel)
         }
     }
 
@@ -54,15 +70,14 @@ extension ResourceDecoder {
                     + " Decode such relationships as ResourceIdentifier or ToOne/ToMany handles, or raise the limit"))
     }
 
-    /// The member table of resource `t`, entering it (a relationship back to a resource
+    /// Enters resource `t` before its members are read (a relationship back to a resource
     /// being decoded is a cycle).
-    func resourceTable(_ t: Int, path: PathNode?, tracksCycles: Bool) throws -> MemberTable {
+    private func enterResource(_ t: Int, path: PathNode?, tracksCycles: Bool) throws {
         if tracksCycles && levelRow != t {
             if activeRows.contains(t) { throw cycle(to: t, Location(parent: path, key: nil, segment: .none, row: row)) }
             activeRows.append(t)
             levelRow = t
         }
-        return resourceTable(t, path: path)
     }
 
     func makeUnkeyed(node: DecodingNode, path: PathNode?, row: Int) throws -> any UnkeyedDecodingContainer {
@@ -82,15 +97,14 @@ extension ResourceDecoder {
         }
     }
 
-    /// Indexes the members of the stored object at `s..<e`.
-    func valueTable(_ s: Int, _ e: Int, path: PathNode?, row: Int) -> MemberTable {
+    /// Indexes the members of the stored object at `s..<e` into `scratch`.
+    private func indexMembers(_ s: Int, _ e: Int) {
         scratch.removeAll(keepingCapacity: true)
         appendMembers(s, e, attributes: false)
-        return scratch.withUnsafeBufferPointer { MemberTable.make($0, decoder: self, path: path, row: row, resourceLevel: false) }
     }
 
-    /// Indexes the attributes and relationships of resource `r`.
-    func resourceTable(_ r: Int, path: PathNode?) -> MemberTable {
+    /// Indexes the attributes and relationships of resource `r` into `scratch`.
+    private func indexResource(_ r: Int) {
         scratch.removeAll(keepingCapacity: true)
         let record = storage.resources[r]
         if !record.attributes.isNone {
@@ -108,7 +122,6 @@ extension ResourceDecoder {
                     name: name.baseAddress ?? bytes.baseAddress!, nameCount: name.count, storedStart: Int(symbol), storedEnd: 0,
                     valueStart: i, valueEnd: 0, flags: MemberEntry.relationship))
         }
-        return scratch.withUnsafeBufferPointer { MemberTable.make($0, decoder: self, path: path, row: r, resourceLevel: true) }
     }
 
     func appendMembers(_ s: Int, _ e: Int, attributes: Bool) {

@@ -177,6 +177,8 @@ final class ResourceDecoder: Decoder {
     let resolutionLimit: Int
 
     @exclusivity(unchecked) var scratch: [MemberEntry] = []
+    /// Keyed containers kept for reuse, while ``reusingKeyedContainers(_:)`` runs.
+    @exclusivity(unchecked) var keyedCache = KeyedContainerCache()
     @exclusivity(unchecked) var attributeAliases = AliasCache()
     @exclusivity(unchecked) var escapedNames = AliasCache()
     @exclusivity(unchecked) var relationshipAliases = AliasCache()

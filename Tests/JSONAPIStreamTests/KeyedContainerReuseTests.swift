@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+@testable import JSONAPIStream
+
+/// Decoding many models reuses a keyed container per key type once nothing holds it
+/// (``KeyedContainerCache``). Reuse must never change a container someone still holds, and
+/// must not outlive the decode.
+@Suite struct KeyedContainerReuseTests {
+    /// `n` articles, each with a tree of nested objects three deep in its attributes (the
+    /// same model, so the same key type, open three times at once) and a `title`.
+    static func document(_ n: Int) -> String {
+        let articles = (0..<n).map { i in
+            #"{"type":"articles","id":"\#(i)","attributes":{"title":"title \#(i)","tree":{"name":"a\#(i)","child":{"name":"b\#(i)","child":{"name":"c\#(i)"}}}}}"#
+        }
+        return #"{"data":[\#(articles.joined(separator: ","))]}"#
+    }
+
+    /// Its child is declared (so decoded) before its name: the name is read from the
+    /// container after the child's own container has been made and used.
+    final class Tree: Decodable, Sendable {
+        let child: Tree?
+        let name: String
+        var names: [String] { [name] + (child?.names ?? []) }
+    }
+
+    struct Article: Decodable, Sendable {
+        let id: String
+        let tree: Tree
+        let title: String
+    }
+
+    /// Nested objects of one model, open at the same time: each level reads its own members.
+    @Test func containersOpenAtOnceAreNeverShared() throws {
+        let g = try graph(Self.document(600))
+        let one = try g.decode([Article].self)
+        let many = try g.decodeConcurrently([Article].self)
+        let byType = try g.decode(Article.self, ofType: "articles")
+        for articles in [one, many, byType] {
+            #expect(articles.count == 600)
+            for (i, a) in articles.enumerated() {
+                #expect(a.id == "\(i)" && a.title == "title \(i)")
+                #expect(a.tree.names == ["a\(i)", "b\(i)", "c\(i)"])
+            }
+        }
+    }
+
+    /// Keeps the container it was given: read again after the whole decode, each must still
+    /// answer for its own resource, not for a later one.
+    struct Keeper: Decodable {
+        enum Keys: String, CodingKey { case id, title }
+        nonisolated(unsafe) static var kept: [KeyedDecodingContainer<Keys>] = []
+        let id: String
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Keys.self)
+            id = try c.decode(String.self, forKey: .id)
+            if Int(id)! % 3 == 0 { Self.kept.append(c) }
+        }
+    }
+
+    @Test func aContainerAModelKeepsStaysItsOwn() throws {
+        let g = try graph(Self.document(300))
+        Keeper.kept = []
+        let models = try g.decode([Keeper].self)
+        #expect(models.count == 300 && Keeper.kept.count == 100)
+        for (k, c) in Keeper.kept.enumerated() {
+            let id = 3 * k
+            #expect(try c.decode(String.self, forKey: .id) == "\(id)")
+            #expect(try c.decode(String.self, forKey: .title) == "title \(id)")
+        }
+        Keeper.kept = []
+    }
+
+    /// The decoder and its kept containers are freed when the decode returns, and when it
+    /// throws: a kept container's table holds its decoder, a cycle only the end of the decode
+    /// breaks.
+    final class Watch: @unchecked Sendable {
+        /// The id of the resource whose model throws, if any.
+        let failAt: String?
+        init(failAt: String?) { self.failAt = failAt }
+        private let lock = NSLock()
+        private var decoders: [Weak] = []
+        struct Weak { weak var object: AnyObject? }
+        func note(_ d: any Decoder) {
+            lock.lock()
+            decoders.append(Weak(object: d as AnyObject))
+            lock.unlock()
+        }
+        var alive: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return decoders.filter { $0.object != nil }.count
+        }
+        var seen: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return decoders.count
+        }
+        static let key = CodingUserInfoKey(rawValue: "watch")!
+    }
+
+    struct Watched: Decodable, Sendable {
+        enum Keys: String, CodingKey { case id, tree }
+        let tree: Tree
+        init(from decoder: any Decoder) throws {
+            let watch = decoder.userInfo[Watch.key] as! Watch
+            watch.note(decoder)
+            let c = try decoder.container(keyedBy: Keys.self)
+            if try c.decode(String.self, forKey: .id) == watch.failAt {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "refused"))
+            }
+            tree = try c.decode(Tree.self, forKey: .tree)
+        }
+    }
+
+    @Test func decodersAreFreedAfterwards() throws {
+        let g = try graph(Self.document(2000))
+        for fails in [false, true] {
+            let watch = Watch(failAt: fails ? "1500" : nil)
+            var options = DecodingOptions.default
+            options.userInfo[Watch.key] = watch
+            let decodes: [() throws -> Int] = [
+                { try g.decode([Watched].self, options: options).count },
+                { try g.decodeConcurrently([Watched].self, options: options).count },
+                { try g.decode(Watched.self, ofType: "articles", options: options).count },
+            ]
+            for decode in decodes {
+                if fails {
+                    #expect(decodingError { try decode() } != nil)
+                } else {
+                    #expect(try decode() == 2000)
+                }
+            }
+            #expect(watch.seen > 0)
+            #expect(watch.alive == 0, "a decoder outlived its decode (fails: \(fails))")
+        }
+    }
+}
