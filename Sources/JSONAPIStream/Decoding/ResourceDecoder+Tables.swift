@@ -47,10 +47,10 @@ extension ResourceDecoder {
 
     /// A table of the members `scratch` holds: `old` refilled when it has room, or a new one.
     private func table(path: PathNode?, row: Int, resourceLevel: Bool, reusing old: MemberTable?) -> MemberTable {
-        scratch.withUnsafeBufferPointer { entries in
-            if let old, old.refill(entries, path: path, row: row, resourceLevel: resourceLevel) { return old }
-            return MemberTable.make(entries, decoder: self, path: path, row: row, resourceLevel: resourceLevel)
-        }
+        // `scratch` does not change while the table copies it.
+        let entries = scratch.elements
+        if let old, old.refill(entries, path: path, row: row, resourceLevel: resourceLevel) { return old }
+        return MemberTable.make(entries, decoder: self, path: path, row: row, resourceLevel: resourceLevel)
     }
 
     /// Counts one related resource decoded as a model; throws past the limit.
@@ -99,13 +99,13 @@ extension ResourceDecoder {
 
     /// Indexes the members of the stored object at `s..<e` into `scratch`.
     private func indexMembers(_ s: Int, _ e: Int) {
-        scratch.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         appendMembers(s, e, attributes: false)
     }
 
     /// Indexes the attributes and relationships of resource `r` into `scratch`.
     private func indexResource(_ r: Int) {
-        scratch.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         let record = storage.resources[r]
         if !record.attributes.isNone {
             let span = storage.span(record.attributes).range
@@ -117,7 +117,7 @@ extension ResourceDecoder {
             let symbol = storage.relationships[i].name
             var name = storage.symbols.bytes(of: symbol)
             if convert, let alias = relationshipAliases.alias(for: name, quoted: false, keys: options.keys, decoder: self) { name = alias }
-            scratch.append(
+            scratch.push(
                 MemberEntry(
                     name: name.baseAddress ?? bytes.baseAddress!, nameCount: name.count, storedStart: Int(symbol), storedEnd: 0,
                     valueStart: i, valueEnd: 0, flags: MemberEntry.relationship))
@@ -144,7 +144,7 @@ extension ResourceDecoder {
                     : escapedNames.alias(for: quoted, quoted: true, keys: .asIs, decoder: self)
                 if let alias { name = alias }
             }
-            scratch.append(
+            scratch.push(
                 MemberEntry(
                     name: name.baseAddress ?? bytes.baseAddress!, nameCount: name.count, storedStart: i, storedEnd: nameEnd,
                     valueStart: valueStart, valueEnd: valueEnd, flags: valueEscaped ? MemberEntry.escaped : 0))

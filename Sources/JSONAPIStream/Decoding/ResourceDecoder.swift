@@ -176,7 +176,8 @@ final class ResourceDecoder: Decoder {
     @exclusivity(unchecked) var resolved = 0
     let resolutionLimit: Int
 
-    @exclusivity(unchecked) var scratch: [MemberEntry] = []
+    /// The members of the object being indexed, before they become a ``MemberTable``.
+    @exclusivity(unchecked) var scratch = UnsafeStack<MemberEntry>(capacity: 32)
     /// Keyed containers kept for reuse, while ``reusingKeyedContainers(_:)`` runs.
     @exclusivity(unchecked) var keyedCache = KeyedContainerCache()
     @exclusivity(unchecked) var attributeAliases = AliasCache()
