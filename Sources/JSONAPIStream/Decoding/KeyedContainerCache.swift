@@ -90,7 +90,8 @@ extension ResourceDecoder {
     /// Runs `body` with keyed containers reused across the models it decodes (see
     /// ``KeyedContainerCache``), and drops them when it returns or throws.
     func reusingKeyedContainers<R>(_ body: () throws -> R) rethrows -> R {
-        guard KeyedContainerCache.layoutIsOneReference else { return try body() }
+        // Off when the layout is not as expected, and left to the outer call when nested.
+        guard KeyedContainerCache.layoutIsOneReference, !keyedCache.isOn else { return try body() }
         keyedCache.isOn = true
         defer {
             keyedCache.isOn = false
