@@ -8,10 +8,11 @@ import Testing
 /// must not outlive the decode.
 @Suite struct KeyedContainerReuseTests {
     /// `n` articles, each with a tree of nested objects three deep in its attributes (the
-    /// same model, so the same key type, open three times at once) and a `title`.
+    /// same model, so the same key type, open three times at once), a `title` before it and
+    /// a `rank` after it.
     static func document(_ n: Int) -> String {
         let articles = (0..<n).map { i in
-            #"{"type":"articles","id":"\#(i)","attributes":{"title":"title \#(i)","tree":{"name":"a\#(i)","child":{"name":"b\#(i)","child":{"name":"c\#(i)"}}}}}"#
+            #"{"type":"articles","id":"\#(i)","attributes":{"title":"title \#(i)","tree":{"name":"a\#(i)","child":{"name":"b\#(i)","child":{"name":"c\#(i)"}}},"rank":\#(i)}}"#
         }
         return #"{"data":[\#(articles.joined(separator: ","))]}"#
     }
@@ -99,6 +100,21 @@ import Testing
             }
         }
         #expect(resources > 600)
+    }
+
+    /// A to-many relationship's related models (articles with trees, nested containers of one
+    /// key type open at once), decoded together (containers kept) and one at a time: the same
+    /// values.
+    @Test func aRelationshipsModelsDecodeAsWithoutReuse() throws {
+        let n = 200
+        let linkage = (0..<n).map { #"{"type":"articles","id":"\#($0)"}"# }.joined(separator: ",")
+        let articles = Self.document(n).dropFirst(#"{"data":"#.count).dropLast()
+        let input = #"{"data":{"type":"blogs","id":"1","relationships":{"articles":{"data":[\#(linkage)]}}},"included":\#(articles)}"#
+        struct Blog: Decodable { var articles: ToMany<Dyn> }
+        let blog = try graph(input).primary[0].decode(Blog.self)
+        let one = try blog.articles.resources.map { try #require($0).decode(Dyn.self) }
+        #expect(one.count == n)
+        #expect(try blog.articles.decode() == one)
     }
 
     /// Nested objects of one model, open at the same time: each level reads its own members.

@@ -102,7 +102,7 @@ public struct ToMany<Model: Decodable>: Decodable, Sendable, Hashable, CustomStr
         let node = DecodingNode.relationship(relationship.index)
         let path = PathNode(parent: nil, key: nil, segment: .relationship(relationship.record.name), row: ownerRow)
         let d = ResourceDecoder(graph: relationship.graph, options: options, node: node, path: path, row: ownerRow)
-        return try d.decodeNested([Model].self, node: node, path: path, row: ownerRow)
+        return try d.reusingKeyedContainers { try d.decodeNested([Model].self, node: node, path: path, row: ownerRow) }
     }
 
     /// Decodes the related resources the document included, in linkage order.
