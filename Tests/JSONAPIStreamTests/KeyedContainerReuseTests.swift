@@ -132,6 +132,54 @@ import Testing
         }
     }
 
+    /// The same tree read through ``JSONAPIReader``s (their tables are kept and refilled the
+    /// same way), child before name; and the article's `rank` after the tree.
+    final class TreeReading: JSONAPIReadable, Sendable {
+        let child: TreeReading?
+        let name: String
+        init(reading r: JSONAPIReader) throws {
+            child = try r.readIfPresent("child")
+            name = try r.read("name")
+        }
+        var names: [String] { [name] + (child?.names ?? []) }
+    }
+
+    struct ArticleReading: JSONAPIReadable, Sendable {
+        let tree: TreeReading
+        let rank: Int
+        init(reading r: JSONAPIReader) throws {
+            tree = try r.read("tree")
+            rank = try r.read("rank")
+        }
+    }
+
+    @Test func readersOpenAtOnceAreNeverShared() throws {
+        let g = try graph(Self.document(600))
+        for articles in [try g.decode([ArticleReading].self), try g.decodeConcurrently([ArticleReading].self)] {
+            #expect(articles.count == 600)
+            for (i, a) in articles.enumerated() {
+                #expect(a.rank == i && a.tree.names == ["a\(i)", "b\(i)", "c\(i)"])
+            }
+        }
+    }
+
+    /// The graph is freed once dropped after decodes that kept containers and reader tables
+    /// (each holds its decoder, which holds the graph, until the decode ends).
+    @Test func theGraphIsFreedAfterDecodes() throws {
+        weak var storage: GraphStorage?
+        var kept: [Any] = []
+        do {
+            let g = try graph(Self.document(300))
+            storage = g.storage
+            kept.append(try g.decode([Article].self))
+            kept.append(try g.decode([ArticleReading].self))
+            kept.append(try g.decodeConcurrently([ArticleReading].self))
+            kept.append(try g.decode(ArticleReading.self, ofType: "articles"))
+        }
+        #expect(kept.count == 4)
+        #expect(storage == nil, "a decode left its decoder, and so the graph, alive")
+    }
+
     /// Keeps the container it was given: read again after the whole decode, each must still
     /// answer for its own resource, not for a later one.
     struct Keeper: Decodable {

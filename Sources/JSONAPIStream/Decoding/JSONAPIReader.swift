@@ -50,7 +50,7 @@ extension JSONAPIReadable {
     /// decoder is this library's, else through the decoder's keyed container.
     public init(from decoder: any Decoder) throws {
         if let d = ResourceDecoder.unwrap(decoder) {
-            self = try Self(reading: JSONAPIReader(table: try d.memberTable(node: d.node, path: d.path, row: d.row, tracksCycles: true)))
+            self = try Self(reading: JSONAPIReader(table: try d.readerTable(node: d.node, path: d.path, row: d.row)))
         } else {
             self = try Self(reading: JSONAPIReader(container: try decoder.container(keyedBy: ReaderKey.self)))
         }

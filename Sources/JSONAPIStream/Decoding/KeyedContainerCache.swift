@@ -29,6 +29,11 @@ struct KeyedContainerCache {
     }
 
     var entries: [Entry] = []
+    /// Member tables of ``JSONAPIReader``s, kept the same way: a reader is a table, with no
+    /// box, so any kept table nothing else holds serves the next reader (at most
+    /// ``maxReaderTables``, for readers nested in readers).
+    var readerTables: [MemberTable] = []
+    static let maxReaderTables = 8
     /// Whether containers are kept (``ResourceDecoder/reusingKeyedContainers(_:)`` is running).
     var isOn = false
 
@@ -37,6 +42,15 @@ struct KeyedContainerCache {
     @inline(__always)
     mutating func isFree(_ i: Int) -> Bool {
         entries.withUnsafeMutableBufferPointer { isKnownUniquelyReferenced(&$0[i].box) }
+    }
+
+    /// A kept reader table nothing else holds, if any.
+    @inline(__always)
+    mutating func freeReaderTable() -> Int? {
+        readerTables.withUnsafeMutableBufferPointer { tables in
+            for i in tables.indices where isKnownUniquelyReferenced(&tables[i]) { return i }
+            return nil
+        }
     }
 
     /// Key types are few (a model and its nested objects): a linear search.
@@ -96,6 +110,7 @@ extension ResourceDecoder {
         defer {
             keyedCache.isOn = false
             keyedCache.entries.removeAll()
+            keyedCache.readerTables.removeAll()
         }
         return try body()
     }
@@ -126,5 +141,21 @@ extension ResourceDecoder {
         let container = KeyedDecodingContainer(GraphKeyedContainer<Key>(table: table))
         keyedCache.entries.append(KeyedContainerCache.Entry(key: key, box: unsafeBitCast(container, to: AnyObject.self), table: table))
         return container
+    }
+
+    /// The member table of a ``JSONAPIReader`` for the current node: with the cache on, a
+    /// kept table nothing else holds, refilled, or a new one (kept while there is room).
+    func readerTable(node: DecodingNode, path: PathNode?, row: Int) throws -> MemberTable {
+        guard keyedCache.isOn else { return try memberTable(node: node, path: path, row: row, tracksCycles: true) }
+        if let i = keyedCache.freeReaderTable() {
+            let old = keyedCache.readerTables[i]
+            let table = try memberTable(node: node, path: path, row: row, tracksCycles: true, reusing: old)
+            // More members than it had room for: the new table takes its place.
+            if table !== old { keyedCache.readerTables[i] = table }
+            return table
+        }
+        let table = try memberTable(node: node, path: path, row: row, tracksCycles: true)
+        if keyedCache.readerTables.count < KeyedContainerCache.maxReaderTables { keyedCache.readerTables.append(table) }
+        return table
     }
 }
