@@ -1,5 +1,6 @@
-/// Keyed containers kept for reuse while a decoder decodes many models of the same types
-/// (an array of primary data, a decode by type).
+/// Keyed containers (and ``JSONAPIReader`` tables) kept for reuse while a decoder decodes
+/// many models of the same types: an array of primary data, a decode by type, each run of a
+/// parallel decode, a to-many relationship's models.
 ///
 /// `container(keyedBy:)` has to return a `KeyedDecodingContainer<Key>`, which the standard
 /// library makes by boxing ours in a new instance of a generic class. For a `Key` known only
@@ -17,7 +18,8 @@
 /// with a `Mirror` (the cache stays off otherwise).
 ///
 /// A kept table holds its decoder, so the cache is a cycle while it lives:
-/// ``ResourceDecoder/reusingKeyedContainers(_:)`` empties it when its decode returns.
+/// ``ResourceDecoder/reusingKeyedContainers(_:)`` empties it when its decode returns or
+/// throws.
 struct KeyedContainerCache {
     struct Entry {
         /// The key type (its metadata's identity).
