@@ -32,7 +32,9 @@ import Testing
     }
 
     /// Any value, read member by member through keyed containers of one key type (so one
-    /// kept container for every object in a resource, nested ones open at once).
+    /// kept container for every object in a resource, nested ones open at once). Not
+    /// `JSONValue`, whose `init(from:)` reads this library's decoder's stored value whole,
+    /// without a container; its branch for other decoders has the same shape as this.
     indirect enum Dyn: Decodable, Equatable, Sendable {
         case object([String: Dyn])
         case array([Dyn])
