@@ -209,15 +209,7 @@ extension DocumentBuilder {
             let bytes = arenas.scratch.bytes(in: name.range)
             relationshipNames.push(NameWords(bytes, prefix: ShortName.prefix(bytes), longName: name))
         }
-        let attributes = attributeNames.elements
-        let relationships = relationshipNames.elements
-        var clash = false
-        for a in attributes where !clash {
-            if a.isTypeOrID { clash = true }
-            for r in relationships where r.equals(a, arenas.scratch) { clash = true }
-        }
-        for r in relationships where r.isTypeOrID { clash = true }
-        if !clash { return true }
+        if !namesClash() { return true }
         for a in attributeNames.elements {
             if a.isTypeOrID {
                 let name = a.text(arenas.scratch)
@@ -238,6 +230,17 @@ extension DocumentBuilder {
             }
         }
         return true
+    }
+
+    /// Whether an attribute is named `type` or `id`, or like a relationship, or a relationship
+    /// is named `type` or `id` (the lists hold the current resource's names).
+    private func namesClash() -> Bool {
+        let relationships = relationshipNames.elements
+        for a in attributeNames.elements {
+            if a.isTypeOrID { return true }
+            for r in relationships where r.equals(a, arenas.scratch) { return true }
+        }
+        return relationships.contains { $0.isTypeOrID }
     }
 
     func failWith(_ error: JSONAPIError) -> Bool {
