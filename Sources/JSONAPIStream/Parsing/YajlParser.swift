@@ -163,10 +163,10 @@ private func unsafeBuilder(_ ctx: UnsafeMutableRawPointer?) -> Unmanaged<Documen
 }
 
 /// The same callbacks for the document builder, the receiver of every command that reads
-/// JSON:API documents. Its class is final, so here each event's entry point and handler are
-/// direct calls the compiler can inline into the trampoline (in `builderCallbacks` the handler
-/// is reached through the class's table). A C function pointer cannot be generic, hence a
-/// second table rather than one over a type parameter.
+/// JSON:API documents. Its class is final, so here each callback jumps to one builder function
+/// per event (`yajlKey` and its kin, below), with the event's entry point and handler inlined
+/// there (in `eventCallbacks` the handler is reached through the class's table). A C function
+/// pointer cannot be generic, hence a second table rather than one over a type parameter.
 nonisolated(unsafe) private let builderCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     table.initialize(
