@@ -87,12 +87,18 @@ final class MemberTable: ManagedBuffer<MemberTable.Header, MemberEntry> {
         return false
     }
 
+    /// Whether keys are looked up under a formatter's wire names: in a resource's own
+    /// container, when the decoder has a formatter.
+    private static func formatsKeys(_ resourceLevel: Bool, _ decoder: ResourceDecoder) -> Bool {
+        resourceLevel && decoder.keyFormatter != nil
+    }
+
     static func make(_ entries: UnsafeBufferPointer<MemberEntry>, decoder: ResourceDecoder, path: PathNode?, row: Int, resourceLevel: Bool) -> MemberTable {
         let duplicates = mayHaveDuplicates(entries)
         let buffer = Self.create(minimumCapacity: entries.count) { _ in
             Header(
                 count: entries.count, capacity: entries.count, hint: 0, mayHaveDuplicates: duplicates, decoder: decoder, path: path,
-                row: row, resourceLevel: resourceLevel, formatsKeys: resourceLevel && decoder.keyFormatter != nil)
+                row: row, resourceLevel: resourceLevel, formatsKeys: formatsKeys(resourceLevel, decoder))
         }
         let table = unsafeDowncast(buffer, to: MemberTable.self)
         if let base = entries.baseAddress {
@@ -113,7 +119,7 @@ final class MemberTable: ManagedBuffer<MemberTable.Header, MemberEntry> {
             h.pointee.path = path
             h.pointee.row = row
             h.pointee.resourceLevel = resourceLevel
-            h.pointee.formatsKeys = resourceLevel && h.pointee.decoder.keyFormatter != nil
+            h.pointee.formatsKeys = Self.formatsKeys(resourceLevel, h.pointee.decoder)
             // MemberEntry is trivial: its old values need no deinitializing.
             if let base = entries.baseAddress { e.initialize(from: base, count: entries.count) }
             return true
