@@ -203,6 +203,56 @@ struct ElementRangeTests {
         }
     }
 
+    /// The validator's key table past the size where the builder hints keys to it ahead of
+    /// their lookup (``KeyHints``), alone and chained to a graph's (strict flat JSON: the
+    /// validator and the graph read one stream). Hints change only timing: one reader, which
+    /// hints, must find the same R22 and R23 as workers, whose tables are small and not
+    /// hinted, and as the same rules in a small document.
+    @Test func compoundRulesHoldWithAHintedKeyTable() throws {
+        let count = 15_000
+        var text = Self.large(count)
+        let marker = ",\n " + #"{"type":"a","id":"14990""#
+        text.insert(contentsOf: #",{"type":"a","id":"3","attributes":{"again":true}}"#, at: text.range(of: marker)!.lowerBound)
+        text = text.replacingOccurrences(of: #"{"type":"b","id":"7","#, with: #"{"type":"b","id":"unreached","#)
+        let bytes = Array(text.utf8)
+        // As many keys as the document has make a table past the hints' threshold.
+        var keys = ResourceKeys()
+        for i in 0..<count {
+            for t in ["a", "b"] {
+                _ = t.utf8CString.withUnsafeBytes { tb in
+                    String(i).utf8CString.withUnsafeBytes { ib in
+                        keys.intern(type: UnsafeRawBufferPointer(rebasing: tb.dropLast()), id: UnsafeRawBufferPointer(rebasing: ib.dropLast()), isLid: false)
+                    }
+                }
+            }
+        }
+        let outgrows = keys.keys.outgrowsCache
+        #expect(outgrows, "the key table must be past the hints' threshold for this test to hint")
+
+        func findings(workers: Int) throws -> [Diagnostic] {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            o.parse.workerBatchBytes = 1 << 16
+            return try DocumentValidator(options: o).validate(.bytes(bytes, name: "large"), chunkSize: 1 << 16)
+        }
+        let one = try findings(workers: 1)
+        let two = try findings(workers: 2)
+        let r22 = one.filter { $0.rule == .R22 }
+        let r23 = one.filter { $0.rule == .R23 }
+        #expect(r22.count == 1 && r22.first?.message.contains(#"type "a" and id "3""#) == true, "\(r22)")
+        #expect(r23.count == 1 && r23.first?.message.contains("unreached") == true, "\(r23)")
+        let same = one == two
+        #expect(same, "findings differ (\(one.count) against \(two.count))")
+
+        // Strict flat JSON: the validator's hints chained to the graph's; the first error is
+        // the repeated resource, on one reader and on workers.
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        let strictOne = ParallelReaderTests.run([("large", bytes)], format: .json, workers: 1, chunk: 1 << 16, options: strict)
+        #expect(strictOne.error?.diagnostic?.rule == .R22, "\(String(describing: strictOne.error))")
+        #expect(Self.expectSame("large", bytes, options: strict, format: .json, chunks: [1 << 16]))
+    }
+
     /// Strict mode with `--numbers safe`: a repeated resource found in a later range cuts the
     /// output there, and the count of numbers written as strings is one reader's too (each
     /// range counts from its own first number).

@@ -182,7 +182,7 @@ extension DocumentBuilder {
         } else if identifier.id.isNone && options.context == .response && validation != .off {
             if !report(.R13, "a resource identifier object MUST contain id (lid alone is for new resources in requests)", at: .container) { return false }
         }
-        if let hints = keyHints, !identifier.type.isNone, !identifier.id.isNone {
+        if let hints = wantedHints, !identifier.type.isNone, !identifier.id.isNone {
             hints._withUnsafeGuaranteedRef {
                 $0.hint(type: arenas.scratch.bytes(in: identifier.type.range), id: arenas.scratch.bytes(in: identifier.id.range))
             }

@@ -116,6 +116,13 @@ final class DocumentBuilder: JSONEventReceiver {
     /// end. Unmanaged, so that a hint costs no reference counting: the sink, which the
     /// builder holds, owns its hints.
     let keyHints: Unmanaged<KeyHints>?
+
+    /// ``keyHints`` once a hinted table has outgrown the caches (``KeyHints/wanted``), else nil.
+    @inline(__always)
+    var wantedHints: Unmanaged<KeyHints>? {
+        guard let hints = keyHints, hints._withUnsafeGuaranteedRef({ $0.wanted }) else { return nil }
+        return hints
+    }
     /// Names already found valid: attribute, relationship and type names repeat from one
     /// resource to the next.
     @exclusivity(unchecked) var nameCache = NameCache()
@@ -325,14 +332,14 @@ final class DocumentBuilder: JSONEventReceiver {
             switch member {
             case .type:
                 resource.type = appendToScratch(value)
-                if let hints = keyHints, !resource.id.isNone {
+                if let hints = wantedHints, !resource.id.isNone {
                     hints._withUnsafeGuaranteedRef { $0.hint(type: value, id: arenas.scratch.bytes(in: resource.id.range)) }
                 }
                 if validation != .off { return checkTypeName(value) }
                 return true
             case .id:
                 resource.id = appendToScratch(value)
-                if let hints = keyHints, !resource.type.isNone {
+                if let hints = wantedHints, !resource.type.isNone {
                     hints._withUnsafeGuaranteedRef { $0.hint(type: arenas.scratch.bytes(in: resource.type.range), id: value) }
                 }
                 return true

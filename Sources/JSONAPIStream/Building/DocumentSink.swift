@@ -50,7 +50,11 @@ final class SinkGroup: DocumentSink {
     init(_ sinks: [any DocumentSink]) {
         self.sinks = sinks
         self.keepsValues = sinks.contains { $0.keepsValues }
-        self.keyHints = sinks.lazy.compactMap(\.keyHints).first
+        // The builder holds one sink's hints; the others' are chained to it, so that every
+        // large key table (a validator's beside a graph's) is hinted.
+        let hints = sinks.compactMap(\.keyHints)
+        for other in hints.dropFirst() { hints[0].chain(other) }
+        self.keyHints = hints.first
     }
 
     let keyHints: KeyHints?

@@ -194,6 +194,7 @@ final class GraphSink: DocumentSink {
         let n = storage.keys.count
         if storage.keyRow.count < n {
             storage.keyRow.append(contentsOf: repeatElement(-1, count: n - storage.keyRow.count))
+            if storage.keys.outgrowsCache { keyHints?.want() }
         }
     }
 

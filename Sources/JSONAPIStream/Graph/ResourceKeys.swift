@@ -23,6 +23,15 @@ struct ResourceKeys: ~Copyable {
         return keys.intern(id, tag: isLid ? Self.lidTag(t) : Self.idTag(t))
     }
 
+    /// Asks for the cache line where a lookup of `(type, id)` starts, without waiting for it
+    /// (see ``KeyHints``): only when the table has outgrown the caches, and the type is
+    /// already interned (interning it here would number the types in another order).
+    @inline(__always)
+    func prefetch(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer) {
+        guard keys.outgrowsCache, let t = types.find(type) else { return }
+        keys.prefetch(id, tag: Self.idTag(t))
+    }
+
     /// The key for messages: `(type "articles", id "1")` or `(type "articles", lid "a")`.
     func describe(_ key: UInt32) -> String {
         let tag = keys.tag(of: key)

@@ -23,7 +23,23 @@ final class Validator: DocumentSink {
     private var primaryCount = 0
     private var primaryProblems: [(Rule, String, SourcePosition, String)] = []
 
-    init(options: DocumentOptions) { self.options = options }
+    /// Keys told ahead by the builder (see ``KeyHints``): with the compound rules, every
+    /// resource's and identifier's key is looked up in ``keys``, which for a large document is
+    /// megabytes. Set once `self` exists.
+    private(set) var keyHints: KeyHints?
+
+    init(options: DocumentOptions) {
+        self.options = options
+        if options.compoundRules { keyHints = KeyHints(validator: self) }
+    }
+
+    /// Asks for the cache line of `(type, id)`'s key ahead of ``resource(_:in:)``. A worker's
+    /// validator (``facts``) interns into a small table of its own and is not hinted.
+    @inline(__always)
+    func hintKey(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer) {
+        guard facts == nil else { return }
+        keys.prefetch(type: type, id: id)
+    }
 
     /// A validator when the options ask for rules only it checks (compound rules, a request
     /// context), otherwise `nil`.
@@ -220,6 +236,7 @@ final class Validator: DocumentSink {
         if keyRow.count < keys.count {
             keyRow.append(-1)
             identified.append(false)
+            if keys.keys.outgrowsCache { keyHints?.want() }
         }
     }
 
