@@ -9,10 +9,15 @@
 /// their primary linkage, top-level `meta`, `links`, `jsonapi` and unknown members are
 /// merged by name (later documents win, a name keeps its first position) and `errors` are
 /// concatenated.
+import Dispatch
+
 struct FlatJSONWriter {
     let graph: Graph
     let out: ByteWriter
     let options: OutputOptions
+    /// Threads the resources' entries are written on (``writeEntriesSideBySide(_:type:fields:)``):
+    /// the same bytes on any number.
+    var threads = 1
 
     func write() throws(JSONAPIError) {
         // The object is one record: check everything that can fail (names that collide with
@@ -48,66 +53,11 @@ struct FlatJSONWriter {
             let fields = selection.fields(of: s.symbols.bytes(of: UInt32(t)))
             writer.writeQuoted(s.symbols.bytes(of: UInt32(t)))
             out.write(":{")
-            var keyedByEmpty = false
-            for (k, row) in s.rowsByType[t].enumerated() {
-                if k > 0 && !checksKeysOnly { out.write(byte: UInt8(ascii: ",")) }
-                // --numbers safe: each entry is checked as it ends, and scanned only when
-                // its resource's input held a number to quote.
-                if s.topLevelUnsafeNumbers != nil && !checksKeysOnly {
-                    out.settleNumbers()
-                    out.mayHoldUnsafeNumbers = s.resources[Int(row)].flags & GraphStorage.ResourceRecord.unsafeNumbers != 0
-                }
-                let (id, lid): (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?)
-                if checksKeysOnly {
-                    (id, lid) = s.identity(of: s.resources[Int(row)])
-                } else {
-                    parts.fill(row: Int(row), of: s)
-                    if let fields { parts.keepFields(fields) }
-                    parts.place = s.resources[Int(row)].place
-                    (id, lid) = (parts.id, parts.lid)
-                }
-                // A resource with neither id nor lid (a create payload's) is keyed by "";
-                // a second one of the same type has no key of its own.
-                if id == nil && lid == nil {
-                    if keyedByEmpty {
-                        let r = s.resources[Int(row)]
-                        throw JSONAPIError.document(
-                            Diagnostic(
-                                severity: .error, rule: .N04,
-                                message:
-                                    "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
-                                location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
-                    }
-                    keyedByEmpty = true
-                }
-                if id == nil {
-                    // Keyed by its lid (or ""): a resource of the same type with that id
-                    // would take the same key.
-                    let key = lid.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                    if let k = s.keys.find(key, tag: s.idTag(UInt32(t))), s.keyRow[Int(k)] >= 0 {
-                        let r = s.resources[Int(row)]
-                        let type = String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self)
-                        throw JSONAPIError.document(
-                            Diagnostic(
-                                severity: .error, rule: .N04,
-                                message:
-                                    "resources (type \(quoted(type)), \(lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
-                                location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
-                    }
-                }
-                if checksKeysOnly { continue }
-                writer.writeQuoted(parts.id ?? parts.lid ?? UnsafeRawBufferPointer(start: nil, count: 0))
-                out.write(":{")
-                // The entry: writeBody writes `,"attributes":…`; drop its leading comma.
-                let mark = out.mark
-                try writer.writeBody(parts, reserved: [])
-                removeByte(at: mark)
-                if let lid = parts.lid {
-                    out.write(#","lid":"#)
-                    writer.writeQuoted(lid)
-                }
-                out.write(byte: UInt8(ascii: "}"))
-                try pace(dryRun: dryRun)
+            let rows = s.rowsByType[t]
+            if !dryRun && threads > 1 && rows.count >= 2 * Self.blockRows {
+                try writeEntriesSideBySide(rows, type: t, fields: fields)
+            } else {
+                try writeEntries(rows[...], type: t, fields: fields, first: true, writer, parts, checksKeysOnly: checksKeysOnly, dryRun: dryRun)
             }
             out.write(byte: UInt8(ascii: "}"))
         }
@@ -117,8 +67,126 @@ struct FlatJSONWriter {
         if !dryRun { try out.endRecord() }
     }
 
-    /// Removes the byte at `index` of the output buffer (the comma `writeBody` starts with).
-    private func removeByte(at index: Int) { out.buffer.remove(at: index) }
+    /// Rows of a type's entries written at a time by one thread of
+    /// ``writeEntriesSideBySide(_:type:fields:)``.
+    static let blockRows = 1024
+
+    /// Writes the entries of `rows`, resources of type `t` (`"id":{…}`), each after a comma
+    /// but for the first when `first`, and checks their keys (`N04`) as it goes.
+    private func writeEntries(
+        _ rows: ArraySlice<Int32>, type t: Int, fields: [[UInt8]]?, first: Bool, _ writer: ResourceWriter, _ parts: ResourceParts,
+        checksKeysOnly: Bool, dryRun: Bool
+    ) throws(JSONAPIError) {
+        let s = graph.storage
+        var keyedByEmpty = false
+        for (k, row) in rows.enumerated() {
+            if (k > 0 || !first) && !checksKeysOnly { out.write(byte: UInt8(ascii: ",")) }
+            // --numbers safe: each entry is checked as it ends, and scanned only when
+            // its resource's input held a number to quote.
+            if s.topLevelUnsafeNumbers != nil && !checksKeysOnly {
+                out.settleNumbers()
+                out.mayHoldUnsafeNumbers = s.resources[Int(row)].flags & GraphStorage.ResourceRecord.unsafeNumbers != 0
+            }
+            let (id, lid): (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?)
+            if checksKeysOnly {
+                (id, lid) = s.identity(of: s.resources[Int(row)])
+            } else {
+                parts.fill(row: Int(row), of: s)
+                if let fields { parts.keepFields(fields) }
+                parts.place = s.resources[Int(row)].place
+                (id, lid) = (parts.id, parts.lid)
+            }
+            // A resource with neither id nor lid (a create payload's) is keyed by "";
+            // a second one of the same type has no key of its own.
+            if id == nil && lid == nil {
+                if keyedByEmpty {
+                    let r = s.resources[Int(row)]
+                    throw JSONAPIError.document(
+                        Diagnostic(
+                            severity: .error, rule: .N04,
+                            message:
+                                "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
+                            location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                }
+                keyedByEmpty = true
+            }
+            if id == nil {
+                // Keyed by its lid (or ""): a resource of the same type with that id
+                // would take the same key.
+                let key = lid.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                if let k = s.keys.find(key, tag: s.idTag(UInt32(t))), s.keyRow[Int(k)] >= 0 {
+                    let r = s.resources[Int(row)]
+                    let type = String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self)
+                    throw JSONAPIError.document(
+                        Diagnostic(
+                            severity: .error, rule: .N04,
+                            message:
+                                "resources (type \(quoted(type)), \(lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
+                            location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                }
+            }
+            if checksKeysOnly { continue }
+            writer.writeQuoted(parts.id ?? parts.lid ?? UnsafeRawBufferPointer(start: nil, count: 0))
+            out.write(byte: UInt8(ascii: ":"))
+            // The entry: writeBody writes `,"attributes":…`, whose leading comma becomes the
+            // entry's opening brace (rather than moving the whole body back by a byte).
+            let mark = out.mark
+            try writer.writeBody(parts, reserved: [])
+            out.buffer.replace(at: mark, with: UInt8(ascii: "{"), expecting: UInt8(ascii: ","))
+            if let lid = parts.lid {
+                out.write(#","lid":"#)
+                writer.writeQuoted(lid)
+            }
+            out.write(byte: UInt8(ascii: "}"))
+            try pace(dryRun: dryRun)
+        }
+    }
+
+    /// A type's entries written on ``threads`` threads: blocks of ``blockRows`` rows, one per
+    /// thread at a time, each into a memory writer of its own, then appended to the output in
+    /// order. The bytes are those one thread writes (numbers quoted per entry as there), and
+    /// no more than a block per thread is held (the 128 MB generated document: about 2 MiB
+    /// more at the peak). Only after the dry run, which has checked every key: a block checks
+    /// its own rows' keys again, and cannot fail where the whole type did not.
+    private func writeEntriesSideBySide(_ rows: [Int32], type t: Int, fields: [[UInt8]]?) throws(JSONAPIError) {
+        let blocks = (rows.count + Self.blockRows - 1) / Self.blockRows
+        // Each slot's buffer made once, here, about as large as a block's output (an entry is
+        // about its values and a little more): grown on the writing threads instead, it
+        // would leave the blocks it outgrew in their malloc arenas.
+        let s = graph.storage
+        let entryBytes = s.values.count / Swift.max(1, s.resources.count) * 3 / 2 + 128
+        let slots = EntryBlocks(count: Swift.min(threads, blocks), out: out, options: options, capacity: Self.blockRows * entryBytes)
+        let lent = LentEntries(writer: self, rows: rows, fields: fields)
+        var next = 0
+        while next < blocks {
+            let n = Swift.min(slots.count, blocks - next)
+            let firstBlock = next
+            // Invariant: iteration `i` alone touches slot `i` (its writers, parts and result);
+            // the graph is only read. `concurrentPerform` returns once every iteration has.
+            DispatchQueue.concurrentPerform(iterations: n) { i in
+                let b = firstBlock + i
+                let range = b * Self.blockRows..<Swift.min(lent.rows.count, (b + 1) * Self.blockRows)
+                let slot = slots.slot(i)
+                let blockWriter = FlatJSONWriter(graph: lent.writer.graph, out: slot.out, options: lent.writer.options)
+                do throws(JSONAPIError) {
+                    try blockWriter.writeEntries(
+                        lent.rows[range], type: t, fields: lent.fields, first: b == 0, slot.writer, slot.parts, checksKeysOnly: false, dryRun: false)
+                    slot.out.settleNumbers()
+                    slot.error = nil
+                } catch {
+                    slot.error = error
+                }
+            }
+            for i in 0..<n {
+                let slot = slots.slot(i)
+                if let error = slot.error { throw error }
+                try out.appendRecords(slot.out.buffer, count: 0, quoted: slot.out.numbersQuoted - slot.quotedBefore)
+                slot.quotedBefore = slot.out.numbersQuoted
+                slot.out.discardAll()
+            }
+            next += n
+        }
+    }
 
     /// Between two resources or identifiers: the dry run forgets what it wrote, the real one
     /// writes its buffer out when full, so that neither holds more than a buffer and one
@@ -257,4 +325,40 @@ struct FlatJSONWriter {
         }
         return out
     }
+}
+
+/// The memory writers of ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:)``'s threads,
+/// one slot per block of a window, reused from window to window.
+private final class EntryBlocks: @unchecked Sendable {
+    final class Slot {
+        let out = ByteWriter()
+        let writer: ResourceWriter
+        let parts = ResourceParts()
+        var error: JSONAPIError?
+        /// The writer's count of numbers written as strings, as of its last block.
+        var quotedBefore = 0
+
+        init(quotesUnsafeNumbers: Bool, options: OutputOptions, capacity: Int) {
+            out.buffer.reserveCapacity(capacity)
+            out.quotesUnsafeNumbers = quotesUnsafeNumbers
+            writer = ResourceWriter(out: out, options: options)
+        }
+    }
+
+    private let slots: [Slot]
+    var count: Int { slots.count }
+
+    init(count: Int, out: ByteWriter, options: OutputOptions, capacity: Int) {
+        slots = (0..<count).map { _ in Slot(quotesUnsafeNumbers: out.quotesUnsafeNumbers, options: options, capacity: capacity) }
+    }
+
+    func slot(_ i: Int) -> Slot { slots[i] }
+}
+
+/// What ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:)`` lends its threads: the
+/// writer (its graph only read) and the type's rows.
+private struct LentEntries: @unchecked Sendable {
+    let writer: FlatJSONWriter
+    let rows: [Int32]
+    let fields: [[UInt8]]?
 }

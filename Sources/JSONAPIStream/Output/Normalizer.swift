@@ -155,12 +155,18 @@ public final class Normalizer {
     /// Ends the current input: a document left open is an error.
     public func endInput() throws(JSONAPIError) { try reader.endInput() }
 
+    /// Threads the flat object is written on, instead of one per core (tests: several on
+    /// any machine).
+    var flatJSONThreads: Int?
+
     /// Writes what is left (the flat object for `json`) and flushes.
     public func finish() throws(JSONAPIError) {
         try reader.finish()
         if let merger {
             let graph = merger.graph(after: reader, shrink: false)
-            try FlatJSONWriter(graph: graph, out: out, options: output).write()
+            // The flat object's entries on every core (the same bytes), as the type tables are
+            // rewritten side by side; on one thread with `sequential`.
+            try FlatJSONWriter(graph: graph, out: out, options: output, threads: flatJSONThreads ?? document.parse.threadsAfterReading).write()
         }
         try out.flush()
     }

@@ -105,6 +105,12 @@ public struct ParseOptions: Sendable, Hashable {
     /// The defaults.
     public static let `default` = ParseOptions()
 
+    /// Threads for the work after reading that falls into independent parts (type tables
+    /// rewritten from their spills, the flat object's entries written): one per core this
+    /// process may use, or 1 with ``concurrency`` `sequential`. The output is the same on any
+    /// number.
+    var threadsAfterReading: Int { concurrency == .sequential ? 1 : Int(jsonapi_usable_cores()) }
+
     /// The workers ``workers`` asks for: 1 when ``concurrency`` is `sequential` or only
     /// one JSON text is read.
     var effectiveWorkers: Int {

@@ -198,7 +198,7 @@ public final class TableSplitter {
     /// Threads the type tables are rewritten on at the end: each table is its own spill and
     /// its own file, so they are written side by side (one at a time with
     /// ``ParseConcurrency/sequential``).
-    private var rewriteThreads: Int { stream.options.parse.concurrency == .sequential ? 1 : Int(jsonapi_usable_cores()) }
+    private var rewriteThreads: Int { stream.options.parse.threadsAfterReading }
 
     /// Every type table rewritten from its spill (``rewrite(_:)``), on ``rewriteThreads``
     /// threads; the summaries in order, and the first table's error in order, as one after

@@ -138,13 +138,10 @@ package struct ByteArena: ~Copyable {
         (base + offset).copyMemory(from: base + source.lowerBound, byteCount: source.count)
     }
 
-    /// Removes the byte at `index`, moving the bytes after it down by one.
-    ///
-    /// - Complexity: O(`count - index`).
-    package mutating func remove(at index: Int) {
-        precondition(index >= 0 && index < count)
-        (base + index).copyMemory(from: base + index + 1, byteCount: count - index - 1)
-        count -= 1
+    /// Replaces the byte at `index`, which must be `expected` (a writer's own mark).
+    package mutating func replace(at index: Int, with byte: UInt8, expecting expected: UInt8) {
+        precondition(index >= 0 && index < count && self[index] == expected)
+        base.storeBytes(of: byte, toByteOffset: index, as: UInt8.self)
     }
 
     @inline(__always)
