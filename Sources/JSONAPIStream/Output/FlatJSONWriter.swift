@@ -15,7 +15,7 @@ struct FlatJSONWriter {
     let graph: Graph
     let out: ByteWriter
     let options: OutputOptions
-    /// Threads the resources' entries are written on (``writeEntriesSideBySide(_:type:fields:)``):
+    /// Threads the resources' entries are written on (``writeEntriesSideBySide(_:type:fields:slots:)``):
     /// the same bytes on any number.
     var threads = 1
 
@@ -48,6 +48,8 @@ struct FlatJSONWriter {
         let types = s.rowsByType.indices
             .filter { !s.rowsByType[$0].isEmpty && selection.selects(s.symbols.bytes(of: UInt32($0))) }
             .sorted { s.rowsByType[$0][0] < s.rowsByType[$1][0] }
+        // The writers of the threads, made for the first type large enough to share out.
+        var slots: EntryBlocks?
         for (i, t) in types.enumerated() {
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
             let fields = selection.fields(of: s.symbols.bytes(of: UInt32(t)))
@@ -55,7 +57,8 @@ struct FlatJSONWriter {
             out.write(":{")
             let rows = s.rowsByType[t]
             if !dryRun && threads > 1 && rows.count >= 2 * Self.blockRows {
-                try writeEntriesSideBySide(rows, type: t, fields: fields)
+                if slots == nil { slots = entryBlocks() }
+                try writeEntriesSideBySide(rows, type: t, fields: fields, slots: slots!)
             } else {
                 try writeEntries(rows[...], type: t, fields: fields, first: true, writer, parts, checksKeysOnly: checksKeysOnly, dryRun: dryRun)
             }
@@ -68,7 +71,7 @@ struct FlatJSONWriter {
     }
 
     /// Rows of a type's entries written at a time by one thread of
-    /// ``writeEntriesSideBySide(_:type:fields:)``.
+    /// ``writeEntriesSideBySide(_:type:fields:slots:)``.
     static let blockRows = 1024
 
     /// Writes the entries of `rows`, resources of type `t` (`"id":{…}`), each after a comma
@@ -148,14 +151,8 @@ struct FlatJSONWriter {
     /// no more than a block per thread is held (the 128 MB generated document: about 2 MiB
     /// more at the peak). Only after the dry run, which has checked every key: a block checks
     /// its own rows' keys again, and cannot fail where the whole type did not.
-    private func writeEntriesSideBySide(_ rows: [Int32], type t: Int, fields: [[UInt8]]?) throws(JSONAPIError) {
+    private func writeEntriesSideBySide(_ rows: [Int32], type t: Int, fields: [[UInt8]]?, slots: EntryBlocks) throws(JSONAPIError) {
         let blocks = (rows.count + Self.blockRows - 1) / Self.blockRows
-        // Each slot's buffer made once, here, about as large as a block's output (an entry is
-        // about its values and a little more): grown on the writing threads instead, it
-        // would leave the blocks it outgrew in their malloc arenas.
-        let s = graph.storage
-        let entryBytes = s.values.count / Swift.max(1, s.resources.count) * 3 / 2 + 128
-        let slots = EntryBlocks(count: Swift.min(threads, blocks), out: out, options: options, capacity: Self.blockRows * entryBytes)
         let lent = LentEntries(writer: self, rows: rows, fields: fields)
         var next = 0
         while next < blocks {
@@ -186,6 +183,16 @@ struct FlatJSONWriter {
             }
             next += n
         }
+    }
+
+    /// One slot per thread for ``writeEntriesSideBySide(_:type:fields:slots:)``. Each slot's
+    /// buffer is made once, here, about as large as a block's output (an entry is about its
+    /// values and a little more): grown on the writing threads instead, it would leave the
+    /// blocks it outgrew in their malloc arenas.
+    private func entryBlocks() -> EntryBlocks {
+        let s = graph.storage
+        let entryBytes = s.values.count / Swift.max(1, s.resources.count) * 3 / 2 + 128
+        return EntryBlocks(count: threads, out: out, options: options, capacity: Self.blockRows * entryBytes)
     }
 
     /// Between two resources or identifiers: the dry run forgets what it wrote, the real one
@@ -327,7 +334,7 @@ struct FlatJSONWriter {
     }
 }
 
-/// The memory writers of ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:)``'s threads,
+/// The memory writers of ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:slots:)``'s threads,
 /// one slot per block of a window, reused from window to window.
 private final class EntryBlocks: @unchecked Sendable {
     final class Slot {
@@ -355,7 +362,7 @@ private final class EntryBlocks: @unchecked Sendable {
     func slot(_ i: Int) -> Slot { slots[i] }
 }
 
-/// What ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:)`` lends its threads: the
+/// What ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:slots:)`` lends its threads: the
 /// writer (its graph only read) and the type's rows.
 private struct LentEntries: @unchecked Sendable {
     let writer: FlatJSONWriter
