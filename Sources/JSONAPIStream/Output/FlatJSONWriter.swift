@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Writes a ``Graph`` as the flat object of `--format json`:
 ///
 /// ```
@@ -9,8 +11,6 @@
 /// their primary linkage, top-level `meta`, `links`, `jsonapi` and unknown members are
 /// merged by name (later documents win, a name keeps its first position) and `errors` are
 /// concatenated.
-import Dispatch
-
 struct FlatJSONWriter {
     let graph: Graph
     let out: ByteWriter
@@ -334,8 +334,8 @@ struct FlatJSONWriter {
     }
 }
 
-/// The memory writers of ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:slots:)``'s threads,
-/// one slot per block of a window, reused from window to window.
+/// The memory writers of ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:slots:)``'s
+/// threads: one slot per thread, reused from block to block and from type to type.
 private final class EntryBlocks: @unchecked Sendable {
     final class Slot {
         let out = ByteWriter()
