@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 
 /// Writes a ``Graph`` as the flat object of `--format json`:
 ///
@@ -48,8 +48,10 @@ struct FlatJSONWriter {
         let types = s.rowsByType.indices
             .filter { !s.rowsByType[$0].isEmpty && selection.selects(s.symbols.bytes(of: UInt32($0))) }
             .sorted { s.rowsByType[$0][0] < s.rowsByType[$1][0] }
-        // The writers of the threads, made for the first type large enough to share out.
+        // The writers of the threads, made for the first type large enough to share out; the
+        // helper threads end with this write.
         var slots: EntryBlocks?
+        defer { slots?.stop() }
         for (i, t) in types.enumerated() {
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
             let fields = selection.fields(of: s.symbols.bytes(of: UInt32(t)))
@@ -154,26 +156,26 @@ struct FlatJSONWriter {
     private func writeEntriesSideBySide(_ rows: [Int32], type t: Int, fields: [[UInt8]]?, slots: EntryBlocks) throws(JSONAPIError) {
         let blocks = (rows.count + Self.blockRows - 1) / Self.blockRows
         let lent = LentEntries(writer: self, rows: rows, fields: fields)
+        // Block `b` into slot `i`, on whichever thread `EntryBlocks.run` gives it to.
+        // Invariant: slot `i` is touched by one thread at a time (the one writing block `i` of
+        // the window, then the caller appending it); the graph is only read.
+        slots.setRender { b, slot in
+            let range = b * Self.blockRows..<Swift.min(lent.rows.count, (b + 1) * Self.blockRows)
+            let blockWriter = FlatJSONWriter(graph: lent.writer.graph, out: slot.out, options: lent.writer.options)
+            do throws(JSONAPIError) {
+                try blockWriter.writeEntries(
+                    lent.rows[range], type: t, fields: lent.fields, first: b == 0, slot.writer, slot.parts, checksKeysOnly: false, dryRun: false)
+                slot.out.settleNumbers()
+                slot.error = nil
+            } catch {
+                slot.error = error
+            }
+        }
+        defer { slots.setRender(nil) }
         var next = 0
         while next < blocks {
             let n = Swift.min(slots.count, blocks - next)
-            let firstBlock = next
-            // Invariant: iteration `i` alone touches slot `i` (its writers, parts and result);
-            // the graph is only read. `concurrentPerform` returns once every iteration has.
-            DispatchQueue.concurrentPerform(iterations: n) { i in
-                let b = firstBlock + i
-                let range = b * Self.blockRows..<Swift.min(lent.rows.count, (b + 1) * Self.blockRows)
-                let slot = slots.slot(i)
-                let blockWriter = FlatJSONWriter(graph: lent.writer.graph, out: slot.out, options: lent.writer.options)
-                do throws(JSONAPIError) {
-                    try blockWriter.writeEntries(
-                        lent.rows[range], type: t, fields: lent.fields, first: b == 0, slot.writer, slot.parts, checksKeysOnly: false, dryRun: false)
-                    slot.out.settleNumbers()
-                    slot.error = nil
-                } catch {
-                    slot.error = error
-                }
-            }
+            slots.run(firstBlock: next, count: n)
             for i in 0..<n {
                 let slot = slots.slot(i)
                 if let error = slot.error { throw error }
@@ -334,8 +336,12 @@ struct FlatJSONWriter {
     }
 }
 
-/// The memory writers of ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:slots:)``'s
-/// threads: one slot per thread, reused from block to block and from type to type.
+/// The threads of ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:slots:)`` and their
+/// memory writers: one slot per thread, reused from block to block and from type to type.
+/// The caller writes block 0 of each window itself and `count - 1` helper threads, started
+/// once per flat object, write the others. The hand-over is a condition variable and a few
+/// counters: no allocation per window, so that a write's allocations do not depend on how
+/// the threads are scheduled (the benchmarks' thresholds count them exactly).
 private final class EntryBlocks: @unchecked Sendable {
     final class Slot {
         let out = ByteWriter()
@@ -354,12 +360,85 @@ private final class EntryBlocks: @unchecked Sendable {
 
     private let slots: [Slot]
     var count: Int { slots.count }
+    /// Writes block `b` into a slot (set for each type, while its blocks are written; guarded
+    /// by `condition`, see ``setRender(_:)``).
+    private var render: ((Int, Slot) -> Void)?
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    /// Bumped for each window; a helper works once per value.
+    private var window = 0
+    private var firstBlock = 0
+    private var blocks = 0
+    /// Helpers' blocks of the current window not written yet.
+    private var pending = 0
+    private var stopping = false
+    private var helpersRunning = 0
 
     init(count: Int, out: ByteWriter, options: OutputOptions, capacity: Int) {
         slots = (0..<count).map { _ in Slot(quotesUnsafeNumbers: out.quotesUnsafeNumbers, options: options, capacity: capacity) }
+        helpersRunning = count - 1
+        for h in 1..<Swift.max(1, count) {
+            let t = Thread { [self] in helper(h) }
+            t.name = "jsonapi-flat-writer"
+            t.start()
+        }
     }
 
     func slot(_ i: Int) -> Slot { slots[i] }
+
+    /// Sets what writes a block, for the next type's windows (`nil` after them).
+    func setRender(_ body: ((Int, Slot) -> Void)?) {
+        condition.lock()
+        render = body
+        condition.unlock()
+    }
+
+    /// Writes blocks `firstBlock..<firstBlock + count` into slots `0..<count` (the first on
+    /// the caller's thread) and returns once all are written.
+    func run(firstBlock: Int, count: Int) {
+        condition.lock()
+        self.firstBlock = firstBlock
+        blocks = count
+        pending = count - 1
+        window &+= 1
+        condition.broadcast()
+        let render = self.render!
+        condition.unlock()
+        render(firstBlock, slots[0])
+        condition.lock()
+        while pending > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    private func helper(_ index: Int) {
+        var seen = 0
+        condition.lock()
+        while true {
+            while window == seen && !stopping { condition.wait() }
+            if stopping { break }
+            seen = window
+            guard index < blocks, let render else { continue }
+            let b = firstBlock + index
+            condition.unlock()
+            render(b, slots[index])
+            condition.lock()
+            pending -= 1
+            if pending == 0 { condition.broadcast() }
+        }
+        helpersRunning -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Ends the helper threads and waits until they have.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while helpersRunning > 0 { condition.wait() }
+        condition.unlock()
+    }
 }
 
 /// What ``FlatJSONWriter/writeEntriesSideBySide(_:type:fields:slots:)`` lends its threads: the
