@@ -59,7 +59,11 @@ struct FlatJSONWriter {
             out.write(":{")
             let rows = s.rowsByType[t]
             if !dryRun && threads > 1 && rows.count >= 2 * Self.blockRows {
-                if slots == nil { slots = entryBlocks() }
+                if slots == nil {
+                    // No more threads than the largest type has blocks.
+                    let most = types.lazy.map { s.rowsByType[$0].count }.max() ?? 0
+                    slots = entryBlocks(Swift.min(threads, (most + Self.blockRows - 1) / Self.blockRows))
+                }
                 try writeEntriesSideBySide(rows, type: t, fields: fields, slots: slots!)
             } else {
                 try writeEntries(rows[...], type: t, fields: fields, first: true, writer, parts, checksKeysOnly: checksKeysOnly, dryRun: dryRun)
@@ -187,14 +191,14 @@ struct FlatJSONWriter {
         }
     }
 
-    /// One slot per thread for ``writeEntriesSideBySide(_:type:fields:slots:)``. Each slot's
-    /// buffer is made once, here, about as large as a block's output (an entry is about its
-    /// values and a little more): grown on the writing threads instead, it would leave the
-    /// blocks it outgrew in their malloc arenas.
-    private func entryBlocks() -> EntryBlocks {
+    /// `count` slots, one per thread, for ``writeEntriesSideBySide(_:type:fields:slots:)``.
+    /// Each slot's buffer is made once, here, about as large as a block's output (an entry is
+    /// about its values and a little more): grown on the writing threads instead, it would
+    /// leave the blocks it outgrew in their malloc arenas.
+    private func entryBlocks(_ count: Int) -> EntryBlocks {
         let s = graph.storage
         let entryBytes = s.values.count / Swift.max(1, s.resources.count) * 3 / 2 + 128
-        return EntryBlocks(count: threads, out: out, options: options, capacity: Self.blockRows * entryBytes)
+        return EntryBlocks(count: count, out: out, options: options, capacity: Self.blockRows * entryBytes)
     }
 
     /// Between two resources or identifiers: the dry run forgets what it wrote, the real one
