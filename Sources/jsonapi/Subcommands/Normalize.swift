@@ -14,7 +14,8 @@ struct Normalize: ParsableCommand {
             with 3 or more cores), with the same output, warnings and first error as one: for \
             json each worker builds part of the graph, merged in input order; ndjson and edges \
             are written by the workers, but not with --on-duplicate first|error or \
-            --max-resources, which need every document in one place.
+            --max-resources, which need every document in one place. The flat object of json \
+            is written on every core (the same bytes).
 
             --split-by-type DIR: one table per resource type (DIR/TYPE.ndjson or .csv, every \
             row with the same columns), _documents, _relationships and _edges tables, and \
