@@ -1,4 +1,5 @@
-/// Tells a graph's key table, ahead of time, which keys are about to be looked up.
+/// Tells a graph's key table (or a validator's, ``Validator/hintKey(type:id:)``), ahead of
+/// time, which keys are about to be looked up.
 ///
 /// A large document's key table is megabytes (about 12 MiB for 128 MB of input), so the
 /// slot a resource's key hashes to is usually not in cache, and the lookup at the end of the
@@ -11,7 +12,8 @@
 ///
 /// Hints change nothing but timing: a type the sink has not interned yet gives no hint
 /// (interning it here would number the symbols in another order), and a table that grows
-/// in between only makes the hint useless.
+/// in between only makes the hint useless. The builder gives none until a hinted table has
+/// outgrown the caches (``want()``).
 final class KeyHints {
     /// The sink whose key table is hinted: a graph worker's sink moves to a fresh collector
     /// at each piece (``retarget(_:)``). Held unmanaged (no reference count), so that a hint
