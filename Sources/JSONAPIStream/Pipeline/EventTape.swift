@@ -95,7 +95,9 @@ final class TapePool: @unchecked Sendable {
     private var lock = pthread_mutex_t()
     private var changed = pthread_cond_t()
     private var free: [TapeBlock]
-    private var full = FIFO<TapeBlock>()
+    /// Room for every block from the start: the queue is never reallocated, so a read's
+    /// allocations do not depend on how far the building thread lags.
+    private var full: FIFO<TapeBlock>
     /// Set by the consumer when it stops early: the producer gives up waiting.
     private(set) var consumerStopped = false
 
@@ -105,6 +107,7 @@ final class TapePool: @unchecked Sendable {
     init(blocks: Int) {
         all = (0..<blocks).map { _ in TapeBlock() }
         free = all
+        full = FIFO(capacity: blocks)
         pthread_mutex_init(&lock, nil)
         pthread_cond_init(&changed, nil)
     }
