@@ -31,8 +31,11 @@ static _Atomic int64_t seen_resident = 0;
 static _Atomic int64_t reserved_since = 0;
 static _Atomic int overrun = 0;
 static _Atomic int64_t refused_bytes = 0;
-static _Atomic int64_t yajl_bytes = 0;
-static _Atomic int64_t yajl_peak = 0;
+// What yajl's allocations made on this thread hold, and the most since the last reset on this
+// thread: a parse's own figure, whatever other threads parse meanwhile (yajl allocates on the
+// thread that runs yajl_parse; a block freed on another thread lowers that thread's count).
+static __thread int64_t yajl_bytes = 0;
+static __thread int64_t yajl_peak = 0;
 static _Atomic int64_t progress_offset = -1;
 
 static long page_size(void) {
@@ -161,9 +164,8 @@ static void refuse(void) {
 }
 
 static void account(int64_t delta) {
-    int64_t now = atomic_fetch_add_explicit(&yajl_bytes, delta, memory_order_relaxed) + delta;
-    int64_t peak = atomic_load_explicit(&yajl_peak, memory_order_relaxed);
-    while (now > peak && !atomic_compare_exchange_weak_explicit(&yajl_peak, &peak, now, memory_order_relaxed, memory_order_relaxed)) {}
+    yajl_bytes += delta;
+    if (yajl_bytes > yajl_peak) yajl_peak = yajl_bytes;
 }
 
 void *jsonapi_yajl_malloc(void *ctx, size_t n) {
@@ -199,10 +201,8 @@ void jsonapi_yajl_free(void *ctx, void *q) {
     free(p);
 }
 
-int64_t jsonapi_yajl_peak_bytes(void) { return atomic_load_explicit(&yajl_peak, memory_order_relaxed); }
-void jsonapi_yajl_reset_peak(void) {
-    atomic_store_explicit(&yajl_peak, atomic_load_explicit(&yajl_bytes, memory_order_relaxed), memory_order_relaxed);
-}
+int64_t jsonapi_yajl_peak_bytes(void) { return yajl_peak; }
+void jsonapi_yajl_reset_peak(void) { yajl_peak = yajl_bytes; }
 
 int jsonapi_yajl_parse_guarded(struct yajl_handle_t *hand, const unsigned char *text, size_t len, int complete) {
     jmp_buf here;

@@ -176,7 +176,8 @@ int jsonapi_malloc_arenas_for_limits(void);
 void *jsonapi_yajl_malloc(void *ctx, size_t n);
 void *jsonapi_yajl_realloc(void *ctx, void *p, size_t n);
 void jsonapi_yajl_free(void *ctx, void *p);
-/// The most bytes yajl's allocations held at once since the last reset (all handles).
+/// The most bytes yajl's allocations on this thread held at once since the last reset on this
+/// thread (every handle parsing on it; other threads' parses do not count).
 int64_t jsonapi_yajl_peak_bytes(void);
 void jsonapi_yajl_reset_peak(void);
 /// `yajl_parse(hand, text, len)` (or `yajl_complete_parse(hand)` when `complete`), returning

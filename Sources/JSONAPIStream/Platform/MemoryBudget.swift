@@ -137,8 +137,9 @@ public enum MemoryBudget {
         }
     }
 
-    /// The most bytes yajl's allocations held at once (all handles) since the last
-    /// ``resetYajlPeak()``: how much yajl copied.
+    /// The most bytes yajl's allocations on this thread held at once (every handle parsing on
+    /// it) since the last ``resetYajlPeak()`` on this thread: how much yajl copied in a parse
+    /// run here, whatever other threads parse meanwhile.
     static var yajlPeakBytes: Int { Int(jsonapi_yajl_peak_bytes()) }
     static func resetYajlPeak() { jsonapi_yajl_reset_peak() }
 
