@@ -1,5 +1,6 @@
 import Testing
 
+@testable import JSONAPIBenchmarking
 @testable import JSONAPIStream
 
 /// The queue between the pipeline's threads and in front of the workers: items in order, its
@@ -14,7 +15,7 @@ struct FIFOTests {
     /// Random appends and takes (seeded), with growth while the ring is wrapped: the same
     /// items in the same order as an array taken from the front.
     @Test func itemsComeOutInOrder() {
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         var queue = FIFO<Int>()
         var model: [Int] = []
         var next = 0
@@ -67,18 +68,5 @@ struct FIFOTests {
             while queue.count > round % 2 { _ = queue.take() }
             #expect(queue.capacity == 8)
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
