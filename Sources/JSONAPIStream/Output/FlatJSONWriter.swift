@@ -81,7 +81,7 @@ struct FlatJSONWriter {
     static let blockRows = 1024
 
     /// Writes the entries of `rows`, resources of type `t` (`"id":{…}`), each after a comma
-    /// but for the first when `first`, and checks their keys (`N04`) as it goes.
+    /// but for the first when `first`; in the dry run, checks their keys (`N04`) as it goes.
     private func writeEntries(
         _ rows: ArraySlice<Int32>, type t: Int, fields: [[UInt8]]?, first: Bool, _ writer: ResourceWriter, _ parts: ResourceParts,
         checksKeysOnly: Bool, dryRun: Bool
@@ -105,35 +105,8 @@ struct FlatJSONWriter {
                 parts.place = s.resources[Int(row)].place
                 (id, lid) = (parts.id, parts.lid)
             }
-            // A resource with neither id nor lid (a create payload's) is keyed by "";
-            // a second one of the same type has no key of its own.
-            if id == nil && lid == nil {
-                if keyedByEmpty {
-                    let r = s.resources[Int(row)]
-                    throw JSONAPIError.document(
-                        Diagnostic(
-                            severity: .error, rule: .N04,
-                            message:
-                                "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
-                            location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
-                }
-                keyedByEmpty = true
-            }
-            if id == nil {
-                // Keyed by its lid (or ""): a resource of the same type with that id
-                // would take the same key.
-                let key = lid.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                if let k = s.keys.find(key, tag: s.idTag(UInt32(t))), s.keyRow[Int(k)] >= 0 {
-                    let r = s.resources[Int(row)]
-                    let type = String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self)
-                    throw JSONAPIError.document(
-                        Diagnostic(
-                            severity: .error, rule: .N04,
-                            message:
-                                "resources (type \(quoted(type)), \(lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
-                            location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
-                }
-            }
+            // The keys (N04) are checked in the dry run, which always comes first.
+            if dryRun { try checkKey(of: row, id: id, lid: lid, type: t, keyedByEmpty: &keyedByEmpty) }
             if checksKeysOnly { continue }
             writer.writeQuoted(parts.id ?? parts.lid ?? UnsafeRawBufferPointer(start: nil, count: 0))
             out.write(byte: UInt8(ascii: ":"))
@@ -151,12 +124,50 @@ struct FlatJSONWriter {
         }
     }
 
+    /// Fails (`N04`) when the entry of `row` cannot have a key of its own in the object: a
+    /// second resource of its type without id or lid, or one keyed by its lid (or "") that a
+    /// resource of the same type with that id would take. `keyedByEmpty`: whether the type
+    /// had a resource without id or lid before.
+    private func checkKey(
+        of row: Int32, id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?, type t: Int, keyedByEmpty: inout Bool
+    ) throws(JSONAPIError) {
+        let s = graph.storage
+        // A resource with neither id nor lid (a create payload's) is keyed by "";
+        // a second one of the same type has no key of its own.
+        if id == nil && lid == nil {
+            if keyedByEmpty {
+                let r = s.resources[Int(row)]
+                throw JSONAPIError.document(
+                    Diagnostic(
+                        severity: .error, rule: .N04,
+                        message:
+                            "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
+                        location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
+            }
+            keyedByEmpty = true
+        }
+        if id == nil {
+            // Keyed by its lid (or ""): a resource of the same type with that id
+            // would take the same key.
+            let key = lid.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if let k = s.keys.find(key, tag: s.idTag(UInt32(t))), s.keyRow[Int(k)] >= 0 {
+                let r = s.resources[Int(row)]
+                let type = String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self)
+                throw JSONAPIError.document(
+                    Diagnostic(
+                        severity: .error, rule: .N04,
+                        message:
+                            "resources (type \(quoted(type)), \(lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
+                        location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
+            }
+        }
+    }
+
     /// A type's entries written on ``threads`` threads: blocks of ``blockRows`` rows, one per
     /// thread at a time, each into a memory writer of its own, then appended to the output in
     /// order. The bytes are those one thread writes (numbers quoted per entry as there), and
     /// no more than a block per thread is held (the 128 MB generated document: about 2 MiB
-    /// more at the peak). Only after the dry run, which has checked every key: a block checks
-    /// its own rows' keys again, and cannot fail where the whole type did not.
+    /// more at the peak). Only after the dry run, which has checked every key.
     private func writeEntriesSideBySide(_ rows: [Int32], type t: Int, fields: [[UInt8]]?, slots: EntryBlocks) throws(JSONAPIError) {
         let blocks = (rows.count + Self.blockRows - 1) / Self.blockRows
         let lent = LentEntries(writer: self, rows: rows, fields: fields)
