@@ -31,7 +31,7 @@ final class KeyHints {
     private var also: Unmanaged<KeyHints>?
 
     /// Whether a table these hints reach has outgrown the caches (``want()``). Until then
-    /// the builder gives no hints at all: each costs it 35 to 60 instructions, for nothing
+    /// the builder gives no hints at all: each costs it about 60 instructions, for nothing
     /// while a table fits in cache (every document of a few megabytes or less).
     private var isWanted = false
 
