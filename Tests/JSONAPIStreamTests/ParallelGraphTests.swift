@@ -131,9 +131,12 @@ struct ParallelGraphTests {
     /// `normalize --format json` (flat JSON, from a graph) on workers: the same bytes and
     /// warnings, with every duplicate policy and with `--numbers safe`.
     /// The builder hints each resource key to the graph's key table once the table is larger
-    /// than the caches (``KeyHints``); a worker's piece has a small table of its own, and
-    /// pieces are merged without hints. One reader over 18,000 resources and linkage to them
-    /// (the table past the threshold) must give the graph the workers give, warnings and all.
+    /// than the caches (``KeyHints``); a worker's piece has a small table of its own, and the
+    /// merge of pieces into a table that large asks for each key's slot a few resources ahead
+    /// and looks the key up with the hash it kept then (`GraphSink.warm`). One reader over
+    /// 18,000 resources and linkage to them (the table past the threshold) must give the graph
+    /// the workers give, warnings and all: a kept hash that was not the key's would miss the
+    /// resources already there (a mutation that alters it gives 80 more resources).
     @Test func keyHintsToALargeKeyTableLeaveTheGraphAsItIs() throws {
         let writer = ByteWriter()
         try DocumentGenerator(resources: 6000, seed: 5, documents: 20).write(to: writer)

@@ -92,11 +92,34 @@ package struct ByteInterner: ~Copyable {
     /// cache. Hinting several keys before looking them up lets their misses overlap.
     @inline(__always)
     func prefetch(_ name: UnsafeRawBufferPointer, tag: UInt32) {
+        prefetch(hash: hash(of: name, tag: tag))
+    }
+
+    /// The hash a lookup of `(tag, name)` starts from, for ``prefetch(hash:)`` and
+    /// ``intern(_:tag:hash:)``: a caller that knows a name some time before it interns it
+    /// hashes it once, asks for its slot, and interns it later with the hash it has.
+    @inline(__always)
+    func hash(of name: UnsafeRawBufferPointer, tag: UInt32) -> UInt64 {
         let (prefix, suffix) = ShortName.words(name)
-        let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
-        // A hint only: the slot is in the table (`h & mask` < tableSize), and the lookup
-        // reads it again whatever happens in between.
+        return Self.hash(name, prefix, suffix, tag: tag, seed: seed)
+    }
+
+    /// Asks for the cache line of the slot where a lookup with hash `h` (from
+    /// ``hash(of:tag:)``) starts, without waiting for it.
+    @inline(__always)
+    func prefetch(hash h: UInt64) {
+        // A hint only: the slot is in the table (`h & mask` < tableSize); the lookup reads it
+        // again, and a table rebuilt meanwhile makes the hint merely useless.
         jsonapi_prefetch(table + Int(h & mask))
+    }
+
+    /// ``intern(_:tag:)`` with the hash ``hash(of:tag:)`` gave for the same `(tag, name)`.
+    @inline(__always)
+    mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32, hash h: UInt64) -> UInt32 {
+        let (prefix, suffix) = ShortName.words(name)
+        let p = probe(name, tag: tag, prefix: prefix, suffix: suffix, hash: h)
+        if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
+        return insert(name, tag: tag, p.prefix, p.suffix, p.key, at: p.slot)
     }
 
     /// The number for `(tag, name)` if it was interned.
@@ -119,7 +142,12 @@ package struct ByteInterner: ~Copyable {
     @inline(__always)
     private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32) -> Probe {
         let (prefix, suffix) = ShortName.words(name)
-        let h = Self.hash(name, prefix, suffix, tag: tag, seed: seed)
+        return probe(name, tag: tag, prefix: prefix, suffix: suffix, hash: Self.hash(name, prefix, suffix, tag: tag, seed: seed))
+    }
+
+    /// The probe with the name's words and its hash already known.
+    @inline(__always)
+    private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32, prefix: UInt64, suffix: UInt64, hash h: UInt64) -> Probe {
         let key = Self.infoKey(hash: h, count: name.count, tag: tag)
         // The slot says it all for a name of up to 16 bytes (its words are all its bytes)
         // with a tag that fits.

@@ -43,9 +43,12 @@ extension GraphSink {
         let documentBase = documentBase ?? UInt32(s.documents.count)
         let wasEmpty = s.resources.isEmpty && s.documents.isEmpty
         var rowMap = [Int32](repeating: -1, count: o.resources.count)
-        // `o`'s keys as interned here, each looked up once (linkage names the same few often).
-        var keyMap = [UInt32](repeating: .max, count: o.keys.count)
+        // Past the caches, each key's slot is asked for a few resources before it is looked up.
+        let warming = s.keys.outgrowsCache
+        var maps = PieceMaps(keys: o.keys.count, symbols: o.symbols.count, hashes: warming)
+        if warming { for j in 0..<min(Self.warmAhead, o.resources.count) { warm(j, of: o, &maps) } }
         for i in o.resources.indices {
+            if warming && i + Self.warmAhead < o.resources.count { warm(i + Self.warmAhead, of: o, &maps) }
             try before(i)
             let r = o.resources[i]
             let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
@@ -59,21 +62,21 @@ extension GraphSink {
                     s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], store: &store)
                     s.linkage.append(
                         GraphStorage.LinkageRecord(
-                            meta: copy(l.meta, of: o, into: &store), key: rekey(l.key, of: o, &keyMap),
-                            lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(l.lidKey, of: o, &keyMap)))
+                            meta: copy(l.meta, of: o, into: &store), key: rekey(l.key, of: o, &maps),
+                            lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(l.lidKey, of: o, &maps)))
                 }
                 s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], store: &store)
                 s.relationships.append(
                     GraphStorage.RelationshipRecord(
                         links: copy(rel.links, of: o, into: &store), meta: copy(rel.meta, of: o, into: &store),
-                        name: internSymbol(o.symbols.bytes(of: rel.name)), targetStart: targetStart, targetCount: rel.targetCount,
+                        name: symbol(rel.name, of: o, &maps), targetStart: targetStart, targetCount: rel.targetCount,
                         kind: rel.kind))
             }
             let extras = appendMembers(of: o, o.resourceExtras[i], store: &store)
-            let key = rekey(r.key, of: o, &keyMap)
+            let key = rekey(r.key, of: o, &maps)
             let record = GraphStorage.ResourceRecord(
-                type: internSymbol(o.symbols.bytes(of: r.type)), key: key,
-                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o, &keyMap),
+                type: symbol(r.type, of: o, &maps), key: key,
+                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o, &maps),
                 document: r.document + documentBase, attributes: copy(r.attributes, of: o, into: &store),
                 links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store), position: s.pack(o.position(r.position)),
                 relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
@@ -103,14 +106,72 @@ extension GraphSink {
     }
 
     /// The key of `o`'s key `k` here (the same bytes, under the same type and kind), from
-    /// `map` when it was looked up before.
+    /// `maps` when it was looked up before.
     @inline(__always)
-    private func rekey(_ k: UInt32, of o: GraphStorage, _ map: inout [UInt32]) -> UInt32 {
-        if map[Int(k)] != .max { return map[Int(k)] }
-        let type = internSymbol(o.symbols.bytes(of: o.keyType(k)))
-        let key = storage.keys.intern(o.keys.bytes(of: k), tag: o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type))
-        map[Int(k)] = key
+    private func rekey(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
+        let known = maps.keys[Int(k)]
+        return known != .max ? known : rekeyNew(k, of: o, &maps)
+    }
+
+    /// ``rekey(_:of:_:)`` for a key not looked up before: interned here (with the hash
+    /// ``warm(_:of:_:)`` kept, if it did) and remembered.
+    @inline(never)
+    private func rekeyNew(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
+        let type = symbol(o.keyType(k), of: o, &maps)
+        let tag = o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type)
+        let hashed = maps.hashes.isEmpty ? 0 : maps.hashes[Int(k)]
+        let key =
+            hashed != 0
+            ? storage.keys.intern(o.keys.bytes(of: k), tag: tag, hash: hashed & ~PieceMaps.hashed)
+            : storage.keys.intern(o.keys.bytes(of: k), tag: tag)
+        maps.keys[Int(k)] = key
         return key
+    }
+
+    /// Resources ``warm(_:of:_:)`` looks ahead: a resource takes a few hundred
+    /// instructions to append, about as long as a slot takes to come from memory.
+    static let warmAhead = 4
+
+    /// Asks for the key table's slots of resource `i`'s keys (its linkage's and its own) that
+    /// are not looked up yet, some resources before ``rekey(_:of:_:)`` needs them, and keeps
+    /// each key's hash for that lookup. A large graph's key table is megabytes, and the
+    /// lookups would otherwise wait for memory one after another (a third of the merging
+    /// thread's time at 128 MB). Only keys whose type is numbered here already: numbering one
+    /// here would number the types in another order.
+    private func warm(_ i: Int, of o: GraphStorage, _ maps: inout PieceMaps) {
+        let r = o.resources[i]
+        for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
+            let rel = o.relationships[k]
+            for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
+                let l = o.linkage[t]
+                warmKey(l.key, of: o, &maps)
+                if l.lidKey != GraphStorage.noKey { warmKey(l.lidKey, of: o, &maps) }
+            }
+        }
+        warmKey(r.key, of: o, &maps)
+        if r.lidKey != GraphStorage.noKey { warmKey(r.lidKey, of: o, &maps) }
+    }
+
+    @inline(__always)
+    private func warmKey(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) {
+        guard maps.keys[Int(k)] == .max && maps.hashes[Int(k)] == 0 else { return }
+        let type = maps.symbols[Int(o.keyType(k))]
+        guard type != .max else { return }
+        let h = storage.keys.hash(of: o.keys.bytes(of: k), tag: o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type))
+        storage.keys.prefetch(hash: h)
+        maps.hashes[Int(k)] = h | PieceMaps.hashed
+    }
+
+    /// The symbol of `o`'s symbol `t` here, from `maps` when it was interned before. The first
+    /// time each symbol is met is where ``internSymbol(_:)`` met it before there were maps,
+    /// so symbols are numbered as they were.
+    @inline(__always)
+    private func symbol(_ t: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
+        let known = maps.symbols[Int(t)]
+        if known != .max { return known }
+        let symbol = internSymbol(o.symbols.bytes(of: t))
+        maps.symbols[Int(t)] = symbol
+        return symbol
     }
 
     /// `o`'s value `span` copied to the end of `store`.
@@ -137,5 +198,25 @@ extension GraphSink {
         let start = storage.members.count
         for m in o.members[range] { storage.members.append(copy(m, of: o, into: &store)) }
         return start..<storage.members.count
+    }
+}
+
+/// What ``GraphSink/append(_:store:documentBase:before:)`` has learnt of a graph it appends:
+/// each of its keys and symbols as numbered here (`.max`: not looked up yet). Linkage names
+/// the same few resources often, and every resource and relationship a type or name of a
+/// few, so each is hashed and looked up once per graph rather than at every use.
+private struct PieceMaps {
+    var keys: [UInt32]
+    var symbols: [UInt32]
+    /// Each key's hash here, with ``hashed`` set, once ``GraphSink/warm(_:of:_:)`` asked for
+    /// its slot (0: not yet); empty when the table is small enough not to warm.
+    var hashes: [UInt64]
+    /// Marks a kept hash (hashes are 32 bits).
+    static let hashed: UInt64 = 1 << 63
+
+    init(keys: Int, symbols: Int, hashes: Bool) {
+        self.keys = [UInt32](repeating: .max, count: keys)
+        self.symbols = [UInt32](repeating: .max, count: symbols)
+        self.hashes = hashes ? [UInt64](repeating: 0, count: keys) : []
     }
 }
