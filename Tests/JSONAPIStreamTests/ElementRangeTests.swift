@@ -207,7 +207,11 @@ struct ElementRangeTests {
     /// their lookup (``KeyHints``), alone and chained to a graph's (strict flat JSON: the
     /// validator and the graph read one stream). Hints change only timing: one reader, which
     /// hints, must find the same R22 and R23 as workers, whose tables are small and not
-    /// hinted, and as the same rules in a small document.
+    /// hinted, and as the same rules in a small document. The caller's validator, taking the
+    /// workers' keys into a table that large, asks for each key's slot a few rows ahead and
+    /// looks it up with the hash it kept then (`Validator.takeIn`): a kept hash that was not
+    /// the key's would miss the repeated resource and the linkage to the included ones (a
+    /// mutation that alters it fails here with a false R23).
     @Test func compoundRulesHoldWithAHintedKeyTable() throws {
         let count = 15_000
         var text = Self.large(count)

@@ -46,6 +46,24 @@ struct ResourceKeys: ~Copyable {
         return keys.intern(other.keys.bytes(of: key), tag: tag & 1 == 1 ? Self.lidTag(t) : Self.idTag(t))
     }
 
+    /// ``intern(_:from:)`` with the hash ``warm(_:from:)`` gave for the same key.
+    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys, hash: UInt64) -> UInt32 {
+        let tag = other.keys.tag(of: key)
+        let t = types.intern(other.types.bytes(of: tag >> 1))
+        return keys.intern(other.keys.bytes(of: key), tag: tag & 1 == 1 ? Self.lidTag(t) : Self.idTag(t), hash: hash)
+    }
+
+    /// Asks for the slot where ``intern(_:from:)`` of key `key` of `other` will look, and
+    /// returns the hash to look it up with then; nil when its type is not numbered here yet
+    /// (numbering it here would number the types in another order).
+    func warm(_ key: UInt32, from other: borrowing ResourceKeys) -> UInt64? {
+        let tag = other.keys.tag(of: key)
+        guard let t = types.find(other.types.bytes(of: tag >> 1)) else { return nil }
+        let h = keys.hash(of: other.keys.bytes(of: key), tag: tag & 1 == 1 ? Self.lidTag(t) : Self.idTag(t))
+        keys.prefetch(hash: h)
+        return h
+    }
+
     /// The key in a sentence: `type "articles" and id "1"` (or `lid`).
     func describeInMessage(_ key: UInt32) -> String {
         let tag = keys.tag(of: key)

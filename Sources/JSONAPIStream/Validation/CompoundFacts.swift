@@ -48,6 +48,11 @@ final class CompoundFacts: @unchecked Sendable {
     /// not yet).
     @exclusivity(unchecked) var taken = 0
     @exclusivity(unchecked) var callerKeys: [UInt32] = []
+    /// The caller's hash of each key whose slot it asked for ahead (``Validator/takeIn``, once
+    /// its table is past the caches), with ``hashed`` set; 0: none.
+    @exclusivity(unchecked) var callerHashes: [UInt64] = []
+    /// Marks a kept hash (hashes are 32 bits).
+    static let hashed: UInt64 = 1 << 63
     /// The worker's writer, whose marks the rows note (nil: none).
     let out: ByteWriter?
     private let recordsBase: Int

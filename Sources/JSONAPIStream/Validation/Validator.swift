@@ -133,15 +133,38 @@ final class Validator: DocumentSink {
         if facts.callerKeys.count < facts.keys.count {
             facts.callerKeys.append(contentsOf: repeatElement(UInt32.max, count: facts.keys.count - facts.callerKeys.count))
         }
+        // Past the caches, each key's slot is asked for a few rows before it is looked up
+        // (as in merging graph pieces: the lookups would otherwise wait for memory in turn).
+        let warming = keys.keys.outgrowsCache
+        if warming && facts.callerHashes.count < facts.keys.count {
+            facts.callerHashes.append(contentsOf: repeatElement(0, count: facts.keys.count - facts.callerHashes.count))
+        }
         /// This validator's number for key `k` of the facts (interned when first met).
         func mapped(_ k: UInt32) -> UInt32 {
             if facts.callerKeys[Int(k)] == .max {
-                facts.callerKeys[Int(k)] = keys.intern(k, from: facts.keys)
+                let hashed = facts.callerHashes.isEmpty ? 0 : facts.callerHashes[Int(k)]
+                facts.callerKeys[Int(k)] =
+                    hashed != 0
+                    ? keys.intern(k, from: facts.keys, hash: hashed & ~CompoundFacts.hashed) : keys.intern(k, from: facts.keys)
                 growKeyTables()
             }
             return facts.callerKeys[Int(k)]
         }
+        func warm(_ k: UInt32) {
+            guard facts.callerKeys[Int(k)] == .max && facts.callerHashes[Int(k)] == 0, let h = keys.warm(k, from: facts.keys) else { return }
+            facts.callerHashes[Int(k)] = h | CompoundFacts.hashed
+        }
+        /// Warms row `i`'s keys: its own and its linkage's.
+        func warm(row i: Int) {
+            let f = facts.rows[i]
+            warm(f.key)
+            if f.lidKey != .max { warm(f.lidKey) }
+            for e in facts.edges(of: i) { warm(e) }
+        }
+        let ahead = 4
+        if warming { for i in facts.taken..<min(facts.taken + ahead, facts.rows.count) { warm(row: i) } }
         while facts.taken < facts.rows.count && facts.rows[facts.taken].resourcesBefore <= resource {
+            if warming && facts.taken + ahead < facts.rows.count { warm(row: facts.taken + ahead) }
             let f = facts.rows[facts.taken]
             while next < warnings.count && next < f.diagnosticsBefore {
                 emit(warnings[next])
