@@ -39,27 +39,28 @@ struct ResourceKeys: ~Copyable {
         return "(type \(quoted(type)), \(tag & 1 == 1 ? "lid" : "id") \(quoted(keys.string(of: key))))"
     }
 
-    /// The same key in this table: key `key` of `other`, interned here.
-    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys) -> UInt32 {
-        let tag = other.keys.tag(of: key)
-        let t = types.intern(other.types.bytes(of: tag >> 1))
-        return keys.intern(other.keys.bytes(of: key), tag: tag & 1 == 1 ? Self.lidTag(t) : Self.idTag(t))
+    /// The type of key `key` of `other`, as `other` numbers it.
+    static func type(of key: UInt32, in other: borrowing ResourceKeys) -> UInt32 { other.keys.tag(of: key) >> 1 }
+
+    /// The number here of type `t` of `other`, interning it when new.
+    mutating func internType(_ t: UInt32, from other: borrowing ResourceKeys) -> UInt32 {
+        types.intern(other.types.bytes(of: t))
     }
 
-    /// ``intern(_:from:)`` with the hash ``warm(_:from:)`` gave for the same key.
-    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys, hash: UInt64) -> UInt32 {
-        let tag = other.keys.tag(of: key)
-        let t = types.intern(other.types.bytes(of: tag >> 1))
-        return keys.intern(other.keys.bytes(of: key), tag: tag & 1 == 1 ? Self.lidTag(t) : Self.idTag(t), hash: hash)
+    /// The same key in this table: key `key` of `other`, whose type is `t` here (from
+    /// ``internType(_:from:)``), interned here; with the hash ``warm(_:from:type:)`` gave for
+    /// it, if any.
+    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys, type t: UInt32, hash: UInt64?) -> UInt32 {
+        let name = other.keys.bytes(of: key)
+        let tag = other.keys.tag(of: key) & 1 == 1 ? Self.lidTag(t) : Self.idTag(t)
+        if let hash { return keys.intern(name, tag: tag, hash: hash) }
+        return keys.intern(name, tag: tag)
     }
 
-    /// Asks for the slot where ``intern(_:from:)`` of key `key` of `other` will look, and
-    /// returns the hash to look it up with then; nil when its type is not numbered here yet
-    /// (numbering it here would number the types in another order).
-    func warm(_ key: UInt32, from other: borrowing ResourceKeys) -> UInt64? {
-        let tag = other.keys.tag(of: key)
-        guard let t = types.find(other.types.bytes(of: tag >> 1)) else { return nil }
-        let h = keys.hash(of: other.keys.bytes(of: key), tag: tag & 1 == 1 ? Self.lidTag(t) : Self.idTag(t))
+    /// Asks for the slot where ``intern(_:from:type:hash:)`` of key `key` of `other`, whose
+    /// type is `t` here, will look, and returns the hash to look it up with then.
+    func warm(_ key: UInt32, from other: borrowing ResourceKeys, type t: UInt32) -> UInt64 {
+        let h = keys.hash(of: other.keys.bytes(of: key), tag: other.keys.tag(of: key) & 1 == 1 ? Self.lidTag(t) : Self.idTag(t))
         keys.prefetch(hash: h)
         return h
     }

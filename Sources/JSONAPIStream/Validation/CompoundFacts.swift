@@ -51,6 +51,9 @@ final class CompoundFacts: @unchecked Sendable {
     /// The caller's hash of each key whose slot it asked for ahead (``Validator/takeIn``, once
     /// its table is past the caches), with ``hashed`` set; 0: none.
     @exclusivity(unchecked) var callerHashes: [UInt64] = []
+    /// The caller's number for each type of ``keys``, filled as types are first met
+    /// (`UInt32.max`: not yet).
+    @exclusivity(unchecked) var callerTypes: [UInt32] = []
     /// Marks a kept hash (hashes are 32 bits).
     static let hashed: UInt64 = 1 << 63
     /// The worker's writer, whose marks the rows note (nil: none).

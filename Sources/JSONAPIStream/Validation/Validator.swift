@@ -139,20 +139,29 @@ final class Validator: DocumentSink {
         if warming && facts.callerHashes.count < facts.keys.count {
             facts.callerHashes.append(contentsOf: repeatElement(0, count: facts.keys.count - facts.callerHashes.count))
         }
-        /// This validator's number for key `k` of the facts (interned when first met).
+        if facts.callerTypes.count < facts.keys.types.count {
+            facts.callerTypes.append(contentsOf: repeatElement(UInt32.max, count: facts.keys.types.count - facts.callerTypes.count))
+        }
+        /// This validator's number for key `k` of the facts (interned when first met, its
+        /// type too, in the order one reader meets them).
         func mapped(_ k: UInt32) -> UInt32 {
             if facts.callerKeys[Int(k)] == .max {
+                let ft = Int(ResourceKeys.type(of: k, in: facts.keys))
+                if facts.callerTypes[ft] == .max { facts.callerTypes[ft] = keys.internType(UInt32(ft), from: facts.keys) }
                 let hashed = facts.callerHashes.isEmpty ? 0 : facts.callerHashes[Int(k)]
-                facts.callerKeys[Int(k)] =
-                    hashed != 0
-                    ? keys.intern(k, from: facts.keys, hash: hashed & ~CompoundFacts.hashed) : keys.intern(k, from: facts.keys)
+                facts.callerKeys[Int(k)] = keys.intern(
+                    k, from: facts.keys, type: facts.callerTypes[ft], hash: hashed != 0 ? hashed & ~CompoundFacts.hashed : nil)
                 growKeyTables()
             }
             return facts.callerKeys[Int(k)]
         }
+        /// Asks for key `k`'s slot, if its type is numbered here already (numbering it here
+        /// would number the types in another order), and keeps the hash.
         func warm(_ k: UInt32) {
-            guard facts.callerKeys[Int(k)] == .max && facts.callerHashes[Int(k)] == 0, let h = keys.warm(k, from: facts.keys) else { return }
-            facts.callerHashes[Int(k)] = h | CompoundFacts.hashed
+            guard facts.callerKeys[Int(k)] == .max && facts.callerHashes[Int(k)] == 0 else { return }
+            let t = facts.callerTypes[Int(ResourceKeys.type(of: k, in: facts.keys))]
+            guard t != .max else { return }
+            facts.callerHashes[Int(k)] = keys.warm(k, from: facts.keys, type: t) | CompoundFacts.hashed
         }
         /// Warms row `i`'s keys: its own and its linkage's.
         func warm(row i: Int) {
