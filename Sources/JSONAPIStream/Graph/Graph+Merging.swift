@@ -42,10 +42,13 @@ extension GraphSink {
         let s = storage
         let documentBase = documentBase ?? UInt32(s.documents.count)
         let wasEmpty = s.resources.isEmpty && s.documents.isEmpty
-        var rowMap = [Int32](repeating: -1, count: o.resources.count)
         // Past the caches, each key's slot is asked for a few resources before it is looked up.
         let warming = s.keys.outgrowsCache
-        var maps = PieceMaps(keys: o.keys.count, symbols: o.symbols.count, hashes: warming)
+        // The sink's maps, taken for this graph and given back after it (allocated once).
+        var maps = PieceMaps()
+        swap(&maps, &pieceMaps)
+        defer { swap(&maps, &pieceMaps) }
+        maps.reset(rows: o.resources.count, keys: o.keys.count, symbols: o.symbols.count, hashes: warming)
         if warming { for j in 0..<min(Self.warmAhead, o.resources.count) { warm(j, of: o, &maps) } }
         for i in o.resources.indices {
             if warming && i + Self.warmAhead < o.resources.count { warm(i + Self.warmAhead, of: o, &maps) }
@@ -82,12 +85,12 @@ extension GraphSink {
                 relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
                 arrayIndex: r.arrayIndex, flags: r.flags)
             growKeyRows()
-            rowMap[i] = try admit(
+            maps.rows[i] = try admit(
                 record, extras: extras, isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark,
                 marks: marks, store: &store)
         }
         let primaryBase = s.primaryRows.count
-        for row in o.primaryRows { s.primaryRows.append(rowMap[Int(row)]) }
+        for row in o.primaryRows { s.primaryRows.append(maps.rows[Int(row)]) }
         for d in o.documents {
             s.documents.append(
                 GraphStorage.DocumentRecord(
@@ -201,22 +204,31 @@ extension GraphSink {
     }
 }
 
-/// What ``GraphSink/append(_:store:documentBase:before:)`` has learnt of a graph it appends:
-/// each of its keys and symbols as numbered here (`.max`: not looked up yet). Linkage names
-/// the same few resources often, and every resource and relationship a type or name of a
-/// few, so each is hashed and looked up once per graph rather than at every use.
-private struct PieceMaps {
-    var keys: [UInt32]
-    var symbols: [UInt32]
+/// What ``GraphSink/append(_:store:documentBase:before:)`` learns of a graph it appends:
+/// the row each of its resources took here, and each of its keys and symbols as numbered here
+/// (`.max`: not looked up yet). Linkage names the same few resources often, and every resource
+/// and relationship a type or name of a few, so each is hashed and looked up once per graph
+/// rather than at every use. The sink keeps one and resets it for each graph, so that a
+/// merge of many pieces allocates its tables once.
+struct PieceMaps {
+    var rows: [Int32] = []
+    var keys: [UInt32] = []
+    var symbols: [UInt32] = []
     /// Each key's hash here, with ``hashed`` set, once ``GraphSink/warm(_:of:_:)`` asked for
     /// its slot (0: not yet); empty when the table is small enough not to warm.
-    var hashes: [UInt64]
+    var hashes: [UInt64] = []
     /// Marks a kept hash (hashes are 32 bits).
     static let hashed: UInt64 = 1 << 63
 
-    init(keys: Int, symbols: Int, hashes: Bool) {
-        self.keys = [UInt32](repeating: .max, count: keys)
-        self.symbols = [UInt32](repeating: .max, count: symbols)
-        self.hashes = hashes ? [UInt64](repeating: 0, count: keys) : []
+    /// Empty maps for a graph of `rows` resources, `keys` keys and `symbols` symbols.
+    mutating func reset(rows: Int, keys: Int, symbols: Int, hashes: Bool) {
+        self.rows.removeAll(keepingCapacity: true)
+        self.rows.append(contentsOf: repeatElement(-1, count: rows))
+        self.keys.removeAll(keepingCapacity: true)
+        self.keys.append(contentsOf: repeatElement(.max, count: keys))
+        self.symbols.removeAll(keepingCapacity: true)
+        self.symbols.append(contentsOf: repeatElement(.max, count: symbols))
+        self.hashes.removeAll(keepingCapacity: true)
+        if hashes { self.hashes.append(contentsOf: repeatElement(0, count: keys)) }
     }
 }

@@ -35,6 +35,9 @@ final class GraphSink: DocumentSink {
     @exclusivity(unchecked) var numberAlarm: NumberAlarm?
     /// Type and relationship names seen lately, to skip the interner.
     @exclusivity(unchecked) private var symbolCache = SymbolCache()
+    /// What ``append(_:store:documentBase:before:)`` learns of each graph it appends, kept from
+    /// one graph to the next.
+    @exclusivity(unchecked) var pieceMaps = PieceMaps()
 
     init(options: DocumentOptions, policy: DuplicatePolicy, collectsOnly: Bool = false) {
         self.policy = policy
