@@ -160,6 +160,56 @@ struct ParallelGraphTests {
         #expect(sameWarnings, "warnings differ (\(two.warnings.count) against \(one.warnings.count))")
     }
 
+    /// One large document read by elements on 2 workers, whose merge (and whose validator's
+    /// taking in of the workers' keys) warms a key table past the caches: resources with an
+    /// id, with a lid only and with both, linkage by id and by lid (to resources before and
+    /// after), a resource repeated by its id and one by its lid. The graph (its flat JSON and
+    /// statistics, which count linkage that resolves to nothing) and the warnings must be one
+    /// reader's, and `validate`'s findings too. A warmed lid hashed under its type's id tag,
+    /// or any kept hash that is not the key's, misses the key already there.
+    @Test func aWarmedMergeResolvesIDsAndLidsAsOneReader() throws {
+        let count = 12_000
+        func a(_ i: Int) -> String {
+            let identity = i % 7 == 0 ? #""lid":"l\#(i)""# : i % 3 == 0 ? #""id":"\#(i)","lid":"l\#(i)""# : #""id":"\#(i)""#
+            let peer = (i * 13) % count / 7 * 7
+            return #"{"type":"a",\#(identity),"attributes":{"n":\#(i)},"relationships":{"r":{"data":[{"type":"b","id":"\#(i)"}]},"#
+                + #""peer":{"data":{"type":"a","lid":"l\#(peer)"}}}}"#
+        }
+        func b(_ i: Int) -> String { #"{"type":"b","id":"\#(i)","attributes":{"s":"x\#(i)"}}"# }
+        var text = #"{"data":["# + (0..<count).map(a).joined(separator: ",")
+        text += #",{"type":"a","lid":"l7","attributes":{"again":true}}"#
+        text += #"],"included":["# + (0..<count).map(b).joined(separator: ",")
+        text += "," + stride(from: 0, to: count, by: 500).map { #"{"type":"b","id":"\#($0)","attributes":{"s":"again"}}"# }.joined(separator: ",")
+        text += "]}"
+        let bytes = Array(text.utf8)
+        let one = Self.run([("lids", bytes)], workers: 1, chunk: 0, batch: 1 << 16, continuation: 1 << 18, decision: 1 << 16)
+        let two = Self.run([("lids", bytes)], workers: 2, chunk: 65_537, batch: 1 << 16, continuation: 1 << 18, decision: 1 << 16)
+        #expect(one.error == nil && !one.byWorkers)
+        #expect(two.byWorkers)
+        let graph = try Graph(bytes: bytes)
+        let outgrows = graph.storage.keys.outgrowsCache
+        #expect(outgrows, "the key table must be past the warming threshold for this test to warm")
+        #expect(one.statistics?.danglingLinkage == 0, "every lid and id linked to is in the document")
+        #expect(one.statistics?.duplicates == 1 + count / 500)
+        let sameGraph = two.flat == one.flat
+        let sameWarnings = two.warnings == one.warnings
+        #expect(sameGraph, "graph differs")
+        #expect(two.statistics == one.statistics)
+        #expect(sameWarnings, "warnings differ (\(two.warnings.count) against \(one.warnings.count))")
+
+        func findings(workers: Int) throws -> [Diagnostic] {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            o.parse.workerBatchBytes = 1 << 16
+            return try DocumentValidator(options: o).validate(.bytes(bytes, name: "lids"), chunkSize: 1 << 16)
+        }
+        let validatedOne = try findings(workers: 1)
+        let validatedTwo = try findings(workers: 2)
+        #expect(validatedOne.contains { $0.rule == .R22 }, "the repeated resources")
+        let sameFindings = validatedTwo == validatedOne
+        #expect(sameFindings, "findings differ (\(validatedTwo.count) against \(validatedOne.count))")
+    }
+
     @Test func flatJSONOnWorkersGivesTheSameBytes() throws {
         func normalize(_ duplicates: DuplicatePolicy, numbers: NumberPolicy, workers: Int) -> (String, [Diagnostic], JSONAPIError?, Bool) {
             var o = DocumentOptions()
