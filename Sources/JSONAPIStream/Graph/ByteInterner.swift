@@ -205,14 +205,49 @@ package struct ByteInterner: ~Copyable {
         let newTable = UnsafeMutablePointer<Slot>.allocate(capacity: size)
         newTable.initialize(repeating: Slot(prefix: 0, suffix: 0, info: 0), count: size)
         let newMask = UInt64(size - 1)
-        for (n, entry) in entries.enumerated() {
-            let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
-            let (prefix, suffix) = ShortName.words(name)
-            let h = Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed)
+        /// Puts entry `n` (its hash `h` and words) in its slot of the new table.
+        @inline(__always)
+        func place(_ n: Int, _ entry: Entry, _ h: UInt64, _ prefix: UInt64, _ suffix: UInt64) {
             var i = h & newMask
             while newTable[Int(i)].info != 0 { i = (i &+ 1) & newMask }
             newTable[Int(i)] = Slot(
-                prefix: prefix, suffix: suffix, info: Self.infoKey(hash: h, count: name.count, tag: entry.tag) | UInt64(n + 1))
+                prefix: prefix, suffix: suffix, info: Self.infoKey(hash: h, count: Int(entry.count), tag: entry.tag) | UInt64(n + 1))
+        }
+        if size * MemoryLayout<Slot>.stride <= 1 << 20 {
+            // A table the caches hold: one entry after another.
+            for (n, entry) in entries.enumerated() {
+                let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
+                let (prefix, suffix) = ShortName.words(name)
+                place(n, entry, Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed), prefix, suffix)
+            }
+        } else {
+            // A larger one: a group of entries at a time, every slot of the group asked for
+            // (a prefetch) before the first is written, so that their cache misses overlap
+            // instead of coming one after another. Kept per entry of the group: its hash,
+            // first and last eight bytes.
+            let group = 16
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 3 * group) { kept in
+                var first = 0
+                while first < entries.count {
+                    let end = Swift.min(first + group, entries.count)
+                    for n in first..<end {
+                        let entry = entries[n]
+                        let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
+                        let (prefix, suffix) = ShortName.words(name)
+                        let h = Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed)
+                        let k = 3 * (n - first)
+                        kept[k] = h
+                        kept[k + 1] = prefix
+                        kept[k + 2] = suffix
+                        jsonapi_prefetch(newTable + Int(h & newMask))
+                    }
+                    for n in first..<end {
+                        let k = 3 * (n - first)
+                        place(n, entries[n], kept[k], kept[k + 1], kept[k + 2])
+                    }
+                    first = end
+                }
+            }
         }
         table.deallocate()
         table = newTable
