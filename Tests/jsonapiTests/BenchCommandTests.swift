@@ -60,12 +60,22 @@ struct BenchCommandTests {
             let expected = number(rows[one], "medianSeconds")! / number(rows[two], "medianSeconds")!
             #expect(abs(number(rows[two], "scaling")! - expected) < 1e-9)
         }
+        // The reading thread's share of the processor time, on rows with 2 or more workers: a
+        // fraction, more than nothing (it splits the dump and writes out what the workers
+        // wrote) and less than all (the workers parse).
+        for (one, two) in [(1, 2), (3, 4), (5, 6)] {
+            #expect(rows[one]["callerShare"] == nil)
+            let share = number(rows[two], "callerShare")
+            #expect(share.map { $0 > 0 && $0 < 1 } == true, "\(rows[two])")
+        }
         let text = try run([
             "bench", "--resources", "3000", "--documents", "100", "--workers", "1", "--workers", "2", "--runs", "1", "--quiet", "--passes", "ndjson",
         ])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.out.contains("scaling over 1 worker: ndjson "), "\(text.out)")
         #expect(text.out.contains("× with 2"), "\(text.out)")
+        #expect(text.out.contains("reading thread's share of the processor time: ndjson "), "\(text.out)")
+        #expect(text.out.contains("% with 2 (limit from about "), "\(text.out)")
         let zero = try run(["bench", "--workers", "0"])
         #expect(zero.status == 2 && zero.stderr.contains("--workers must be at least 1"))
     }

@@ -58,7 +58,7 @@ struct Bench: ParsableCommand {
 
     @Option(
         help:
-            "Workers for inputs of many documents, such as a dump from --documents (repeatable: every pass runs once per value, e.g. --workers 1 --workers 2, and the report gives each pass's scaling over the fewest; default: as normalize, one per core with 3 or more cores, else one reader). NDJSON, graph, flat JSON and validate use them; NDJSON, graph and flat JSON also on one large document, a range of its elements per worker."
+            "Workers for inputs of many documents, such as a dump from --documents (repeatable: every pass runs once per value, e.g. --workers 1 --workers 2, and the report gives each pass's scaling over the fewest and, with 2 or more, the share of the processor time the thread that reads the input takes; default: as normalize, one per core with 3 or more cores, else one reader). NDJSON, graph, flat JSON and validate use them; NDJSON, graph and flat JSON also on one large document, a range of its elements per worker."
     )
     var workers: [Int] = []
 

@@ -47,6 +47,17 @@ enum ProcessorTime {
     }
 }
 
+/// Processor time of the calling thread alone (user and system), for the share of a run's
+/// processor time the thread that reads the input takes (the rest is the workers' or the
+/// building thread's).
+enum ThreadProcessorTime {
+    static var now: Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}
+
 /// Starting `jsonapi bench-pass` and reading its reply.
 enum BenchChild {
     struct Reply: Codable {
@@ -55,6 +66,9 @@ enum BenchChild {
         var seconds: [Double]
         /// Processor time per run (user and system, all threads).
         var cpuSeconds: [Double]
+        /// Processor time per run of the thread that runs the pass (the one that reads the
+        /// input, splits it for workers and merges what they give back).
+        var callerCPUSeconds: [Double]?
         /// Passes per timed run (more than 1 for small documents).
         var repeats: Int
         var result: Int
@@ -96,6 +110,7 @@ enum BenchChild {
         var outcome = BenchOutcome()
         outcome.seconds = reply.seconds
         outcome.cpuSeconds = reply.cpuSeconds
+        outcome.callerCPUSeconds = reply.callerCPUSeconds ?? []
         outcome.residentBeforeRuns = reply.residentBeforeRuns
         outcome.peakResident = reply.peakResident
         outcome.error = reply.error

@@ -53,11 +53,12 @@ struct BenchPass: ParsableCommand {
         let before = ResidentMemory.current
         var seconds: [Double] = []
         var cpuSeconds: [Double] = []
+        var callerCPUSeconds: [Double] = []
         var result = 0
         var repeats = 1
         func reply(_ error: String?) -> String {
             BenchChild.Reply(
-                pass: pass.rawValue, bytes: input.count, seconds: seconds, cpuSeconds: cpuSeconds, repeats: repeats,
+                pass: pass.rawValue, bytes: input.count, seconds: seconds, cpuSeconds: cpuSeconds, callerCPUSeconds: callerCPUSeconds, repeats: repeats,
                 result: result, residentBeforeRuns: before, peakResident: ResidentMemory.peak, error: error
             ).encoded
         }
@@ -72,9 +73,11 @@ struct BenchPass: ParsableCommand {
             }
             for _ in 0..<max(0, runs) {
                 let cpu = ProcessorTime.now
+                let callerCPU = ThreadProcessorTime.now
                 let start = DispatchTime.now().uptimeNanoseconds
                 for _ in 0..<repeats { result &+= try pass.run(input, chunkSize: chunkSize, options: options) }
                 seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(repeats))
+                callerCPUSeconds.append((ThreadProcessorTime.now - callerCPU) / Double(repeats))
                 cpuSeconds.append((ProcessorTime.now - cpu) / Double(repeats))
             }
         } catch {

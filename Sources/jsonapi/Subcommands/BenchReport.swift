@@ -8,6 +8,8 @@ import JSONAPIBenchmarking
 struct BenchOutcome {
     var seconds: [Double] = []
     var cpuSeconds: [Double] = []
+    /// The calling thread's part of `cpuSeconds`, run by run.
+    var callerCPUSeconds: [Double] = []
     var residentBeforeRuns = 0
     var peakResident = 0
     var error: String?
@@ -17,6 +19,7 @@ struct BenchOutcome {
     mutating func merge(_ other: BenchOutcome) {
         seconds += other.seconds
         cpuSeconds += other.cpuSeconds
+        callerCPUSeconds += other.callerCPUSeconds
         peakResident = max(peakResident, other.peakResident)
         residentBeforeRuns = residentBeforeRuns == 0 ? other.residentBeforeRuns : min(residentBeforeRuns, other.residentBeforeRuns)
         if error == nil { error = other.error }
@@ -24,6 +27,12 @@ struct BenchOutcome {
 
     var median: Double? { error == nil ? Self.median(seconds) : nil }
     var cpuMedian: Double? { error == nil ? Self.median(cpuSeconds) : nil }
+    /// The calling thread's share of the processor time over all runs (nil without it).
+    var callerShare: Double? {
+        let total = cpuSeconds.reduce(0, +)
+        guard error == nil, callerCPUSeconds.count == cpuSeconds.count, total > 0 else { return nil }
+        return min(1, callerCPUSeconds.reduce(0, +) / total)
+    }
 
     static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
@@ -119,6 +128,10 @@ struct BenchReport {
         /// Throughput relative to the same pass with the fewest workers asked for (`--workers`
         /// given more than once): the scaling.
         var scaling: Double?
+        /// With 2 or more workers: the share of the processor time the thread that reads the
+        /// input takes (splitting it, merging the workers' pieces, writing their output). With
+        /// N workers that thread is the limit once the workers' part divided by N is smaller.
+        var callerShare: Double?
         var error: String?
     }
 
@@ -163,6 +176,7 @@ struct BenchReport {
                     row.scaling = base / median
                 }
             }
+            if let w = run.workers, w >= 2, run.pass != .bareYajl { row.callerShare = o.callerShare }
             if let cpu = o.cpuMedian, cpu > 0 {
                 row.medianCPUSeconds = cpu
                 if let floorCPU = floor?.cpuMedian { row.cpuRatio = floorCPU / cpu }
@@ -226,6 +240,17 @@ struct BenchReport {
                     let parts = scaled.map { "\($0.pass) \(String(format: "%.2f", $0.scaling!))× with \($0.workers!)" }
                     lines.append("scaling over \(fewest) worker\(fewest == 1 ? "" : "s"): " + parts.joined(separator: ", "))
                 }
+            }
+            // The reading thread's share with workers: past (1 - share) / share workers it is
+            // the limit, whatever the number of cores.
+            let shared = inputRows.filter { $0.callerShare != nil }
+            if !shared.isEmpty {
+                let parts = shared.map { row in
+                    let share = row.callerShare!
+                    let bound = share > 0 ? String(format: "%.1f", (1 - share) / share) : "-"
+                    return "\(row.pass) \(String(format: "%.1f", share * 100)) % with \(row.workers!) (limit from about \(bound) workers)"
+                }
+                lines.append("reading thread's share of the processor time: " + parts.joined(separator: ", "))
             }
         }
         lines.append("")
