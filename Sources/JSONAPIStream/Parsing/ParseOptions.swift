@@ -71,12 +71,13 @@ public struct ParseOptions: Sendable, Hashable {
     /// ``DocumentStream`` into your own sinks only when set (2 or more: the workers parse and
     /// build, your sinks get the resources on the feeding thread, in input order, a batch at a
     /// time; `jsonapi load --workers`). A large document (no
-    /// document end in the first bytes) is read by ``Normalizer`` and ``GraphParser`` a range
-    /// of the elements of its `data` and `included` arrays per worker, the rest on the
-    /// caller's stream, with the same result; with the compound-document rules
-    /// (``DocumentOptions/checksCompoundRules``) or a request ``DocumentContext``, and in
-    /// ``DocumentValidator``, it stays on the caller's stream (two threads, as
-    /// ``concurrency`` says).
+    /// document end in the first bytes) is read by ``Normalizer``, ``GraphParser``,
+    /// ``TableSplitter`` and ``DocumentValidator`` a range of the elements of its `data` and
+    /// `included` arrays per worker, the rest on the caller's stream, with the same result
+    /// (the compound-document rules, ``DocumentOptions/checksCompoundRules``, are checked on
+    /// the caller from what the workers gather); a request document (``DocumentContext``
+    /// other than `response`), and the arrays of one that may apply Atomic Operations, stay
+    /// on the caller's stream (two threads, as ``concurrency`` says).
     public var workers: Int? = nil
     /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after
     /// the first document that reaches this size). A document longer than 8 times this goes
