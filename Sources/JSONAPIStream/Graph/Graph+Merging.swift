@@ -131,8 +131,9 @@ extension GraphSink {
         return key
     }
 
-    /// Resources ``warm(_:of:_:)`` looks ahead: a resource takes a few hundred
-    /// instructions to append, about as long as a slot takes to come from memory.
+    /// Resources ``warm(_:of:_:)`` looks ahead (and rows the validator's `takeIn` does): a
+    /// resource takes a few hundred instructions to append, about as long as a slot takes to
+    /// come from memory.
     static let warmAhead = 4
 
     /// Asks for the key table's slots of resource `i`'s keys (its linkage's and its own) that

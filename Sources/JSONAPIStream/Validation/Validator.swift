@@ -170,7 +170,7 @@ final class Validator: DocumentSink {
             if f.lidKey != .max { warm(f.lidKey) }
             for e in facts.edges(of: i) { warm(e) }
         }
-        let ahead = 4
+        let ahead = GraphSink.warmAhead
         if warming { for i in facts.taken..<min(facts.taken + ahead, facts.rows.count) { warm(row: i) } }
         while facts.taken < facts.rows.count && facts.rows[facts.taken].resourcesBefore <= resource {
             if warming && facts.taken + ahead < facts.rows.count { warm(row: facts.taken + ahead) }
