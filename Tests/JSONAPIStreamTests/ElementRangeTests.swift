@@ -203,6 +203,15 @@ struct ElementRangeTests {
         }
     }
 
+    /// `DocumentValidator`'s findings on `bytes` with `workers` workers, in batches and reads of
+    /// 64 KiB.
+    static func validated(_ bytes: [UInt8], name: String, workers: Int) throws(JSONAPIError) -> [Diagnostic] {
+        var o = DocumentOptions()
+        o.parse.workers = workers
+        o.parse.workerBatchBytes = 1 << 16
+        return try DocumentValidator(options: o).validate(.bytes(bytes, name: name), chunkSize: 1 << 16)
+    }
+
     /// The validator's key table past the size where the builder hints keys to it ahead of
     /// their lookup (``KeyHints``), alone and chained to a graph's (strict flat JSON: the
     /// validator and the graph read one stream). Hints change only timing: one reader, which
@@ -233,14 +242,8 @@ struct ElementRangeTests {
         let outgrows = keys.keys.outgrowsCache
         #expect(outgrows, "the key table must be past the hints' threshold for this test to hint")
 
-        func findings(workers: Int) throws -> [Diagnostic] {
-            var o = DocumentOptions()
-            o.parse.workers = workers
-            o.parse.workerBatchBytes = 1 << 16
-            return try DocumentValidator(options: o).validate(.bytes(bytes, name: "large"), chunkSize: 1 << 16)
-        }
-        let one = try findings(workers: 1)
-        let two = try findings(workers: 2)
+        let one = try Self.validated(bytes, name: "large", workers: 1)
+        let two = try Self.validated(bytes, name: "large", workers: 2)
         let r22 = one.filter { $0.rule == .R22 }
         let r23 = one.filter { $0.rule == .R23 }
         #expect(r22.count == 1 && r22.first?.message.contains(#"type "a" and id "3""#) == true, "\(r22)")

@@ -197,14 +197,8 @@ struct ParallelGraphTests {
         #expect(two.statistics == one.statistics)
         #expect(sameWarnings, "warnings differ (\(two.warnings.count) against \(one.warnings.count))")
 
-        func findings(workers: Int) throws -> [Diagnostic] {
-            var o = DocumentOptions()
-            o.parse.workers = workers
-            o.parse.workerBatchBytes = 1 << 16
-            return try DocumentValidator(options: o).validate(.bytes(bytes, name: "lids"), chunkSize: 1 << 16)
-        }
-        let validatedOne = try findings(workers: 1)
-        let validatedTwo = try findings(workers: 2)
+        let validatedOne = try ElementRangeTests.validated(bytes, name: "lids", workers: 1)
+        let validatedTwo = try ElementRangeTests.validated(bytes, name: "lids", workers: 2)
         #expect(validatedOne.contains { $0.rule == .R22 }, "the repeated resources")
         let sameFindings = validatedTwo == validatedOne
         #expect(sameFindings, "findings differ (\(validatedTwo.count) against \(validatedOne.count))")
