@@ -48,10 +48,11 @@ extension GraphSink {
         var maps = PieceMaps()
         swap(&maps, &pieceMaps)
         defer { swap(&maps, &pieceMaps) }
-        maps.reset(rows: o.resources.count, keys: o.keys.count, symbols: o.symbols.count, hashes: warming)
-        if warming { for j in 0..<min(Self.warmAhead, o.resources.count) { warm(j, of: o, &maps) } }
+        maps.reset(rows: o.resources.count, keys: o.keys.count, symbols: o.symbols.count, warming: warming)
+        let ahead = KeyTranslation.ahead
+        if warming { for j in 0..<min(ahead, o.resources.count) { warm(j, of: o, &maps) } }
         for i in o.resources.indices {
-            if warming && i + Self.warmAhead < o.resources.count { warm(i + Self.warmAhead, of: o, &maps) }
+            if warming && i + ahead < o.resources.count { warm(i + ahead, of: o, &maps) }
             try before(i)
             let r = o.resources[i]
             let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
@@ -112,58 +113,31 @@ extension GraphSink {
     /// `maps` when it was looked up before.
     @inline(__always)
     private func rekey(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        let known = maps.keys[Int(k)]
-        return known != .max ? known : rekeyNew(k, of: o, &maps)
+        maps.keys.key(k) ?? rekeyNew(k, of: o, &maps)
     }
 
-    /// ``rekey(_:of:_:)`` for a key not looked up before: interned here (with the hash
-    /// ``warm(_:of:_:)`` kept, if it did) and remembered.
+    /// ``rekey(_:of:_:)`` for a key not looked up before: its type numbered here, then the
+    /// key interned (with the hash ``warm(_:of:_:)`` kept, if it did) and remembered.
     @inline(never)
     private func rekeyNew(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        let type = symbol(o.keyType(k), of: o, &maps)
-        let tag = o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type)
-        let hashed = maps.hashes.isEmpty ? 0 : maps.hashes[Int(k)]
-        let key =
-            hashed != 0
-            ? storage.keys.intern(o.keys.bytes(of: k), tag: tag, hash: hashed & ~PieceMaps.hashed)
-            : storage.keys.intern(o.keys.bytes(of: k), tag: tag)
-        maps.keys[Int(k)] = key
-        return key
+        _ = symbol(o.keyType(k), of: o, &maps)
+        return maps.keys.translate(k, from: o.keys, into: &storage.keys)
     }
 
-    /// Resources ``warm(_:of:_:)`` looks ahead (and rows the validator's `takeIn` does): a
-    /// resource takes a few hundred instructions to append, about as long as a slot takes to
-    /// come from memory.
-    static let warmAhead = 4
-
-    /// Asks for the key table's slots of resource `i`'s keys (its linkage's and its own) that
-    /// are not looked up yet, some resources before ``rekey(_:of:_:)`` needs them, and keeps
-    /// each key's hash for that lookup. A large graph's key table is megabytes, and the
-    /// lookups would otherwise wait for memory one after another (a third of the merging
-    /// thread's time at 128 MB). Only keys whose type is numbered here already: numbering one
-    /// here would number the types in another order.
+    /// Warms resource `i`'s keys (its linkage's and its own), some resources before
+    /// ``rekey(_:of:_:)`` needs them (``KeyTranslation``).
     private func warm(_ i: Int, of o: GraphStorage, _ maps: inout PieceMaps) {
         let r = o.resources[i]
         for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
             let rel = o.relationships[k]
             for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
                 let l = o.linkage[t]
-                warmKey(l.key, of: o, &maps)
-                if l.lidKey != GraphStorage.noKey { warmKey(l.lidKey, of: o, &maps) }
+                maps.keys.warm(l.key, from: o.keys, in: storage.keys)
+                if l.lidKey != GraphStorage.noKey { maps.keys.warm(l.lidKey, from: o.keys, in: storage.keys) }
             }
         }
-        warmKey(r.key, of: o, &maps)
-        if r.lidKey != GraphStorage.noKey { warmKey(r.lidKey, of: o, &maps) }
-    }
-
-    @inline(__always)
-    private func warmKey(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) {
-        guard maps.keys[Int(k)] == .max && maps.hashes[Int(k)] == 0 else { return }
-        let type = maps.symbols[Int(o.keyType(k))]
-        guard type != .max else { return }
-        let h = storage.keys.hash(of: o.keys.bytes(of: k), tag: o.keyIsLid(k) ? storage.lidTag(type) : storage.idTag(type))
-        storage.keys.prefetch(hash: h)
-        maps.hashes[Int(k)] = h | PieceMaps.hashed
+        maps.keys.warm(r.key, from: o.keys, in: storage.keys)
+        if r.lidKey != GraphStorage.noKey { maps.keys.warm(r.lidKey, from: o.keys, in: storage.keys) }
     }
 
     /// The symbol of `o`'s symbol `t` here, from `maps` when it was interned before. The first
@@ -171,10 +145,10 @@ extension GraphSink {
     /// so symbols are numbered as they were.
     @inline(__always)
     private func symbol(_ t: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        let known = maps.symbols[Int(t)]
+        let known = maps.keys.types[Int(t)]
         if known != .max { return known }
         let symbol = internSymbol(o.symbols.bytes(of: t))
-        maps.symbols[Int(t)] = symbol
+        maps.keys.types[Int(t)] = symbol
         return symbol
     }
 
@@ -206,30 +180,19 @@ extension GraphSink {
 }
 
 /// What ``GraphSink/append(_:store:documentBase:before:)`` learns of a graph it appends:
-/// the row each of its resources took here, and each of its keys and symbols as numbered here
-/// (`.max`: not looked up yet). Linkage names the same few resources often, and every resource
-/// and relationship a type or name of a few, so each is hashed and looked up once per graph
-/// rather than at every use. The sink keeps one and resets it for each graph, so that a
-/// merge of many pieces allocates its tables once.
+/// the row each of its resources took here, and its keys and symbols as numbered here (its
+/// symbols are the translation's types: a key's type is one of them). Linkage names the same
+/// few resources often, and every resource and relationship a type or name of a few, so each
+/// is hashed and looked up once per graph rather than at every use. The sink keeps one and
+/// resets it for each graph, so that a merge of many pieces allocates its tables once.
 struct PieceMaps {
     var rows: [Int32] = []
-    var keys: [UInt32] = []
-    var symbols: [UInt32] = []
-    /// Each key's hash here, with ``hashed`` set, once ``GraphSink/warm(_:of:_:)`` asked for
-    /// its slot (0: not yet); empty when the table is small enough not to warm.
-    var hashes: [UInt64] = []
-    /// Marks a kept hash (hashes are 32 bits).
-    static let hashed: UInt64 = 1 << 63
+    var keys = KeyTranslation()
 
     /// Empty maps for a graph of `rows` resources, `keys` keys and `symbols` symbols.
-    mutating func reset(rows: Int, keys: Int, symbols: Int, hashes: Bool) {
+    mutating func reset(rows: Int, keys: Int, symbols: Int, warming: Bool) {
         self.rows.removeAll(keepingCapacity: true)
         self.rows.append(contentsOf: repeatElement(-1, count: rows))
-        self.keys.removeAll(keepingCapacity: true)
-        self.keys.append(contentsOf: repeatElement(.max, count: keys))
-        self.symbols.removeAll(keepingCapacity: true)
-        self.symbols.append(contentsOf: repeatElement(.max, count: symbols))
-        self.hashes.removeAll(keepingCapacity: true)
-        if hashes { self.hashes.append(contentsOf: repeatElement(0, count: keys)) }
+        self.keys.reset(keys: keys, types: symbols, warming: warming)
     }
 }

@@ -39,30 +39,18 @@ struct ResourceKeys: ~Copyable {
         return "(type \(quoted(type)), \(tag & 1 == 1 ? "lid" : "id") \(quoted(keys.string(of: key))))"
     }
 
-    /// The type of key `key` of `other`, as `other` numbers it.
-    static func type(of key: UInt32, in other: borrowing ResourceKeys) -> UInt32 { other.keys.tag(of: key) >> 1 }
-
-    /// The number here of type `t` of `other`, interning it when new.
-    mutating func internType(_ t: UInt32, from other: borrowing ResourceKeys) -> UInt32 {
-        types.intern(other.types.bytes(of: t))
+    /// Key `key` of `other`, not translated yet, interned here through `translation` (its type
+    /// numbered here when first met, in the order one reader meets them; a warmed key looked
+    /// up with its hash).
+    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys, via translation: inout KeyTranslation) -> UInt32 {
+        let t = Int(KeyTranslation.type(of: key, in: other.keys))
+        if translation.types[t] == .max { translation.types[t] = types.intern(other.types.bytes(of: UInt32(t))) }
+        return translation.translate(key, from: other.keys, into: &keys)
     }
 
-    /// The same key in this table: key `key` of `other`, whose type is `t` here (from
-    /// ``internType(_:from:)``), interned here; with the hash ``warm(_:from:type:)`` gave for
-    /// it, if any.
-    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys, type t: UInt32, hash: UInt64?) -> UInt32 {
-        let name = other.keys.bytes(of: key)
-        let tag = other.keys.tag(of: key) & 1 == 1 ? Self.lidTag(t) : Self.idTag(t)
-        if let hash { return keys.intern(name, tag: tag, hash: hash) }
-        return keys.intern(name, tag: tag)
-    }
-
-    /// Asks for the slot where ``intern(_:from:type:hash:)`` of key `key` of `other`, whose
-    /// type is `t` here, will look, and returns the hash to look it up with then.
-    func warm(_ key: UInt32, from other: borrowing ResourceKeys, type t: UInt32) -> UInt64 {
-        let h = keys.hash(of: other.keys.bytes(of: key), tag: other.keys.tag(of: key) & 1 == 1 ? Self.lidTag(t) : Self.idTag(t))
-        keys.prefetch(hash: h)
-        return h
+    /// Warms key `key` of `other` for ``intern(_:from:via:)`` (``KeyTranslation/warm(_:from:in:)``).
+    func warm(_ key: UInt32, from other: borrowing ResourceKeys, via translation: inout KeyTranslation) {
+        translation.warm(key, from: other.keys, in: keys)
     }
 
     /// The key in a sentence: `type "articles" and id "1"` (or `lid`).

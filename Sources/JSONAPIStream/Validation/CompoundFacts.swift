@@ -44,18 +44,9 @@ final class CompoundFacts: @unchecked Sendable {
     @exclusivity(unchecked) var diagnosticsSeen = 0
     @exclusivity(unchecked) var resourcesSeen = 0
     /// The caller's side (``Validator/takeIn(_:before:warnings:next:emit:)``): rows taken in so
-    /// far, and the caller's number for each key, filled as keys are first met (`UInt32.max`:
-    /// not yet).
+    /// far, and the caller's numbers for the keys and types of ``keys``, as they are first met.
     @exclusivity(unchecked) var taken = 0
-    @exclusivity(unchecked) var callerKeys: [UInt32] = []
-    /// The caller's hash of each key whose slot it asked for ahead (``Validator/takeIn``, once
-    /// its table is past the caches), with ``hashed`` set; 0: none.
-    @exclusivity(unchecked) var callerHashes: [UInt64] = []
-    /// The caller's number for each type of ``keys``, filled as types are first met
-    /// (`UInt32.max`: not yet).
-    @exclusivity(unchecked) var callerTypes: [UInt32] = []
-    /// Marks a kept hash (hashes are 32 bits).
-    static let hashed: UInt64 = 1 << 63
+    @exclusivity(unchecked) var callerKeys = KeyTranslation()
     /// The worker's writer, whose marks the rows note (nil: none).
     let out: ByteWriter?
     private let recordsBase: Int

@@ -130,47 +130,25 @@ final class Validator: DocumentSink {
     func takeIn(
         _ facts: CompoundFacts, before resource: Int, warnings: [Diagnostic], next: inout Int, emit: (Diagnostic) -> Void
     ) throws(JSONAPIError) {
-        if facts.callerKeys.count < facts.keys.count {
-            facts.callerKeys.append(contentsOf: repeatElement(UInt32.max, count: facts.keys.count - facts.callerKeys.count))
-        }
         // Past the caches, each key's slot is asked for a few rows before it is looked up
-        // (as in merging graph pieces: the lookups would otherwise wait for memory in turn).
-        let warming = keys.keys.outgrowsCache
-        if warming && facts.callerHashes.count < facts.keys.count {
-            facts.callerHashes.append(contentsOf: repeatElement(0, count: facts.keys.count - facts.callerHashes.count))
-        }
-        if facts.callerTypes.count < facts.keys.types.count {
-            facts.callerTypes.append(contentsOf: repeatElement(UInt32.max, count: facts.keys.types.count - facts.callerTypes.count))
-        }
-        /// This validator's number for key `k` of the facts (interned when first met, its
-        /// type too, in the order one reader meets them).
+        // (``KeyTranslation``, as in merging graph pieces).
+        facts.callerKeys.prepare(keys: facts.keys.count, types: facts.keys.types.count, warming: keys.keys.outgrowsCache)
+        let warming = facts.callerKeys.warming
+        /// This validator's number for key `k` of the facts (interned when first met).
         func mapped(_ k: UInt32) -> UInt32 {
-            if facts.callerKeys[Int(k)] == .max {
-                let ft = Int(ResourceKeys.type(of: k, in: facts.keys))
-                if facts.callerTypes[ft] == .max { facts.callerTypes[ft] = keys.internType(UInt32(ft), from: facts.keys) }
-                let hashed = facts.callerHashes.isEmpty ? 0 : facts.callerHashes[Int(k)]
-                facts.callerKeys[Int(k)] = keys.intern(
-                    k, from: facts.keys, type: facts.callerTypes[ft], hash: hashed != 0 ? hashed & ~CompoundFacts.hashed : nil)
-                growKeyTables()
-            }
-            return facts.callerKeys[Int(k)]
-        }
-        /// Asks for key `k`'s slot, if its type is numbered here already (numbering it here
-        /// would number the types in another order), and keeps the hash.
-        func warm(_ k: UInt32) {
-            guard facts.callerKeys[Int(k)] == .max && facts.callerHashes[Int(k)] == 0 else { return }
-            let t = facts.callerTypes[Int(ResourceKeys.type(of: k, in: facts.keys))]
-            guard t != .max else { return }
-            facts.callerHashes[Int(k)] = keys.warm(k, from: facts.keys, type: t) | CompoundFacts.hashed
+            if let known = facts.callerKeys.key(k) { return known }
+            let key = keys.intern(k, from: facts.keys, via: &facts.callerKeys)
+            growKeyTables()
+            return key
         }
         /// Warms row `i`'s keys: its own and its linkage's.
         func warm(row i: Int) {
             let f = facts.rows[i]
-            warm(f.key)
-            if f.lidKey != .max { warm(f.lidKey) }
-            for e in facts.edges(of: i) { warm(e) }
+            keys.warm(f.key, from: facts.keys, via: &facts.callerKeys)
+            if f.lidKey != .max { keys.warm(f.lidKey, from: facts.keys, via: &facts.callerKeys) }
+            for e in facts.edges(of: i) { keys.warm(e, from: facts.keys, via: &facts.callerKeys) }
         }
-        let ahead = GraphSink.warmAhead
+        let ahead = KeyTranslation.ahead
         if warming { for i in facts.taken..<min(facts.taken + ahead, facts.rows.count) { warm(row: i) } }
         while facts.taken < facts.rows.count && facts.rows[facts.taken].resourcesBefore <= resource {
             if warming && facts.taken + ahead < facts.rows.count { warm(row: facts.taken + ahead) }
