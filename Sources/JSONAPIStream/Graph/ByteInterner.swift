@@ -205,6 +205,13 @@ package struct ByteInterner: ~Copyable {
         let newTable = UnsafeMutablePointer<Slot>.allocate(capacity: size)
         newTable.initialize(repeating: Slot(prefix: 0, suffix: 0, info: 0), count: size)
         let newMask = UInt64(size - 1)
+        /// Entry `entry`'s hash and first and last eight bytes.
+        @inline(__always)
+        func hashed(_ entry: Entry) -> (hash: UInt64, prefix: UInt64, suffix: UInt64) {
+            let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
+            let (prefix, suffix) = ShortName.words(name)
+            return (Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed), prefix, suffix)
+        }
         /// Puts entry `n` (its hash `h` and words) in its slot of the new table.
         @inline(__always)
         func place(_ n: Int, _ entry: Entry, _ h: UInt64, _ prefix: UInt64, _ suffix: UInt64) {
@@ -216,9 +223,8 @@ package struct ByteInterner: ~Copyable {
         if size * MemoryLayout<Slot>.stride <= 1 << 20 {
             // A table the caches hold: one entry after another.
             for (n, entry) in entries.enumerated() {
-                let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
-                let (prefix, suffix) = ShortName.words(name)
-                place(n, entry, Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed), prefix, suffix)
+                let e = hashed(entry)
+                place(n, entry, e.hash, e.prefix, e.suffix)
             }
         } else {
             // A larger one: a group of entries at a time, every slot of the group asked for
@@ -231,15 +237,12 @@ package struct ByteInterner: ~Copyable {
                 while first < entries.count {
                     let end = Swift.min(first + group, entries.count)
                     for n in first..<end {
-                        let entry = entries[n]
-                        let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
-                        let (prefix, suffix) = ShortName.words(name)
-                        let h = Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed)
+                        let e = hashed(entries[n])
                         let k = 3 * (n - first)
-                        kept[k] = h
-                        kept[k + 1] = prefix
-                        kept[k + 2] = suffix
-                        jsonapi_prefetch(newTable + Int(h & newMask))
+                        kept[k] = e.hash
+                        kept[k + 1] = e.prefix
+                        kept[k + 2] = e.suffix
+                        jsonapi_prefetch(newTable + Int(e.hash & newMask))
                     }
                     for n in first..<end {
                         let k = 3 * (n - first)
