@@ -68,7 +68,7 @@ enum BenchChild {
         var cpuSeconds: [Double]
         /// Processor time per run of the thread that runs the pass (the one that reads the
         /// input, splits it for workers and merges what they give back).
-        var callerCPUSeconds: [Double]?
+        var callerCPUSeconds: [Double]
         /// Passes per timed run (more than 1 for small documents).
         var repeats: Int
         var result: Int
@@ -110,7 +110,7 @@ enum BenchChild {
         var outcome = BenchOutcome()
         outcome.seconds = reply.seconds
         outcome.cpuSeconds = reply.cpuSeconds
-        outcome.callerCPUSeconds = reply.callerCPUSeconds ?? []
+        outcome.callerCPUSeconds = reply.callerCPUSeconds
         outcome.residentBeforeRuns = reply.residentBeforeRuns
         outcome.peakResident = reply.peakResident
         outcome.error = reply.error
