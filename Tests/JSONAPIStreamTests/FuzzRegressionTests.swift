@@ -1131,6 +1131,45 @@ public enum FuzzChecks {
         return out
     }
 
+    /// `Denormalizer` over NDJSON `output`, and over its `lines` with `type` moved last
+    /// (read as `JSONValue` trees): the same document, or the same error.
+    static func denormalizedBothWays(_ output: [UInt8], lines: [JSONObject]) -> [String] {
+        func denormalize(_ text: [UInt8]) -> Result<[UInt8], JSONAPIError> {
+            do throws(JSONAPIError) {
+                let d = Denormalizer()
+                try d.read(.bytes(text, name: "lines"), chunkSize: 64)
+                let out = ByteWriter()
+                try d.write(to: out)
+                return .success(out.bytes)
+            } catch {
+                return .failure(error)
+            }
+        }
+        var moved: [UInt8] = []
+        for o in lines {
+            var tree = JSONObject()
+            for m in o.members where m.key != "type" { tree.append(m.key, m.value) }
+            if let t = o["type"] { tree.append("type", t) }
+            moved += Array(JSONValue.object(tree).jsonText.utf8)
+            moved.append(UInt8(ascii: "\n"))
+        }
+        let asText = denormalize(output)
+        let asTrees = denormalize(moved)
+        switch (asText, asTrees) {
+        case (.success(let a), .success(let b)):
+            if a != b {
+                return [
+                    "denormalize: resource lines read as text and as trees differ:\n\(String(decoding: a.prefix(400), as: UTF8.self))\n\(String(decoding: b.prefix(400), as: UTF8.self))"
+                ]
+            }
+        case (.failure(let a), .failure(let b)):
+            if a.description != b.description { return ["denormalize: the two readings fail differently: \(a) / \(b)"] }
+        case (.success, .failure(let e)): return ["denormalize: only the reading as trees fails: \(e)"]
+        case (.failure(let e), .success): return ["denormalize: only the reading as text fails: \(e)"]
+        }
+        return []
+    }
+
     static func roundTrip(_ input: [UInt8]) -> [String] {
         let c = Config(input)
         var document = c.document
@@ -1237,6 +1276,11 @@ public enum FuzzChecks {
             }
         }
         guard problems.isEmpty else { return problems }
+
+        // Denormalized, the lines give one document whichever way they are read: resource
+        // lines as text (`type` first, as normalize writes them), or as trees (`type` moved
+        // last).
+        problems += denormalizedBothWays(ndjson.output, lines: lines)
 
         // Edges: the linkage of the NDJSON resource lines, in order.
         let edges = normalize(c.body, format: .edges, document: document, output: c.output, duplicates: c.duplicates, sizes: c.sizes)

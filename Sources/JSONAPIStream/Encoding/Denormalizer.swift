@@ -17,6 +17,9 @@ public final class Denormalizer {
     private var recordCount = 0
     /// Operation lines read since the last document line.
     private var operations: [JSONValue] = []
+    /// Documents made of the records read, not yet handed to the parser.
+    /// (Unchecked: appended to at every record, on the reading thread only.)
+    @exclusivity(unchecked) private var pending = ByteArena(capacity: 64 * 1024)
 
     /// A denormalizer that merges resources as a graph built with `options` does.
     public init(options: DocumentOptions = .default) {
@@ -40,9 +43,16 @@ public final class Denormalizer {
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
         var options = ParseOptions()
         options.multipleDocuments = true
-        let receiver = TopLevelValueReceiver(options: options)
+        let receiver = NormalizedRecordReader(options: options)
         var failure: JSONAPIError? = nil
-        receiver.onValue = { [unowned self] value, position in
+        receiver.resourceLine = { [unowned self] line, _ in
+            do throws(JSONAPIError) { try self.acceptResourceLine(line) } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        receiver.tree = { [unowned self] value, position in
             do throws(JSONAPIError) { try self.accept(value, source: source.name, position: position) } catch {
                 failure = error
                 return false
@@ -54,7 +64,11 @@ public final class Denormalizer {
         do {
             try source.read(chunkSize: chunkSize) { (chunk) throws(JSONAPIError) in try stream.feed(chunk) }
             try stream.finish()
+            try flush()
         } catch {
+            // What the records before the problem hold goes first: one of them may fail (a
+            // limit) before the problem is reached.
+            if failure == nil { try flush() }
             throw failure ?? error.withSourceIfMissing(source.name)
         }
         if let failure { throw failure }
@@ -62,6 +76,7 @@ public final class Denormalizer {
 
     /// Writes the compound document.
     public func write(to out: ByteWriter, options: DocumentEncodingOptions = .init()) throws(JSONAPIError) {
+        try flush()
         let graph = try parser.finish()
         var rows: [Resource] = []
         // Resources without id or lid never merge: the k-th such identifier of a type in
@@ -240,45 +255,37 @@ public final class Denormalizer {
     private func feed(_ document: JSONValue) throws(JSONAPIError) {
         var w = JSONTextWriter()
         w.write(document)
-        try w.arena.withBytes { (b) throws(JSONAPIError) in try parser.feed(b) }
-        try parser.feed(staticBytes("\n"))
-    }
-}
-
-/// Hands each top-level JSON value of an input to `onValue` as it completes.
-final class TopLevelValueReceiver: JSONEventReceiver {
-    private let tree: JSONValueReceiver
-    var onValue: ((JSONValue, SourcePosition) -> Bool)?
-    private var start = SourcePosition.start
-
-    override init(options: ParseOptions) {
-        tree = JSONValueReceiver(options: options)
-        super.init(options: options)
+        w.arena.withBytes { pending.append($0) }
+        pending.append(UInt8(ascii: "\n"))
+        if pending.count >= Self.feedBytes { try flush() }
     }
 
-    override func onStartObject() -> Bool {
-        if levels.count == 1 { start = currentLocation() }
-        return tree.onStartObject()
+    /// A resource line read as text (``NormalizedRecordReader``): the same document
+    /// ``acceptResourceLine(_:)`` makes of its tree, written from the line's own text.
+    private func acceptResourceLine(_ line: borrowing NormalizedRecordReader.Line) throws(JSONAPIError) {
+        recordCount += 1
+        // A resource with no identity (a create payload's) cannot be included; it can
+        // only be primary data.
+        let anonymous = !line.hasID && !line.hasLid
+        pending.append(anonymous ? #"{"data":{"# : #"{"data":null,"included":[{"#)
+        var first = true
+        for (k, range) in line.members.enumerated() where !line.added[k] {
+            if !first { pending.append(UInt8(ascii: ",")) }
+            first = false
+            pending.append(line.text.bytes(in: range))
+        }
+        pending.append(anonymous ? "}}\n" : "}]}\n")
+        if pending.count >= Self.feedBytes { try flush() }
     }
-    override func onStartArray() -> Bool {
-        if levels.count == 1 { start = currentLocation() }
-        return tree.onStartArray()
-    }
-    override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool { tree.onKey(name, escaped: escaped) }
-    override func onEndObject() -> Bool { tree.onEndObject() && emitIfTopLevel() }
-    override func onEndArray() -> Bool { tree.onEndArray() && emitIfTopLevel() }
-    override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool { tree.onString(value, escaped: escaped) && emitIfTopLevel(scalar: true) }
-    override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool { tree.onNumber(text) && emitIfTopLevel(scalar: true) }
-    override func onBool(_ value: Bool) -> Bool { tree.onBool(value) && emitIfTopLevel(scalar: true) }
-    override func onNull() -> Bool { tree.onNull() && emitIfTopLevel(scalar: true) }
 
-    /// After a value closes: when it was a top-level one, hand it over.
-    private func emitIfTopLevel(scalar: Bool = false) -> Bool {
-        // Containers close while their level is still open (it pops after this call).
-        let topLevel = scalar ? levels.count == 0 : levels.count == 1
-        guard topLevel, let value = tree.takeValues().first else { return true }
-        if scalar { start = currentLocation() }
-        return onValue?(value, start) ?? true
+    /// Documents are handed to the graph parser this many bytes at a time.
+    private static let feedBytes = 256 * 1024
+
+    /// Hands the documents gathered so far to the graph parser.
+    private func flush() throws(JSONAPIError) {
+        guard pending.count > 0 else { return }
+        defer { pending.truncate(to: 0) }
+        try pending.withBytes { (b) throws(JSONAPIError) in try parser.feed(b) }
     }
 }
 

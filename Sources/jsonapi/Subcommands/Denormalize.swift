@@ -16,6 +16,7 @@ struct Denormalize: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var reporting: ReportingOptions
+    @OptionGroup var workers: WorkerOptions
 
     @Option(help: "Relationship paths to include, comma-separated (e.g. comments.author,tags).")
     var include: String?
@@ -44,7 +45,7 @@ struct Denormalize: ParsableCommand {
         options.keys = keys
         let file: OutputFile
         do { file = try OutputFile(path: output) } catch { throw report(error) }
-        var documentOptions = DocumentOptions.default
+        var documentOptions = workers.applied(to: .default)
         documentOptions.extensions = Set(extensions)
         let denormalizer = Denormalizer(options: documentOptions)
         do {

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import JSONAPIStream
+
+/// `Denormalizer` reads resource lines that start with `type` straight into JSON text
+/// (``NormalizedRecordReader``) and every other record as a `JSONValue` tree: both ways must
+/// give the same documents, and problems must be reported where they are in the input.
+struct DenormalizerRecordTests {
+    /// The document denormalized from `text` (NDJSON or flat JSON).
+    static func denormalize(_ text: String, workers: Int? = nil) throws(JSONAPIError) -> String {
+        var options = DocumentOptions.default
+        options.parse.workers = workers
+        options.parse.workerBatchBytes = 4096
+        let d = Denormalizer(options: options)
+        try d.read(.bytes(Array(text.utf8), name: "in.ndjson"), chunkSize: 7)
+        let out = ByteWriter()
+        try d.write(to: out)
+        return out.string
+    }
+
+    /// The error `text` ends with.
+    static func failure(_ text: String) -> JSONAPIError? {
+        do throws(JSONAPIError) {
+            _ = try denormalize(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Lines with every kind of value, escapes, the members normalize adds, a resource with
+    /// no identity, and a repeated resource (merged: the later member wins).
+    static let lines = [
+        #"{"type":"articles","id":"1","primary":true,"hash":"ab12","attributes":{"title":"Caf\u00e9 \"quoted\" \\ / \t","n":-1.5e-7,"big":123456789012345678901234567890,"ok":true,"no":false,"none":null,"list":[1,[2,[]],{},{"a":{"b":[null]}}],"emoji":"😀"},"relationships":{"author":{"data":{"type":"people","id":"9"}},"tags":{"data":[{"type":"tags","id":"t1"},{"type":"tags","id":"t2","meta":{"x":1}}],"links":{"self":"/a/1/tags"}}},"links":{"self":"/a/1"},"meta":{"m":[]}}"#,
+        #"{"type":"people","id":"9","attributes":{"name":"Dan"},"relationships":{}}"#,
+        #"  { "type" : "tags" , "id" : "t1" , "attributes" : { "label" : "x" } }  "#,
+        #"{"type":"tags","lid":"local-1","attributes":{"label":"no id"}}"#,
+        #"{"type":"drafts","attributes":{"title":"nothing to name it by"},"primary":true}"#,
+        #"{"type":"people","id":"9","attributes":{"name":"Dan again","age":40},"relationships":{}}"#,
+        #"{"document":{"data":[{"type":"articles","id":"1"},{"type":"drafts"}],"meta":{"page":1}}}"#,
+    ]
+
+    /// The same line with `type` later: read as a tree.
+    static func typeLater(_ line: String) throws -> String {
+        let v = try JSONValue(parsing: Array(line.utf8))
+        var o = JSONObject()
+        for m in v.objectValue!.members where m.key != "type" { o.append(m.key, m.value) }
+        o.append("type", v["type"]!)
+        var w = JSONTextWriter()
+        w.write(.object(o))
+        return w.text
+    }
+
+    @Test func linesReadAsTextGiveWhatTreesGive() throws {
+        let asText = try Self.denormalize(Self.lines.joined(separator: "\n") + "\n")
+        let treeLines = try Self.lines.map { $0.contains(#""document""#) ? $0 : try Self.typeLater($0) }
+        let asTrees = try Self.denormalize(treeLines.joined(separator: "\n") + "\n")
+        #expect(asText == asTrees)
+        // What the document holds: normalize's members gone, values as written, the later
+        // member of a repeated resource, the anonymous resource as primary data.
+        let doc = try JSONValue(parsing: Array(asText.utf8))
+        let data = doc["data"]!.arrayValue!
+        #expect(data.count == 2)
+        #expect(data[0]["attributes"]?["title"] == .string("Café \"quoted\" \\ / \t"))
+        #expect(data[0]["attributes"]?["big"]?.numberValue?.text == "123456789012345678901234567890")
+        #expect(data[0]["attributes"]?["n"]?.numberValue?.text == "-1.5e-7")
+        #expect(data[0]["attributes"]?["emoji"] == .string("😀"))
+        #expect(data[0]["primary"] == nil && data[0]["hash"] == nil)
+        #expect(data[0]["relationships"]?["tags"]?["data"]?[1]?["meta"]?["x"] == 1)
+        #expect(data[1]["type"] == .string("drafts") && data[1]["id"] == nil && data[1]["primary"] == nil)
+        let included = doc["included"]!.arrayValue!
+        let dan = included.first { $0["type"] == .string("people") }
+        #expect(dan?["attributes"]?["name"] == .string("Dan again"))
+        #expect(included.contains { $0["lid"] == .string("local-1") })
+        #expect(doc["meta"]?["page"] == 1)
+    }
+
+    @Test func aLineThatIsAnotherKindAfterAllIsReadAsOne() throws {
+        // `document` takes precedence over `type`, wherever it is in the record.
+        let later = #"{"type":"articles","id":"1","document":{"data":{"type":"articles","id":"1"},"meta":{"n":1}}}"#
+        let first = #"{"document":{"data":{"type":"articles","id":"1"},"meta":{"n":1}},"type":"articles","id":"1"}"#
+        let line = #"{"type":"articles","id":"1","attributes":{"t":"x"}}"#
+        let a = try Self.denormalize(line + "\n" + later + "\n")
+        let b = try Self.denormalize(line + "\n" + first + "\n")
+        #expect(a == b)
+        #expect(try JSONValue(parsing: Array(a.utf8))["meta"]?["n"] == 1)
+        // An operation line too.
+        let op = #"{"type":"x","operation":{"op":"remove","ref":{"type":"articles","id":"1"}}}"#
+        let c = try Self.denormalize(op + "\n" + #"{"document":{"data":null,"jsonapi":{"ext":["https://jsonapi.org/ext/atomic"]}}}"# + "\n")
+        #expect(try JSONValue(parsing: Array(c.utf8))["atomic:operations"]?.arrayValue?.count == 1)
+    }
+
+    @Test func workersGiveTheSameDocument() throws {
+        var many: [String] = []
+        for i in 0..<400 {
+            let attributes = #"{"n":\#(i),"s":"\#(String(repeating: "x", count: i % 50))"}"#
+            let author = #"{"data":{"type":"people","id":"p\#(i % 7)"}}"#
+            many.append(#"{"type":"articles","id":"\#(i % 300)","primary":true,"attributes":\#(attributes),"relationships":{"author":\#(author)}}"#)
+        }
+        many.append(#"{"document":{"data":[\#((0..<300).map { #"{"type":"articles","id":"\#($0)"}"# }.joined(separator: ","))]}}"#)
+        let text = many.joined(separator: "\n") + "\n"
+        let one = try Self.denormalize(text, workers: 1)
+        let two = try Self.denormalize(text, workers: 2)
+        #expect(one == two)
+        #expect(try JSONValue(parsing: Array(one.utf8))["data"]?.arrayValue?.count == 300)
+    }
+
+    @Test func problemsAreReportedWhereTheyAre() throws {
+        let good = #"{"type":"a","id":"1"}"#
+        // A bad literal inside a resource line read as text: line 3, at the token.
+        let bad = Self.failure(good + "\n" + good + "\n" + #"{"type":"a","id":"2","attributes":{"x":tru}}"# + "\n")
+        #expect(bad?.diagnostic?.location.line == 3)
+        #expect(bad?.diagnostic?.location.column == 40)
+        // A repeated member name inside the line's values (J11).
+        let repeated = Self.failure(#"{"type":"a","id":"1","attributes":{"x":1,"x":2}}"# + "\n")
+        #expect(repeated?.diagnostic?.rule == .J11)
+        #expect(repeated?.diagnostic?.location.line == 1)
+        // Records that are not normalize output.
+        #expect(Self.failure("{}\n")?.diagnostic?.rule == .N03)
+        #expect(Self.failure("[1]\n")?.diagnostic?.rule == .N03)
+        #expect(Self.failure(good + "\n" + "42\n")?.diagnostic?.location.line == 2)
+        // A line cut short.
+        #expect(Self.failure(#"{"type":"a","id":"1","attributes":{"#)?.diagnostic?.rule == .J09)
+    }
+}
