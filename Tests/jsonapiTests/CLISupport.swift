@@ -45,14 +45,22 @@ func run(_ arguments: [String], stdin: Data? = nil, user: String? = nil) throws 
     let input = Pipe()
     p.standardInput = stdin == nil ? FileHandle.nullDevice : input
     try p.run()
-    if let stdin {
-        try input.fileHandleForWriting.write(contentsOf: stdin)
-        try input.fileHandleForWriting.close()
-    }
-    // Read both pipes concurrently so neither fills up.
+    // Write standard input and read both output pipes concurrently, so that none fills up
+    // while another waits (a child that writes as it reads would otherwise block on a full
+    // output pipe while this waits to write the rest of its input). A child that exits
+    // without reading its input must get one that fits in the pipe (SIGPIPE otherwise).
     final class Box: @unchecked Sendable { var data = Data() }
     let errBox = Box()
     let group = DispatchGroup()
+    if let stdin {
+        let writer = input.fileHandleForWriting
+        group.enter()
+        DispatchQueue.global().async {
+            try? writer.write(contentsOf: stdin)
+            try? writer.close()
+            group.leave()
+        }
+    }
     group.enter()
     DispatchQueue.global().async {
         errBox.data = err.fileHandleForReading.readDataToEndOfFile()

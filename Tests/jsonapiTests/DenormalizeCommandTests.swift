@@ -98,6 +98,23 @@ struct DenormalizeCommandTests {
         #expect(truncated.stdout.isEmpty)
     }
 
+    /// `--workers`: the same document from NDJSON whatever the number (here a dump of pages
+    /// that repeat resources, so that pieces merge; 5.5 MB of lines, past the 4 MiB the
+    /// workers decide on), and a usage error below 1.
+    @Test func workersGiveTheSameDocument() throws {
+        let dump = try run(["generate", "--resources", "3000", "--documents", "6"]).stdout
+        let lines = try run(["normalize", "--quiet", "--format", "ndjson", "-"], stdin: dump)
+        #expect(lines.status == 0, "\(lines.stderr)")
+        let one = try run(["denormalize", "--workers", "1"], stdin: lines.stdout)
+        let two = try run(["denormalize", "--workers", "2"], stdin: lines.stdout)
+        #expect(one.status == 0 && two.status == 0, "\(one.stderr)\(two.stderr)")
+        #expect(one.stdout == two.stdout)
+        #expect(try JSONValue(parsing: Array(one.stdout))["data"]?.arrayValue?.count == 3000)
+        let zero = try run(["denormalize", "--workers", "0"], stdin: Data("{}\n".utf8))
+        #expect(zero.status == 2)
+        #expect(zero.stderr.contains("--workers must be at least 1"), "\(zero.stderr)")
+    }
+
     /// Atomic Operations through the commands: operations and results come back as the
     /// documents had them, whether the document said so in jsonapi.ext or the option did.
     @Test func atomicDocumentsComeBack() throws {
