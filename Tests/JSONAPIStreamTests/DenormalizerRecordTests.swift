@@ -91,6 +91,89 @@ struct DenormalizerRecordTests {
         #expect(try JSONValue(parsing: Array(c.utf8))["atomic:operations"]?.arrayValue?.count == 1)
     }
 
+    /// A flat object with `resources` moved first: read as one tree.
+    static func resourcesFirst(_ flat: String) throws -> String {
+        var out = ""
+        for line in flat.split(separator: "\n") {
+            let v = try JSONValue(parsing: Array(line.utf8))
+            var o = JSONObject()
+            if let r = v["resources"] { o.append("resources", r) }
+            for m in v.objectValue!.members where m.key != "resources" { o.append(m.key, m.value) }
+            out += JSONValue.object(o).jsonText + "\n"
+        }
+        return out
+    }
+
+    /// Every corpus document and request, normalized to flat JSON: read entry by entry (as
+    /// normalize writes it, `data` first) and read as one tree, the same document.
+    @Test(arguments: ["documents", "requests"])
+    func flatObjectsReadEntryByEntryGiveWhatTreesGive(_ folder: String) throws {
+        let dir = corpusURL(folder)
+        var compared = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() where name.hasSuffix(".json") && name != "manifest.json" {
+            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+            var options = DocumentOptions.default
+            if folder == "requests" {
+                options.context =
+                    name.hasPrefix("relationship-update") ? .relationshipUpdate : name.hasPrefix("update") ? .update : .create
+            }
+            let flat = try normalize(text, format: .json, document: options)
+            #expect(flat.hasPrefix(#"{"data":"#), "\(name)")
+            let streamed = try Self.denormalize(flat)
+            let asTree = try Self.denormalize(try Self.resourcesFirst(flat))
+            #expect(streamed == asTree, "\(name)")
+            compared += 1
+        }
+        #expect(compared > 8)
+    }
+
+    @Test func flatObjectsOfEveryShape() throws {
+        // A lid-keyed resource, an anonymous one (keyed ""), an entry whose lid is not a
+        // string, members between and after data and resources, two flat objects in one
+        // input (the second merges into the first).
+        let flat = [
+            #"{"data":[{"type":"a","id":"1"},{"type":"a","lid":"l1"},{"type":"d"},{"type":"a","id":"404"}],"meta":{"before":true},"resources":{"a":{"1":{"attributes":{"x":[1,{"y":null}]},"relationships":{"b":{"data":{"type":"b","id":"2"}}}},"l1":{"lid":"l1","attributes":{}},"7":{"lid":7,"attributes":{"z":"\u00e9\n"}}},"b":{"2":{"attributes":{"n":1.0e2},"relationships":{}}},"d":{"":{"attributes":{"anon":true},"relationships":{}}}},"links":{"self":"/x"},"jsonapi":{"version":"1.1"}}"#,
+            #"{"data":{"type":"b","id":"2"},"resources":{"b":{"2":{"attributes":{"n":3},"relationships":{}}}}}"#,
+            #"{"data":null,"resources":{},"errors":[{"status":"500"}]}"#,
+        ]
+        for k in 0..<flat.count {
+            let text = flat[...k].joined(separator: "\n") + "\n"
+            #expect(try Self.denormalize(text) == Self.denormalize(try Self.resourcesFirst(text)), "\(k)")
+        }
+        let doc = try JSONValue(parsing: Array(try Self.denormalize(flat[0] + "\n").utf8))
+        let data = try #require(doc["data"]?.arrayValue)
+        #expect(data.count == 4)
+        #expect(data[1]["id"] == nil && data[1]["lid"] == .string("l1"))
+        #expect(data[2]["type"] == .string("d") && data[2]["attributes"]?["anon"] == true)
+        #expect(data[3].objectValue?.members.map(\.key) == ["type", "id"])
+        #expect(doc["meta"]?["before"] == true && doc["links"]?["self"] == .string("/x"))
+        let included = try #require(doc["included"]?.arrayValue)
+        #expect(included.contains { $0["id"] == .string("7") && $0["lid"] == nil && $0["attributes"]?["z"] == .string("é\n") })
+        #expect(included.contains { $0["type"] == .string("b") && $0["attributes"]?["n"]?.numberValue?.text == "1.0e2" })
+    }
+
+    @Test func flatObjectsThatAreNotNormalizeOutputSaySo() throws {
+        let cases = [
+            (#"{"data":null,"resources":[]}"#, #"not normalize output: "resources" is not an object"#),
+            (#"{"data":null,"resources":{"a":{"1":{}},"b":[1]}}"#, #"not normalize output: resources of "b" are not an object"#),
+            (#"{"data":null,"resources":{"a":{"1":"x"}}}"#, "not normalize output: a resource entry is not an object"),
+            (#"{"data":null,"resources":{"a":{"1":[]}}}"#, "not normalize output: a resource entry is not an object"),
+        ]
+        for (text, message) in cases {
+            let streamed = Self.failure("\n" + text + "\n")
+            let asTree = Self.failure("\n" + (try Self.resourcesFirst(text)))
+            #expect(streamed?.diagnostic?.rule == .N03, "\(text)")
+            #expect(streamed?.diagnostic?.message == message, "\(text): \(String(describing: streamed))")
+            #expect(streamed?.diagnostic?.location.line == 2)
+            #expect(asTree?.diagnostic?.message == message)
+        }
+        // A JSON error after the problem, in the same object, comes first (as for a tree,
+        // which is only looked at once it is whole).
+        let both = Self.failure(#"{"data":null,"resources":{"a":[]},"meta":{"x":tru}}"# + "\n")
+        #expect(both?.diagnostic?.rule != .N03)
+        #expect(both?.diagnostic?.location.column == 47)
+    }
+
     @Test func workersGiveTheSameDocument() throws {
         var many: [String] = []
         for i in 0..<400 {

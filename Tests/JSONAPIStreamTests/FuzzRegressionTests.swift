@@ -1134,6 +1134,30 @@ public enum FuzzChecks {
     /// `Denormalizer` over NDJSON `output`, and over its `lines` with `type` moved last
     /// (read as `JSONValue` trees): the same document, or the same error.
     static func denormalizedBothWays(_ output: [UInt8], lines: [JSONObject]) -> [String] {
+        var moved: [UInt8] = []
+        for o in lines {
+            var tree = JSONObject()
+            for m in o.members where m.key != "type" { tree.append(m.key, m.value) }
+            if let t = o["type"] { tree.append("type", t) }
+            moved += Array(JSONValue.object(tree).jsonText.utf8)
+            moved.append(UInt8(ascii: "\n"))
+        }
+        return sameDenormalized(output, moved, "resource lines read as text", "as trees")
+    }
+
+    /// `Denormalizer` over the flat object `output` (read entry by entry: `data` comes first)
+    /// and over `top`, the same object with `resources` moved first (read as one tree): the
+    /// same document, or the same error.
+    static func denormalizedBothWays(flat output: [UInt8], top: JSONObject) -> [String] {
+        var tree = JSONObject()
+        if let r = top["resources"] { tree.append("resources", r) }
+        for m in top.members where m.key != "resources" { tree.append(m.key, m.value) }
+        return sameDenormalized(output, Array((JSONValue.object(tree).jsonText + "\n").utf8), "a flat object read entry by entry", "as one tree")
+    }
+
+    /// `Denormalizer` over `a` and over `b`: the same document, or errors of the same rule
+    /// (their positions differ with the text).
+    static func sameDenormalized(_ a: [UInt8], _ b: [UInt8], _ aName: String, _ bName: String) -> [String] {
         func denormalize(_ text: [UInt8]) -> Result<[UInt8], JSONAPIError> {
             do throws(JSONAPIError) {
                 let d = Denormalizer()
@@ -1145,27 +1169,17 @@ public enum FuzzChecks {
                 return .failure(error)
             }
         }
-        var moved: [UInt8] = []
-        for o in lines {
-            var tree = JSONObject()
-            for m in o.members where m.key != "type" { tree.append(m.key, m.value) }
-            if let t = o["type"] { tree.append("type", t) }
-            moved += Array(JSONValue.object(tree).jsonText.utf8)
-            moved.append(UInt8(ascii: "\n"))
-        }
-        let asText = denormalize(output)
-        let asTrees = denormalize(moved)
-        switch (asText, asTrees) {
-        case (.success(let a), .success(let b)):
-            if a != b {
+        switch (denormalize(a), denormalize(b)) {
+        case (.success(let x), .success(let y)):
+            if x != y {
                 return [
-                    "denormalize: resource lines read as text and as trees differ:\n\(String(decoding: a.prefix(400), as: UTF8.self))\n\(String(decoding: b.prefix(400), as: UTF8.self))"
+                    "denormalize: \(aName) and \(bName) differ:\n\(String(decoding: x.prefix(400), as: UTF8.self))\n\(String(decoding: y.prefix(400), as: UTF8.self))"
                 ]
             }
-        case (.failure(let a), .failure(let b)):
-            if a.description != b.description { return ["denormalize: the two readings fail differently: \(a) / \(b)"] }
-        case (.success, .failure(let e)): return ["denormalize: only the reading as trees fails: \(e)"]
-        case (.failure(let e), .success): return ["denormalize: only the reading as text fails: \(e)"]
+        case (.failure(let x), .failure(let y)):
+            if x.diagnostic?.rule != y.diagnostic?.rule { return ["denormalize: \(aName) and \(bName) fail differently: \(x) / \(y)"] }
+        case (.success, .failure(let e)): return ["denormalize: only \(bName) fails: \(e)"]
+        case (.failure(let e), .success): return ["denormalize: only \(aName) fails: \(e)"]
         }
         return []
     }
@@ -1353,6 +1367,7 @@ public enum FuzzChecks {
         guard case .object(let top) = flatValue, case .object(let resources)? = top["resources"] else {
             return problems + ["json output has no resources object: \(text(flatValue))"]
         }
+        problems += denormalizedBothWays(flat: flat.output, top: top)
         let gotTypes = resources.keys
         if gotTypes != types {
             problems.append("json types \(gotTypes) differ from ndjson types \(types)")

@@ -52,6 +52,21 @@ public final class Denormalizer {
             }
             return true
         }
+        receiver.flatBegins = { [unowned self] data in self.beginFlat(data) }
+        receiver.flatEntry = { [unowned self] type, key, lid, entry in
+            self.acceptFlatEntry(type: type, key: key, lid: lid, entry)
+            return true
+        }
+        receiver.flatObject = { [unowned self] data, others, problem, position in
+            do throws(JSONAPIError) {
+                if let problem { throw self.notNormalized(problem, source.name, position) }
+                try self.endFlat(data: data, others: others)
+            } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
         receiver.tree = { [unowned self] value, position in
             do throws(JSONAPIError) { try self.accept(value, source: source.name, position: position) } catch {
                 failure = error
@@ -239,6 +254,140 @@ public final class Denormalizer {
         if !included.isEmpty { document.append("included", .array(included)) }
         for m in o.members where m.key != "data" && m.key != "resources" { document.append(m.key, m.value) }
         try feed(.object(document))
+    }
+
+    // MARK: - A flat object read entry by entry (NormalizedRecordReader)
+
+    /// The resources of the flat object being read, as the text ``acceptFlat`` would write
+    /// them, one after another, and where each is.
+    private var flatText = ByteArena(capacity: 16)
+    private var flatOrder: [ResourceIdentifier] = []
+    private var flatObjects: [ResourceIdentifier: Range<Int>] = [:]
+    private var flatAnonymousTypes = Set<String>()
+
+    /// The `resources` of a flat object begin, after its `data`.
+    private func beginFlat(_ data: JSONValue) {
+        flatText = ByteArena(capacity: 64 * 1024)
+        flatOrder.removeAll()
+        flatObjects.removeAll()
+        flatAnonymousTypes.removeAll()
+        switch data {
+        case .array(let a): for v in a where Self.isAnonymous(v) { flatAnonymousTypes.insert(v["type"]!.stringValue!) }
+        case let one: if Self.isAnonymous(one) { flatAnonymousTypes.insert(one["type"]!.stringValue!) }
+        }
+    }
+
+    /// One entry: the resource object ``acceptFlat`` makes of it (`type`, `id` unless keyed
+    /// by its `lid` or anonymous, `lid`, then the entry's members but `lid`), as text.
+    private func acceptFlatEntry(type: String, key: String, lid: String?, _ entry: borrowing NormalizedRecordReader.Line) {
+        let keyedByLid = lid == key
+        let anonymous = lid == nil && key.isEmpty && flatAnonymousTypes.contains(type)
+        let identifier = ResourceIdentifier(type: type, id: keyedByLid || anonymous ? nil : key, lid: lid)
+        let start = flatText.count
+        flatText.append(#"{"type":"#)
+        appendQuoted(type, to: &flatText)
+        if !keyedByLid && !anonymous {
+            flatText.append(#","id":"#)
+            appendQuoted(key, to: &flatText)
+        }
+        if let lid {
+            flatText.append(#","lid":"#)
+            appendQuoted(lid, to: &flatText)
+        }
+        for (k, range) in entry.members.enumerated() where !entry.added[k] {
+            flatText.append(UInt8(ascii: ","))
+            flatText.append(entry.text.bytes(in: range))
+        }
+        flatText.append(UInt8(ascii: "}"))
+        flatObjects[identifier] = start..<flatText.count
+        flatOrder.append(identifier)
+    }
+
+    /// The flat object is complete: the document ``acceptFlat`` would feed, from the text of
+    /// its resources.
+    private func endFlat(data: JSONValue, others: JSONObject) throws(JSONAPIError) {
+        recordCount += 1
+        documentLines += 1
+        // The primary data: as acceptFlat takes it from `data`.
+        var ids: [ResourceIdentifier] = []
+        var many = false
+        switch data {
+        case .null: singleShape = .null
+        case .array(let a):
+            singleShape = .many
+            many = true
+            ids = a.compactMap(Self.identifier)
+        case let one:
+            singleShape = .single
+            if let id = Self.identifier(one) { ids = [id] }
+        }
+        primary += ids
+        let primaryKeys = Set(ids)
+        let dataIsNull = !many && ids.isEmpty
+        // The document, member by member, as JSONTextWriter writes acceptFlat's: `data` (the
+        // primary resources in its order), `included` (the others in the entries' order),
+        // then the object's other members.
+        var first = true
+        func member(_ name: StaticString) {
+            pending.append(UInt8(ascii: first ? "{" : ","))
+            first = false
+            pending.append(name)
+        }
+        func append(_ id: ResourceIdentifier) throws(JSONAPIError) {
+            if let range = flatObjects[id] {
+                pending.append(flatText.bytes(in: range))
+            } else {
+                var w = JSONTextWriter()
+                w.write(id.jsonValue)
+                w.arena.withBytes { pending.append($0) }
+            }
+            if pending.count >= Self.feedBytes { try flush() }
+        }
+        if dataIsNull && others["errors"] != nil {
+            singleShape = .absent
+        } else if dataIsNull {
+            member(#""data":null"#)
+        } else {
+            member(#""data":"#)
+            if many { pending.append(UInt8(ascii: "[")) }
+            for (k, id) in ids.enumerated() {
+                if k > 0 { pending.append(UInt8(ascii: ",")) }
+                try append(id)
+            }
+            if many { pending.append(UInt8(ascii: "]")) }
+        }
+        var included = false
+        for id in flatOrder where !primaryKeys.contains(id) {
+            if included {
+                pending.append(UInt8(ascii: ","))
+            } else {
+                member(#""included":["#)
+                included = true
+            }
+            try append(id)
+        }
+        if included { pending.append(UInt8(ascii: "]")) }
+        for m in others.members {
+            var w = JSONTextWriter()
+            w.writeString(m.key)
+            w.arena.append(UInt8(ascii: ":"))
+            w.write(m.value)
+            pending.append(UInt8(ascii: first ? "{" : ","))
+            first = false
+            w.arena.withBytes { pending.append($0) }
+        }
+        if first { pending.append(UInt8(ascii: "{")) }
+        pending.append(UInt8(ascii: "}"))
+        pending.append(UInt8(ascii: "\n"))
+        flatText = ByteArena(capacity: 16)
+        flatOrder.removeAll()
+        flatObjects.removeAll()
+        if pending.count >= Self.feedBytes { try flush() }
+    }
+
+    private func appendQuoted(_ s: String, to out: inout ByteArena) {
+        var s = s
+        s.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &out) }
     }
 
     /// The identifier of a primary data entry; one with neither id nor lid names the

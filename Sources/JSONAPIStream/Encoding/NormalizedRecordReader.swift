@@ -4,14 +4,17 @@
 /// whose first member is `type` is read straight into JSON text: its members, minified, as
 /// ``JSONTextWriter`` would write them, without a `JSONValue` tree in between. When it ends,
 /// the denormalizer wraps the members it keeps into a small document for its graph parser
-/// (``resourceLine``). Every other record (a document line, an operation line, a flat
-/// object, a resource line that starts with another member) is built as a `JSONValue`, as
-/// before, and handed to ``tree``. A record read as a line but found to be another kind (a
-/// member that takes precedence over `type`, such as `document`, comes later) is parsed
-/// again from its text into a `JSONValue`.
+/// (``resourceLine``). A flat object (first member `data`, as `normalize` writes it) is read
+/// the same way entry by entry (``flatEntry``): only its `data` and its top-level members
+/// other than `resources` become trees (``flatObject``). Every other record (a document line,
+/// an operation line, a resource line that starts with another member) is built as a
+/// `JSONValue`, as before, and handed to ``tree``. A record read as a line but found to be
+/// another kind (a member that takes precedence over `type`, such as `document`, comes later)
+/// is parsed again from its text into a `JSONValue`.
 ///
 /// The JSON rules (syntax, limits, duplicate names) are this receiver's own, so problems are
-/// reported where they are in the input, whichever way the record is read.
+/// reported where they are in the input, whichever way the record is read; a flat object
+/// that is not normalize output is reported once it has been read whole, as a tree would be.
 final class NormalizedRecordReader: JSONEventReceiver {
     /// A resource line read as text: its members, and which of them it keeps.
     struct Line: ~Copyable {
@@ -42,9 +45,23 @@ final class NormalizedRecordReader: JSONEventReceiver {
         case undecided
         case line
         case tree
+        case flat
+    }
+
+    /// Where a flat object is: in its `data` (read into ``dataBuilder``), in its
+    /// `resources` (entry by entry: the opening `{` of `resources`, of a type's object, of an
+    /// entry), among its other members (read into ``builder``), or past a problem (the rest
+    /// is only read).
+    private enum FlatPhase {
+        case data
+        case members
+        case resources
+        case skipping
     }
 
     private let builder: JSONValueReceiver
+    /// A flat object's `data`.
+    private let dataBuilder: JSONValueReceiver
     // Unchecked: touched at every event, by this receiver only (on the parsing thread).
     @exclusivity(unchecked) private var mode = Mode.tree
     @exclusivity(unchecked) private var start = SourcePosition.start
@@ -54,70 +71,243 @@ final class NormalizedRecordReader: JSONEventReceiver {
     @exclusivity(unchecked) private var needsComma = false
     /// Where the member being read starts in `line.text`.
     @exclusivity(unchecked) private var memberStart = 0
+    /// The level of the members `line` gathers: 1 for a resource line, 4 for a flat entry.
+    @exclusivity(unchecked) private var memberLevel = 1
+
+    // A flat object being read.
+    @exclusivity(unchecked) private var phase = FlatPhase.data
+    @exclusivity(unchecked) private var data: JSONValue = .null
+    @exclusivity(unchecked) private var hasResources = false
+    @exclusivity(unchecked) private var othersOpen = false
+    /// Why the object is not normalize output (the first reason found).
+    @exclusivity(unchecked) private var problem: String?
+    @exclusivity(unchecked) private var entryType = ""
+    @exclusivity(unchecked) private var entryKey = ""
+    @exclusivity(unchecked) private var entryLid: String?
+    @exclusivity(unchecked) private var inLid = false
 
     /// A resource line is complete (`line` holds it); false stops the parse.
     var resourceLine: ((borrowing Line, SourcePosition) -> Bool)?
     /// Any other record is complete; false stops the parse.
     var tree: ((JSONValue, SourcePosition) -> Bool)?
+    /// A flat object's `resources` begin, after its `data` (given).
+    var flatBegins: ((JSONValue) -> Void)?
+    /// An entry of a flat object is complete: its type, key, `lid` when that is a string, and
+    /// its members in `line` (`added` marks `lid`); false stops the parse.
+    var flatEntry: ((String, String, String?, borrowing Line) -> Bool)?
+    /// A flat object is complete: its `data`, its other members (without `data` and
+    /// `resources`), and the first reason it is not normalize output, if any; false stops
+    /// the parse.
+    var flatObject: ((JSONValue, JSONObject, String?, SourcePosition) -> Bool)?
 
     override init(options: ParseOptions) {
         builder = JSONValueReceiver(options: options)
+        dataBuilder = JSONValueReceiver(options: options)
         super.init(options: options)
     }
 
     // MARK: - Events
 
     override func onStartObject() -> Bool {
-        if levels.count == 1 {
+        let level = levels.count
+        if level == 1 {
             start = currentLocation()
             mode = .undecided
             return true
         }
-        if mode == .line {
-            separate()
-            line.text.append(UInt8(ascii: "{"))
-            needsComma = false
-            return true
+        switch mode {
+        case .line: return openInLine(UInt8(ascii: "{"))
+        case .flat: return flatStartObject(level)
+        default: return builder.onStartObject()
         }
-        return builder.onStartObject()
     }
 
     override func onStartArray() -> Bool {
-        if levels.count == 1 {
+        let level = levels.count
+        if level == 1 {
             start = currentLocation()
             mode = .tree
             return builder.onStartArray()
         }
-        if mode == .line {
-            separate()
-            line.text.append(UInt8(ascii: "["))
-            needsComma = false
-            return true
+        switch mode {
+        case .line: return openInLine(UInt8(ascii: "["))
+        case .flat: return flatStartArray(level)
+        default: return builder.onStartArray()
         }
-        return builder.onStartArray()
     }
 
     override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         if mode == .undecided {
             if memoryEqual(name, staticBytes("type")) {
                 mode = .line
+                memberLevel = 1
                 line.reset()
                 needsComma = false
+            } else if memoryEqual(name, staticBytes("data")) {
+                mode = .flat
+                phase = .data
+                hasResources = false
+                othersOpen = false
+                problem = nil
+                return true
             } else {
                 mode = .tree
                 if !builder.onStartObject() { return false }
             }
         }
-        guard mode == .line else { return builder.onKey(name, escaped: escaped) }
-        if levels.count == 1 {
+        switch mode {
+        case .line: return keyInLine(name)
+        case .flat: return flatKey(name, escaped: escaped)
+        default: return builder.onKey(name, escaped: escaped)
+        }
+    }
+
+    override func onEndObject() -> Bool {
+        let level = levels.count
+        switch mode {
+        case .line:
+            if level == 1 { return endLine() }
+            line.text.append(UInt8(ascii: "}"))
+            return afterValue(closed: true)
+        case .flat:
+            return flatEndObject(level)
+        case .undecided:
+            // `{}`: no member decided.
+            mode = .tree
+            return builder.onStartObject() && builder.onEndObject() && emitTree()
+        case .tree:
+            if level == 1 { return builder.onEndObject() && emitTree() }
+            return builder.onEndObject()
+        }
+    }
+
+    override func onEndArray() -> Bool {
+        let level = levels.count
+        switch mode {
+        case .line:
+            line.text.append(UInt8(ascii: "]"))
+            return afterValue(closed: true)
+        case .flat:
+            return flatEndArray(level)
+        default:
+            if level == 1 { return builder.onEndArray() && emitTree() }
+            return builder.onEndArray()
+        }
+    }
+
+    override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        let level = levels.count
+        guard level > 0 else { return builder.onString(value, escaped: escaped) && emitTree(scalar: true) }
+        switch mode {
+        case .line: return stringInLine(value)
+        case .flat:
+            switch route(scalarAt: level) {
+            case .data: return dataBuilder.onString(value, escaped: escaped) && dataEnded(level == 1)
+            case .members: return builder.onString(value, escaped: escaped)
+            case .entry: return stringInLine(value)
+            case .nowhere: return true
+            }
+        default: return builder.onString(value, escaped: escaped)
+        }
+    }
+
+    override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        let level = levels.count
+        guard level > 0 else { return builder.onNumber(text) && emitTree(scalar: true) }
+        switch mode {
+        case .line: return literalInLine(text)
+        case .flat:
+            switch route(scalarAt: level) {
+            case .data: return dataBuilder.onNumber(text) && dataEnded(level == 1)
+            case .members: return builder.onNumber(text)
+            case .entry: return literalInLine(text)
+            case .nowhere: return true
+            }
+        default: return builder.onNumber(text)
+        }
+    }
+
+    override func onBool(_ value: Bool) -> Bool {
+        let level = levels.count
+        guard level > 0 else { return builder.onBool(value) && emitTree(scalar: true) }
+        switch mode {
+        case .line: return literalInLine(staticBytes(value ? "true" : "false"))
+        case .flat:
+            switch route(scalarAt: level) {
+            case .data: return dataBuilder.onBool(value) && dataEnded(level == 1)
+            case .members: return builder.onBool(value)
+            case .entry: return literalInLine(staticBytes(value ? "true" : "false"))
+            case .nowhere: return true
+            }
+        default: return builder.onBool(value)
+        }
+    }
+
+    override func onNull() -> Bool {
+        let level = levels.count
+        guard level > 0 else { return builder.onNull() && emitTree(scalar: true) }
+        switch mode {
+        case .line: return literalInLine(staticBytes("null"))
+        case .flat:
+            switch route(scalarAt: level) {
+            case .data: return dataBuilder.onNull() && dataEnded(level == 1)
+            case .members: return builder.onNull()
+            case .entry: return literalInLine(staticBytes("null"))
+            case .nowhere: return true
+            }
+        default: return builder.onNull()
+        }
+    }
+
+    // MARK: - The line (a resource line, or a flat object's entry)
+
+    @inline(__always)
+    private func separate() {
+        if needsComma { line.text.append(UInt8(ascii: ",")) }
+    }
+
+    @inline(__always)
+    private func openInLine(_ bracket: UInt8) -> Bool {
+        separate()
+        line.text.append(bracket)
+        needsComma = false
+        return true
+    }
+
+    @inline(__always)
+    private func stringInLine(_ value: UnsafeRawBufferPointer) -> Bool {
+        separate()
+        JSONEscaping.appendQuoted(value, to: &line.text)
+        if inLid && levels.count == memberLevel { entryLid = String(decoding: value, as: UTF8.self) }
+        return afterValue()
+    }
+
+    /// A number's text, or `true`, `false`, `null`.
+    @inline(__always)
+    private func literalInLine(_ text: UnsafeRawBufferPointer) -> Bool {
+        separate()
+        line.text.append(text)
+        return afterValue()
+    }
+
+    private func keyInLine(_ name: UnsafeRawBufferPointer) -> Bool {
+        if levels.count == memberLevel {
             if needsComma { line.text.append(UInt8(ascii: ",")) }
             memberStart = line.text.count
-            let isAdded = memoryEqual(name, staticBytes("primary")) || memoryEqual(name, staticBytes("hash"))
-            line.added.append(isAdded)
-            if memoryEqual(name, staticBytes("id")) { line.hasID = true }
-            if memoryEqual(name, staticBytes("lid")) { line.hasLid = true }
-            if memoryEqual(name, staticBytes("resources")) || memoryEqual(name, staticBytes("document")) || memoryEqual(name, staticBytes("operation")) {
-                line.isOtherKind = true
+            if memberLevel == 1 {
+                let isAdded = memoryEqual(name, staticBytes("primary")) || memoryEqual(name, staticBytes("hash"))
+                line.added.append(isAdded)
+                if memoryEqual(name, staticBytes("id")) { line.hasID = true }
+                if memoryEqual(name, staticBytes("lid")) { line.hasLid = true }
+                if memoryEqual(name, staticBytes("resources")) || memoryEqual(name, staticBytes("document"))
+                    || memoryEqual(name, staticBytes("operation"))
+                {
+                    line.isOtherKind = true
+                }
+            } else {
+                // A flat entry's `lid` goes back beside `type` and `id`, not among the members.
+                inLid = memoryEqual(name, staticBytes("lid"))
+                line.added.append(inLid)
             }
         } else {
             separate()
@@ -128,78 +318,160 @@ final class NormalizedRecordReader: JSONEventReceiver {
         return true
     }
 
-    override func onEndObject() -> Bool {
-        if levels.count == 1 {
-            if mode == .line { return endLine() }
-            // `{}`: no member decided.
-            if mode == .undecided {
-                mode = .tree
-                if !builder.onStartObject() { return false }
-            }
-            return builder.onEndObject() && emitTree()
-        }
-        if mode == .line {
-            line.text.append(UInt8(ascii: "}"))
-            return afterValue(closed: true)
-        }
-        return builder.onEndObject()
-    }
-
-    override func onEndArray() -> Bool {
-        if levels.count == 1 { return builder.onEndArray() && emitTree() }
-        if mode == .line {
-            line.text.append(UInt8(ascii: "]"))
-            return afterValue(closed: true)
-        }
-        return builder.onEndArray()
-    }
-
-    override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        guard levels.count > 0 else { return builder.onString(value, escaped: escaped) && emitTree(scalar: true) }
-        guard mode == .line else { return builder.onString(value, escaped: escaped) }
-        separate()
-        JSONEscaping.appendQuoted(value, to: &line.text)
-        return afterValue()
-    }
-
-    override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
-        guard levels.count > 0 else { return builder.onNumber(text) && emitTree(scalar: true) }
-        guard mode == .line else { return builder.onNumber(text) }
-        separate()
-        line.text.append(text)
-        return afterValue()
-    }
-
-    override func onBool(_ value: Bool) -> Bool {
-        guard levels.count > 0 else { return builder.onBool(value) && emitTree(scalar: true) }
-        guard mode == .line else { return builder.onBool(value) }
-        separate()
-        line.text.append(value ? "true" : "false")
-        return afterValue()
-    }
-
-    override func onNull() -> Bool {
-        guard levels.count > 0 else { return builder.onNull() && emitTree(scalar: true) }
-        guard mode == .line else { return builder.onNull() }
-        separate()
-        line.text.append("null")
-        return afterValue()
-    }
-
-    // MARK: - The line
-
-    @inline(__always)
-    private func separate() {
-        if needsComma { line.text.append(UInt8(ascii: ",")) }
-    }
-
     /// After a value inside the line (`closed`: a container, whose level is still counted
-    /// while it closes): a member of the record ends when its value does.
+    /// while it closes): a member ends when its value does.
     @inline(__always)
     private func afterValue(closed: Bool = false) -> Bool {
         needsComma = true
-        if levels.count == (closed ? 2 : 1) { line.members.append(memberStart..<line.text.count) }
+        if levels.count == (closed ? memberLevel + 1 : memberLevel) {
+            line.members.append(memberStart..<line.text.count)
+            inLid = false
+        }
         return true
+    }
+
+    // MARK: - A flat object
+
+    private enum Route {
+        case data, members, entry, nowhere
+    }
+
+    /// Where a scalar at `level` goes in a flat object (noting the problem when it is one).
+    private func route(scalarAt level: Int) -> Route {
+        switch phase {
+        case .data: return .data
+        case .members: return .members
+        case .skipping: return .nowhere
+        case .resources:
+            if level >= 4 { return .entry }
+            notFlat(level)
+            return .nowhere
+        }
+    }
+
+    /// A value where `resources` (level 1), a type's object (2) or an entry (3) should be.
+    private func notFlat(_ level: Int) {
+        problem =
+            level == 1
+            ? "\"resources\" is not an object"
+            : level == 2 ? "resources of \(quoted(entryType)) are not an object" : "a resource entry is not an object"
+        phase = .skipping
+    }
+
+    /// After an event of `data`: when it `ended` the value, keep it.
+    private func dataEnded(_ ended: Bool) -> Bool {
+        if ended {
+            data = dataBuilder.takeValues().first ?? .null
+            phase = .members
+        }
+        return true
+    }
+
+    private func flatKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        let level = levels.count
+        switch phase {
+        case .data: return dataBuilder.onKey(name, escaped: escaped)
+        case .skipping: return true
+        case .members:
+            if level == 1 && memoryEqual(name, staticBytes("resources")) {
+                phase = .resources
+                hasResources = true
+                flatBegins?(data)
+                return true
+            }
+            if level == 1 && !othersOpen {
+                othersOpen = true
+                if !builder.onStartObject() { return false }
+            }
+            return builder.onKey(name, escaped: escaped)
+        case .resources:
+            switch level {
+            case 2: entryType = String(decoding: name, as: UTF8.self)
+            case 3: entryKey = String(decoding: name, as: UTF8.self)
+            default: return keyInLine(name)
+            }
+            return true
+        }
+    }
+
+    private func flatStartObject(_ level: Int) -> Bool {
+        switch phase {
+        case .data: return dataBuilder.onStartObject()
+        case .members: return builder.onStartObject()
+        case .skipping: return true
+        case .resources:
+            switch level {
+            case 2, 3: return true
+            case 4:
+                // An entry: its members go into `line`.
+                memberLevel = 4
+                line.reset()
+                needsComma = false
+                entryLid = nil
+                inLid = false
+                return true
+            default: return openInLine(UInt8(ascii: "{"))
+            }
+        }
+    }
+
+    private func flatStartArray(_ level: Int) -> Bool {
+        switch phase {
+        case .data: return dataBuilder.onStartArray()
+        case .members: return builder.onStartArray()
+        case .skipping: return true
+        case .resources:
+            if level >= 5 { return openInLine(UInt8(ascii: "[")) }
+            notFlat(level - 1)
+            return true
+        }
+    }
+
+    private func flatEndArray(_ level: Int) -> Bool {
+        switch phase {
+        case .data: return dataBuilder.onEndArray() && dataEnded(level == 2)
+        case .members: return builder.onEndArray()
+        case .skipping: return true
+        case .resources:
+            line.text.append(UInt8(ascii: "]"))
+            return afterValue(closed: true)
+        }
+    }
+
+    private func flatEndObject(_ level: Int) -> Bool {
+        if level == 1 { return endFlat() }
+        switch phase {
+        case .data: return dataBuilder.onEndObject() && dataEnded(level == 2)
+        case .members: return builder.onEndObject()
+        case .skipping: return true
+        case .resources:
+            switch level {
+            case 2:
+                phase = .members
+                return true
+            case 3: return true
+            case 4: return flatEntry?(entryType, entryKey, entryLid, line) ?? true
+            default:
+                line.text.append(UInt8(ascii: "}"))
+                return afterValue(closed: true)
+            }
+        }
+    }
+
+    /// The flat object's closing brace: hand it over (or, without `resources`, the object
+    /// as a tree: it is another kind of record).
+    private func endFlat() -> Bool {
+        mode = .tree
+        var others = JSONObject()
+        if othersOpen {
+            guard builder.onEndObject() else { return false }
+            others = builder.takeValues().first?.objectValue ?? JSONObject()
+        }
+        if hasResources || problem != nil { return flatObject?(data, others, problem, start) ?? true }
+        var o = JSONObject()
+        o.append("data", data)
+        for m in others.members { o.append(m.key, m.value) }
+        return tree?(.object(o), start) ?? true
     }
 
     private func endLine() -> Bool {
