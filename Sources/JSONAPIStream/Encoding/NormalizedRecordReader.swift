@@ -196,66 +196,35 @@ final class NormalizedRecordReader: JSONEventReceiver {
     }
 
     override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        let level = levels.count
-        guard level > 0 else { return builder.onString(value, escaped: escaped) && emitTree(scalar: true) }
-        switch mode {
-        case .line: return stringInLine(value)
-        case .flat:
-            switch route(scalarAt: level) {
-            case .data: return dataBuilder.onString(value, escaped: escaped) && dataEnded(level == 1)
-            case .members: return builder.onString(value, escaped: escaped)
-            case .entry: return stringInLine(value)
-            case .nowhere: return true
-            }
-        default: return builder.onString(value, escaped: escaped)
-        }
+        scalar({ $0.onString(value, escaped: escaped) }, inLine: { stringInLine(value) })
     }
 
     override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
-        let level = levels.count
-        guard level > 0 else { return builder.onNumber(text) && emitTree(scalar: true) }
-        switch mode {
-        case .line: return literalInLine(text)
-        case .flat:
-            switch route(scalarAt: level) {
-            case .data: return dataBuilder.onNumber(text) && dataEnded(level == 1)
-            case .members: return builder.onNumber(text)
-            case .entry: return literalInLine(text)
-            case .nowhere: return true
-            }
-        default: return builder.onNumber(text)
-        }
+        scalar({ $0.onNumber(text) }, inLine: { literalInLine(text) })
     }
 
     override func onBool(_ value: Bool) -> Bool {
-        let level = levels.count
-        guard level > 0 else { return builder.onBool(value) && emitTree(scalar: true) }
-        switch mode {
-        case .line: return literalInLine(staticBytes(value ? "true" : "false"))
-        case .flat:
-            switch route(scalarAt: level) {
-            case .data: return dataBuilder.onBool(value) && dataEnded(level == 1)
-            case .members: return builder.onBool(value)
-            case .entry: return literalInLine(staticBytes(value ? "true" : "false"))
-            case .nowhere: return true
-            }
-        default: return builder.onBool(value)
-        }
+        scalar({ $0.onBool(value) }, inLine: { literalInLine(staticBytes(value ? "true" : "false")) })
     }
 
     override func onNull() -> Bool {
+        scalar({ $0.onNull() }, inLine: { literalInLine(staticBytes("null")) })
+    }
+
+    /// A scalar: to a tree (`event`, on the tree it belongs to), or to the line's text
+    /// (`inLine`).
+    @inline(__always)
+    private func scalar(_ event: (JSONValueReceiver) -> Bool, inLine: () -> Bool) -> Bool {
         let level = levels.count
-        guard level > 0 else { return builder.onNull() && emitTree(scalar: true) }
+        guard level > 0 else { return event(builder) && emitTree(scalar: true) }
         switch mode {
-        case .line: return literalInLine(staticBytes("null"))
+        case .line: return inLine()
         case .flat:
-            switch route(scalarAt: level) {
-            case .data: return dataBuilder.onNull() && dataEnded(level == 1)
-            case .members: return builder.onNull()
-            case .entry: return literalInLine(staticBytes("null"))
-            case .nowhere: return true
-            }
-        default: return builder.onNull()
+            if let done = outsideResources(event, ends: level == 1) { return done }
+            if level >= 4 { return inLine() }
+            notFlat(level)
+            return true
+        default: return event(builder)
         }
     }
 
@@ -332,20 +301,16 @@ final class NormalizedRecordReader: JSONEventReceiver {
 
     // MARK: - A flat object
 
-    private enum Route {
-        case data, members, entry, nowhere
-    }
-
-    /// Where a scalar at `level` goes in a flat object (noting the problem when it is one).
-    private func route(scalarAt level: Int) -> Route {
+    /// An event of a flat object outside `resources`: to the tree it belongs to (`data`'s, or
+    /// the other members'), or nowhere past a problem; `ends`: whether it would end `data`.
+    /// nil inside `resources`.
+    @inline(__always)
+    private func outsideResources(_ event: (JSONValueReceiver) -> Bool, ends: Bool) -> Bool? {
         switch phase {
-        case .data: return .data
-        case .members: return .members
-        case .skipping: return .nowhere
-        case .resources:
-            if level >= 4 { return .entry }
-            notFlat(level)
-            return .nowhere
+        case .data: return event(dataBuilder) && dataEnded(ends)
+        case .members: return event(builder)
+        case .skipping: return true
+        case .resources: return nil
         }
     }
 
@@ -395,66 +360,46 @@ final class NormalizedRecordReader: JSONEventReceiver {
     }
 
     private func flatStartObject(_ level: Int) -> Bool {
-        switch phase {
-        case .data: return dataBuilder.onStartObject()
-        case .members: return builder.onStartObject()
-        case .skipping: return true
-        case .resources:
-            switch level {
-            case 2, 3: return true
-            case 4:
-                // An entry: its members go into `line`.
-                memberLevel = 4
-                line.reset()
-                needsComma = false
-                entryLid = nil
-                inLid = false
-                return true
-            default: return openInLine(UInt8(ascii: "{"))
-            }
+        if let done = outsideResources({ $0.onStartObject() }, ends: false) { return done }
+        switch level {
+        case 2, 3: return true
+        case 4:
+            // An entry: its members go into `line`.
+            memberLevel = 4
+            line.reset()
+            needsComma = false
+            entryLid = nil
+            inLid = false
+            return true
+        default: return openInLine(UInt8(ascii: "{"))
         }
     }
 
     private func flatStartArray(_ level: Int) -> Bool {
-        switch phase {
-        case .data: return dataBuilder.onStartArray()
-        case .members: return builder.onStartArray()
-        case .skipping: return true
-        case .resources:
-            if level >= 5 { return openInLine(UInt8(ascii: "[")) }
-            notFlat(level - 1)
-            return true
-        }
+        if let done = outsideResources({ $0.onStartArray() }, ends: false) { return done }
+        if level >= 5 { return openInLine(UInt8(ascii: "[")) }
+        notFlat(level - 1)
+        return true
     }
 
     private func flatEndArray(_ level: Int) -> Bool {
-        switch phase {
-        case .data: return dataBuilder.onEndArray() && dataEnded(level == 2)
-        case .members: return builder.onEndArray()
-        case .skipping: return true
-        case .resources:
-            line.text.append(UInt8(ascii: "]"))
-            return afterValue(closed: true)
-        }
+        if let done = outsideResources({ $0.onEndArray() }, ends: level == 2) { return done }
+        line.text.append(UInt8(ascii: "]"))
+        return afterValue(closed: true)
     }
 
     private func flatEndObject(_ level: Int) -> Bool {
         if level == 1 { return endFlat() }
-        switch phase {
-        case .data: return dataBuilder.onEndObject() && dataEnded(level == 2)
-        case .members: return builder.onEndObject()
-        case .skipping: return true
-        case .resources:
-            switch level {
-            case 2:
-                phase = .members
-                return true
-            case 3: return true
-            case 4: return flatEntry?(entryType, entryKey, entryLid, line) ?? true
-            default:
-                line.text.append(UInt8(ascii: "}"))
-                return afterValue(closed: true)
-            }
+        if let done = outsideResources({ $0.onEndObject() }, ends: level == 2) { return done }
+        switch level {
+        case 2:
+            phase = .members
+            return true
+        case 3: return true
+        case 4: return flatEntry?(entryType, entryKey, entryLid, line) ?? true
+        default:
+            line.text.append(UInt8(ascii: "}"))
+            return afterValue(closed: true)
         }
     }
 
