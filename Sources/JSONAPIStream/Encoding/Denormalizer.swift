@@ -14,7 +14,6 @@ public final class Denormalizer {
     private var primary: [ResourceIdentifier] = []
     private var documentLines = 0
     private var singleShape: PrimaryDataShape = .absent
-    private var recordCount = 0
     /// Operation lines read since the last document line.
     private var operations: [JSONValue] = []
     /// Documents made of the records read, not yet handed to the parser.
@@ -116,7 +115,6 @@ public final class Denormalizer {
     // MARK: - Records
 
     private func accept(_ value: JSONValue, source: String, position: SourcePosition) throws(JSONAPIError) {
-        recordCount += 1
         guard case .object(let o) = value else {
             throw notNormalized("a record is not a JSON object", source, position)
         }
@@ -199,73 +197,54 @@ public final class Denormalizer {
         try feed(.object(top))
     }
 
-    /// A flat object: one document with the primary linkage's resources as data and every
-    /// other resource as included.
+    /// A flat object read as a tree (its members in another order than `normalize` writes
+    /// them): each entry turned into text as ``NormalizedRecordReader`` reads it, then the
+    /// same document.
     private func acceptFlat(_ o: JSONObject, resources: JSONValue, _ source: String, _ position: SourcePosition) throws(JSONAPIError) {
-        documentLines += 1
         guard case .object(let byType) = resources else { throw notNormalized("\"resources\" is not an object", source, position) }
-        // Types whose primary data holds an identifier with neither id nor lid: their
-        // resource keyed by "" without a "lid" member is that anonymous resource.
-        var anonymousTypes = Set<String>()
-        switch o["data"] ?? .null {
-        case .array(let a): for v in a where Self.isAnonymous(v) { anonymousTypes.insert(v["type"]!.stringValue!) }
-        case let one: if Self.isAnonymous(one) { anonymousTypes.insert(one["type"]!.stringValue!) }
-        }
-        var objects: [ResourceIdentifier: JSONValue] = [:]
-        var order: [ResourceIdentifier] = []
+        var entries: [(type: String, key: String, entry: JSONObject)] = []
         for t in byType.members {
             guard case .object(let byKey) = t.value else { throw notNormalized("resources of \(quoted(t.key)) are not an object", source, position) }
             for r in byKey.members {
                 guard case .object(let entry) = r.value else { throw notNormalized("a resource entry is not an object", source, position) }
-                var resource = JSONObject()
-                resource.append("type", .string(t.key))
-                let lid = entry["lid"]?.stringValue
-                let keyedByLid = lid == r.key
-                let anonymous = lid == nil && r.key.isEmpty && anonymousTypes.contains(t.key)
-                let identifier = ResourceIdentifier(type: t.key, id: keyedByLid || anonymous ? nil : r.key, lid: lid)
-                if !keyedByLid && !anonymous { resource.append("id", .string(r.key)) }
-                if let lid { resource.append("lid", .string(lid)) }
-                for m in entry.members where m.key != "lid" { resource.append(m.key, m.value) }
-                objects[identifier] = .object(resource)
-                order.append(identifier)
+                entries.append((t.key, r.key, entry))
             }
         }
-        var data: JSONValue = .null
-        var primaryKeys = Set<ResourceIdentifier>()
-        switch o["data"] ?? .null {
-        case .null: singleShape = .null
-        case .array(let a):
-            singleShape = .many
-            let ids = a.compactMap(Self.identifier)
-            primary += ids
-            primaryKeys.formUnion(ids)
-            data = .array(ids.map { objects[$0] ?? $0.jsonValue })
-        case let one:
-            singleShape = .single
-            if let id = Self.identifier(one) {
-                primary.append(id)
-                primaryKeys.insert(id)
-                data = objects[id] ?? id.jsonValue
+        let data = o["data"] ?? .null
+        beginFlat(data)
+        var line = NormalizedRecordReader.Line()
+        for (type, key, entry) in entries {
+            line.reset()
+            var w = JSONTextWriter()
+            for (k, m) in entry.members.enumerated() {
+                if k > 0 { w.arena.append(UInt8(ascii: ",")) }
+                let start = w.arena.count
+                w.writeString(m.key)
+                w.arena.append(UInt8(ascii: ":"))
+                w.write(m.value)
+                line.members.append(start..<w.arena.count)
+                line.added.append(m.key == "lid")
             }
+            w.arena.withBytes { line.text.append($0) }
+            acceptFlatEntry(type: type, key: key, lid: entry["lid"]?.stringValue, line)
         }
-        var document = JSONObject()
-        if data == .null && o["errors"] != nil { singleShape = .absent } else { document.append("data", data) }
-        let included = order.filter { !primaryKeys.contains($0) }.map { objects[$0]! }
-        if !included.isEmpty { document.append("included", .array(included)) }
-        for m in o.members where m.key != "data" && m.key != "resources" { document.append(m.key, m.value) }
-        try feed(.object(document))
+        var others = JSONObject()
+        for m in o.members where m.key != "data" && m.key != "resources" { others.append(m.key, m.value) }
+        try endFlat(data: data, others: others)
     }
 
     // MARK: - A flat object read entry by entry (NormalizedRecordReader)
 
-    /// The resources of the flat object being read, as the text ``acceptFlat`` would write
-    /// them, one after another, and where each is.
+    /// The resources of the flat object being read, as text, one after another, and where
+    /// each is.
     private var flatText = ByteArena(capacity: 16)
     private var flatOrder: [ResourceIdentifier] = []
     private var flatObjects: [ResourceIdentifier: Range<Int>] = [:]
     private var flatAnonymousTypes = Set<String>()
 
-    /// The `resources` of a flat object begin, after its `data`.
+    /// The `resources` of a flat object begin, after its `data`. Types whose primary data
+    /// holds an identifier with neither id nor lid: their resource keyed by "" without a
+    /// "lid" member is that anonymous resource.
     private func beginFlat(_ data: JSONValue) {
         flatText = ByteArena(capacity: 64 * 1024)
         flatOrder.removeAll()
@@ -277,8 +256,8 @@ public final class Denormalizer {
         }
     }
 
-    /// One entry: the resource object ``acceptFlat`` makes of it (`type`, `id` unless keyed
-    /// by its `lid` or anonymous, `lid`, then the entry's members but `lid`), as text.
+    /// One entry: its resource object (`type`, `id` unless keyed by its `lid` or anonymous,
+    /// `lid`, then the entry's members but `lid`), as text.
     private func acceptFlatEntry(type: String, key: String, lid: String?, _ entry: borrowing NormalizedRecordReader.Line) {
         let keyedByLid = lid == key
         let anonymous = lid == nil && key.isEmpty && flatAnonymousTypes.contains(type)
@@ -303,12 +282,11 @@ public final class Denormalizer {
         flatOrder.append(identifier)
     }
 
-    /// The flat object is complete: the document ``acceptFlat`` would feed, from the text of
-    /// its resources.
+    /// The flat object is complete: one document with the primary linkage's resources as
+    /// data and every other resource as included, from the text of its resources.
     private func endFlat(data: JSONValue, others: JSONObject) throws(JSONAPIError) {
-        recordCount += 1
         documentLines += 1
-        // The primary data: as acceptFlat takes it from `data`.
+        // The primary data: the identifiers in `data`.
         var ids: [ResourceIdentifier] = []
         var many = false
         switch data {
@@ -324,7 +302,7 @@ public final class Denormalizer {
         primary += ids
         let primaryKeys = Set(ids)
         let dataIsNull = !many && ids.isEmpty
-        // The document, member by member, as JSONTextWriter writes acceptFlat's: `data` (the
+        // The document, member by member, as JSONTextWriter writes a document: `data` (the
         // primary resources in its order), `included` (the others in the entries' order),
         // then the object's other members.
         var first = true
@@ -412,7 +390,6 @@ public final class Denormalizer {
     /// A resource line read as text (``NormalizedRecordReader``): the same document
     /// ``acceptResourceLine(_:)`` makes of its tree, written from the line's own text.
     private func acceptResourceLine(_ line: borrowing NormalizedRecordReader.Line) throws(JSONAPIError) {
-        recordCount += 1
         // A resource with no identity (a create payload's) cannot be included; it can
         // only be primary data.
         let anonymous = !line.hasID && !line.hasLid
