@@ -140,15 +140,7 @@ public final class Denormalizer {
 
     /// A resource line: the resource object without the members `normalize` added.
     package func acceptResourceLine(_ o: JSONObject) throws(JSONAPIError) {
-        var resource = JSONObject()
-        for m in o.members where m.key != "primary" && m.key != "hash" { resource.append(m.key, m.value) }
-        if o["id"] == nil && o["lid"] == nil {
-            // A resource with no identity (a create payload's) cannot be included; it can
-            // only be primary data.
-            try feed(["data": .object(resource)])
-        } else {
-            try feed(["data": .null, "included": [.object(resource)]])
-        }
+        try acceptResourceLine(NormalizedRecordReader.Line(o, dropping: { $0 == "primary" || $0 == "hash" }))
     }
 
     /// A document line: its primary linkage (in order) and top-level members.
@@ -212,21 +204,8 @@ public final class Denormalizer {
         }
         let data = o["data"] ?? .null
         beginFlat(data)
-        var line = NormalizedRecordReader.Line()
         for (type, key, entry) in entries {
-            line.reset()
-            var w = JSONTextWriter()
-            for (k, m) in entry.members.enumerated() {
-                if k > 0 { w.arena.append(UInt8(ascii: ",")) }
-                let start = w.arena.count
-                w.writeString(m.key)
-                w.arena.append(UInt8(ascii: ":"))
-                w.write(m.value)
-                line.members.append(start..<w.arena.count)
-                line.added.append(m.key == "lid")
-            }
-            w.arena.withBytes { line.text.append($0) }
-            acceptFlatEntry(type: type, key: key, lid: entry["lid"]?.stringValue, line)
+            acceptFlatEntry(type: type, key: key, lid: entry["lid"]?.stringValue, NormalizedRecordReader.Line(entry, dropping: { $0 == "lid" }))
         }
         var others = JSONObject()
         for m in o.members where m.key != "data" && m.key != "resources" { others.append(m.key, m.value) }
@@ -235,91 +214,81 @@ public final class Denormalizer {
 
     // MARK: - A flat object read entry by entry (NormalizedRecordReader)
 
-    /// The resources of the flat object being read, as text, one after another, and where
-    /// each is.
-    private var flatText = ByteArena(capacity: 16)
-    private var flatOrder: [ResourceIdentifier] = []
-    private var flatObjects: [ResourceIdentifier: Range<Int>] = [:]
+    /// The flat object being read: its resources as text, one after another; each with its
+    /// identifier and where its text is, in order; the primary data's identifiers (from
+    /// `data`), and the text of those among the resources.
+    private var flatText = JSONTextWriter()
+    private var flatOrder: [(id: ResourceIdentifier, text: Range<Int>)] = []
+    private var flatIDs: [ResourceIdentifier] = []
+    private var flatPrimary: [ResourceIdentifier: Range<Int>] = [:]
+    /// Whether `data` is an array, and the types whose primary data holds an identifier with
+    /// neither id nor lid: their resource keyed by "" without a "lid" member is that
+    /// anonymous resource.
+    private var flatMany = false
     private var flatAnonymousTypes = Set<String>()
 
-    /// The `resources` of a flat object begin, after its `data`. Types whose primary data
-    /// holds an identifier with neither id nor lid: their resource keyed by "" without a
-    /// "lid" member is that anonymous resource.
+    /// The `resources` of a flat object begin, after its `data`.
     private func beginFlat(_ data: JSONValue) {
-        flatText = ByteArena(capacity: 64 * 1024)
+        flatText = JSONTextWriter()
         flatOrder.removeAll()
-        flatObjects.removeAll()
+        flatPrimary.removeAll()
         flatAnonymousTypes.removeAll()
         switch data {
-        case .array(let a): for v in a where Self.isAnonymous(v) { flatAnonymousTypes.insert(v["type"]!.stringValue!) }
-        case let one: if Self.isAnonymous(one) { flatAnonymousTypes.insert(one["type"]!.stringValue!) }
+        case .null:
+            flatMany = false
+            flatIDs = []
+        case .array(let a):
+            flatMany = true
+            flatIDs = a.compactMap(Self.identifier)
+            for v in a where Self.isAnonymous(v) { flatAnonymousTypes.insert(v["type"]!.stringValue!) }
+        case let one:
+            flatMany = false
+            flatIDs = Self.identifier(one).map { [$0] } ?? []
+            if Self.isAnonymous(one) { flatAnonymousTypes.insert(one["type"]!.stringValue!) }
         }
+        for id in flatIDs { flatPrimary[id] = 0..<0 }
     }
 
     /// One entry: its resource object (`type`, `id` unless keyed by its `lid` or anonymous,
-    /// `lid`, then the entry's members but `lid`), as text.
+    /// `lid`, then the entry's other members), as text.
     private func acceptFlatEntry(type: String, key: String, lid: String?, _ entry: borrowing NormalizedRecordReader.Line) {
         let keyedByLid = lid == key
         let anonymous = lid == nil && key.isEmpty && flatAnonymousTypes.contains(type)
         let identifier = ResourceIdentifier(type: type, id: keyedByLid || anonymous ? nil : key, lid: lid)
-        let start = flatText.count
-        flatText.append(#"{"type":"#)
-        appendQuoted(type, to: &flatText)
+        let start = flatText.arena.count
+        flatText.arena.append(#"{"type":"#)
+        flatText.writeString(type)
         if !keyedByLid && !anonymous {
-            flatText.append(#","id":"#)
-            appendQuoted(key, to: &flatText)
+            flatText.arena.append(#","id":"#)
+            flatText.writeString(key)
         }
         if let lid {
-            flatText.append(#","lid":"#)
-            appendQuoted(lid, to: &flatText)
+            flatText.arena.append(#","lid":"#)
+            flatText.writeString(lid)
         }
-        for (k, range) in entry.members.enumerated() where !entry.added[k] {
-            flatText.append(UInt8(ascii: ","))
-            flatText.append(entry.text.bytes(in: range))
+        for range in entry.members {
+            flatText.arena.append(UInt8(ascii: ","))
+            flatText.arena.append(entry.text.bytes(in: range))
         }
-        flatText.append(UInt8(ascii: "}"))
-        flatObjects[identifier] = start..<flatText.count
-        flatOrder.append(identifier)
+        flatText.arena.append(UInt8(ascii: "}"))
+        let text = start..<flatText.arena.count
+        flatOrder.append((identifier, text))
+        if flatPrimary[identifier] != nil { flatPrimary[identifier] = text }
     }
 
     /// The flat object is complete: one document with the primary linkage's resources as
-    /// data and every other resource as included, from the text of its resources.
+    /// data (in `data`'s order) and every other resource as included (in the entries'
+    /// order), then the object's other members, written as JSONTextWriter writes a document.
     private func endFlat(data: JSONValue, others: JSONObject) throws(JSONAPIError) {
         documentLines += 1
-        // The primary data: the identifiers in `data`.
-        var ids: [ResourceIdentifier] = []
-        var many = false
-        switch data {
-        case .null: singleShape = .null
-        case .array(let a):
-            singleShape = .many
-            many = true
-            ids = a.compactMap(Self.identifier)
-        case let one:
-            singleShape = .single
-            if let id = Self.identifier(one) { ids = [id] }
-        }
-        primary += ids
-        let primaryKeys = Set(ids)
-        let dataIsNull = !many && ids.isEmpty
-        // The document, member by member, as JSONTextWriter writes a document: `data` (the
-        // primary resources in its order), `included` (the others in the entries' order),
-        // then the object's other members.
+        singleShape = flatMany ? .many : data == .null ? .null : .single
+        primary += flatIDs
+        let dataIsNull = !flatMany && flatIDs.isEmpty
         var first = true
         func member(_ name: StaticString) {
             pending.append(UInt8(ascii: first ? "{" : ","))
             first = false
             pending.append(name)
-        }
-        func append(_ id: ResourceIdentifier) throws(JSONAPIError) {
-            if let range = flatObjects[id] {
-                pending.append(flatText.bytes(in: range))
-            } else {
-                var w = JSONTextWriter()
-                w.write(id.jsonValue)
-                w.arena.withBytes { pending.append($0) }
-            }
-            if pending.count >= Self.feedBytes { try flush() }
         }
         if dataIsNull && others["errors"] != nil {
             singleShape = .absent
@@ -327,22 +296,31 @@ public final class Denormalizer {
             member(#""data":null"#)
         } else {
             member(#""data":"#)
-            if many { pending.append(UInt8(ascii: "[")) }
-            for (k, id) in ids.enumerated() {
+            if flatMany { pending.append(UInt8(ascii: "[")) }
+            for (k, id) in flatIDs.enumerated() {
                 if k > 0 { pending.append(UInt8(ascii: ",")) }
-                try append(id)
+                if let text = flatPrimary[id], !text.isEmpty {
+                    pending.append(flatText.arena.bytes(in: text))
+                } else {
+                    // Not among the resources: its identifier.
+                    var w = JSONTextWriter()
+                    w.write(id.jsonValue)
+                    w.arena.withBytes { pending.append($0) }
+                }
+                try flushIfFull()
             }
-            if many { pending.append(UInt8(ascii: "]")) }
+            if flatMany { pending.append(UInt8(ascii: "]")) }
         }
         var included = false
-        for id in flatOrder where !primaryKeys.contains(id) {
+        for (id, text) in flatOrder where flatPrimary[id] == nil {
             if included {
                 pending.append(UInt8(ascii: ","))
             } else {
                 member(#""included":["#)
                 included = true
             }
-            try append(id)
+            pending.append(flatText.arena.bytes(in: text))
+            try flushIfFull()
         }
         if included { pending.append(UInt8(ascii: "]")) }
         for m in others.members {
@@ -355,17 +333,11 @@ public final class Denormalizer {
             w.arena.withBytes { pending.append($0) }
         }
         if first { pending.append(UInt8(ascii: "{")) }
-        pending.append(UInt8(ascii: "}"))
-        pending.append(UInt8(ascii: "\n"))
-        flatText = ByteArena(capacity: 16)
+        pending.append("}\n")
+        flatText = JSONTextWriter()
         flatOrder.removeAll()
-        flatObjects.removeAll()
-        if pending.count >= Self.feedBytes { try flush() }
-    }
-
-    private func appendQuoted(_ s: String, to out: inout ByteArena) {
-        var s = s
-        s.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &out) }
+        flatPrimary.removeAll()
+        try flushIfFull()
     }
 
     /// The identifier of a primary data entry; one with neither id nor lid names the
@@ -384,28 +356,31 @@ public final class Denormalizer {
         w.write(document)
         w.arena.withBytes { pending.append($0) }
         pending.append(UInt8(ascii: "\n"))
-        if pending.count >= Self.feedBytes { try flush() }
+        try flushIfFull()
     }
 
-    /// A resource line read as text (``NormalizedRecordReader``): the same document
-    /// ``acceptResourceLine(_:)`` makes of its tree, written from the line's own text.
+    /// A resource line (read as text by ``NormalizedRecordReader``, or made text from a
+    /// tree): `{"data":null,"included":[{…}]}`, or `{"data":{…}}` for a resource with no
+    /// identity (a create payload's), which cannot be included, only be primary data.
     private func acceptResourceLine(_ line: borrowing NormalizedRecordReader.Line) throws(JSONAPIError) {
-        // A resource with no identity (a create payload's) cannot be included; it can
-        // only be primary data.
         let anonymous = !line.hasID && !line.hasLid
         pending.append(anonymous ? #"{"data":{"# : #"{"data":null,"included":[{"#)
-        var first = true
-        for (k, range) in line.members.enumerated() where !line.added[k] {
-            if !first { pending.append(UInt8(ascii: ",")) }
-            first = false
+        for (k, range) in line.members.enumerated() {
+            if k > 0 { pending.append(UInt8(ascii: ",")) }
             pending.append(line.text.bytes(in: range))
         }
         pending.append(anonymous ? "}}\n" : "}]}\n")
-        if pending.count >= Self.feedBytes { try flush() }
+        try flushIfFull()
     }
 
     /// Documents are handed to the graph parser this many bytes at a time.
     private static let feedBytes = 256 * 1024
+
+    /// Hands the documents gathered to the graph parser once they are ``feedBytes`` or more.
+    @inline(__always)
+    private func flushIfFull() throws(JSONAPIError) {
+        if pending.count >= Self.feedBytes { try flush() }
+    }
 
     /// Hands the documents gathered so far to the graph parser.
     private func flush() throws(JSONAPIError) {

@@ -16,24 +16,42 @@
 /// reported where they are in the input, whichever way the record is read; a flat object
 /// that is not normalize output is reported once it has been read whole, as a tree would be.
 final class NormalizedRecordReader: JSONEventReceiver {
-    /// A resource line read as text: its members, and which of them it keeps.
+    /// A resource line (or a flat object's entry) read as text: the members it keeps.
     struct Line: ~Copyable {
-        /// The members, minified and comma-separated (without the braces).
+        /// The members, minified and comma-separated (without the braces); those it does not
+        /// keep too (`primary` and `hash` of a line, `lid` of an entry), for a line read as a
+        /// tree after all.
         var text = ByteArena(capacity: 4096)
-        /// Each member's bytes in `text` (its name, colon and value).
+        /// The bytes in `text` of each member it keeps (its name, colon and value).
         var members: [Range<Int>] = []
-        /// The members `normalize` adds (`primary`, `hash`), which do not go back.
-        var added: [Bool] = []
         var hasID = false
         var hasLid = false
         /// A member that makes the record another kind (`resources`, `document`,
         /// `operation`): it is then read as a tree after all.
         var isOtherKind = false
 
+        init() {}
+
+        /// The members of `object` but those `dropped` names, as JSONTextWriter writes them:
+        /// a record that came as a tree, made the text the reader would have made of it.
+        init(_ object: JSONObject, dropping dropped: (String) -> Bool) {
+            var w = JSONTextWriter()
+            for m in object.members where !dropped(m.key) {
+                if w.arena.count > 0 { w.arena.append(UInt8(ascii: ",")) }
+                let start = w.arena.count
+                w.writeString(m.key)
+                w.arena.append(UInt8(ascii: ":"))
+                w.write(m.value)
+                members.append(start..<w.arena.count)
+            }
+            w.arena.withBytes { text.append($0) }
+            hasID = object["id"] != nil
+            hasLid = object["lid"] != nil
+        }
+
         mutating func reset() {
             text.truncate(to: 0)
             members.removeAll(keepingCapacity: true)
-            added.removeAll(keepingCapacity: true)
             hasID = false
             hasLid = false
             isOtherKind = false
@@ -84,7 +102,9 @@ final class NormalizedRecordReader: JSONEventReceiver {
     @exclusivity(unchecked) private var entryType = ""
     @exclusivity(unchecked) private var entryKey = ""
     @exclusivity(unchecked) private var entryLid: String?
-    @exclusivity(unchecked) private var inLid = false
+    /// Whether the member being read is one the line does not keep (in an entry: its `lid`,
+    /// whose value is kept aside).
+    @exclusivity(unchecked) private var dropping = false
 
     /// A resource line is complete (`line` holds it); false stops the parse.
     var resourceLine: ((borrowing Line, SourcePosition) -> Bool)?
@@ -93,7 +113,7 @@ final class NormalizedRecordReader: JSONEventReceiver {
     /// A flat object's `resources` begin, after its `data` (given).
     var flatBegins: ((JSONValue) -> Void)?
     /// An entry of a flat object is complete: its type, key, `lid` when that is a string, and
-    /// its members in `line` (`added` marks `lid`); false stops the parse.
+    /// its other members in `line`; false stops the parse.
     var flatEntry: ((String, String, String?, borrowing Line) -> Bool)?
     /// A flat object is complete: its `data`, its other members (without `data` and
     /// `resources`), and the first reason it is not normalize output, if any; false stops
@@ -143,6 +163,7 @@ final class NormalizedRecordReader: JSONEventReceiver {
                 memberLevel = 1
                 line.reset()
                 needsComma = false
+                dropping = false
             } else if memoryEqual(name, staticBytes("data")) {
                 mode = .flat
                 phase = .data
@@ -247,7 +268,7 @@ final class NormalizedRecordReader: JSONEventReceiver {
     private func stringInLine(_ value: UnsafeRawBufferPointer) -> Bool {
         separate()
         JSONEscaping.appendQuoted(value, to: &line.text)
-        if inLid && levels.count == memberLevel { entryLid = String(decoding: value, as: UTF8.self) }
+        if dropping && memberLevel == 4 && levels.count == 4 { entryLid = String(decoding: value, as: UTF8.self) }
         return afterValue()
     }
 
@@ -260,12 +281,11 @@ final class NormalizedRecordReader: JSONEventReceiver {
     }
 
     private func keyInLine(_ name: UnsafeRawBufferPointer) -> Bool {
+        separate()
         if levels.count == memberLevel {
-            if needsComma { line.text.append(UInt8(ascii: ",")) }
             memberStart = line.text.count
             if memberLevel == 1 {
-                let isAdded = memoryEqual(name, staticBytes("primary")) || memoryEqual(name, staticBytes("hash"))
-                line.added.append(isAdded)
+                dropping = memoryEqual(name, staticBytes("primary")) || memoryEqual(name, staticBytes("hash"))
                 if memoryEqual(name, staticBytes("id")) { line.hasID = true }
                 if memoryEqual(name, staticBytes("lid")) { line.hasLid = true }
                 if memoryEqual(name, staticBytes("resources")) || memoryEqual(name, staticBytes("document"))
@@ -275,11 +295,8 @@ final class NormalizedRecordReader: JSONEventReceiver {
                 }
             } else {
                 // A flat entry's `lid` goes back beside `type` and `id`, not among the members.
-                inLid = memoryEqual(name, staticBytes("lid"))
-                line.added.append(inLid)
+                dropping = memoryEqual(name, staticBytes("lid"))
             }
-        } else {
-            separate()
         }
         JSONEscaping.appendQuoted(name, to: &line.text)
         line.text.append(UInt8(ascii: ":"))
@@ -293,8 +310,8 @@ final class NormalizedRecordReader: JSONEventReceiver {
     private func afterValue(closed: Bool = false) -> Bool {
         needsComma = true
         if levels.count == (closed ? memberLevel + 1 : memberLevel) {
-            line.members.append(memberStart..<line.text.count)
-            inLid = false
+            if !dropping { line.members.append(memberStart..<line.text.count) }
+            dropping = false
         }
         return true
     }
@@ -369,7 +386,7 @@ final class NormalizedRecordReader: JSONEventReceiver {
             line.reset()
             needsComma = false
             entryLid = nil
-            inLid = false
+            dropping = false
             return true
         default: return openInLine(UInt8(ascii: "{"))
         }
