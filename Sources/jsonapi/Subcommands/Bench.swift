@@ -8,6 +8,7 @@ import JSONAPIBenchmarking
 /// fraction of yajl's own scan.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Measure the passes over your documents (or a generated one) against bare yajl and Foundation.",
         discussion: """
             Every pass reads the same bytes from memory in the same chunks. Passes: \

@@ -6,6 +6,7 @@ import JSONAPIStream
 
 struct Denormalize: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "denormalize",
         abstract:
             "Turn normalize output (flat JSON, NDJSON, or a --split-by-type directory) or a database jsonapi load wrote (an SQLite file or a postgres:// URL) back into one JSON:API compound document.",
         discussion: """

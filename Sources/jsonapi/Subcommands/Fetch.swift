@@ -16,7 +16,8 @@ import Darwin
 /// Keeping it in a program of its own keeps `normalize` (32 MB for any input size) and the
 /// other commands free of it.
 struct Fetch: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: FetchOptions.abstract, discussion: FetchOptions.discussion)
+    static let configuration = CommandConfiguration(
+        commandName: "fetch", abstract: FetchOptions.abstract, discussion: FetchOptions.discussion)
 
     /// Parsed here for the checks, shell completion and `--help`; the fetch itself gets the
     /// arguments as they were written.

@@ -5,6 +5,7 @@ import JSONAPIBenchmarking
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "generate",
         abstract: "Write a large deterministic JSON:API compound document (or a dump of many) to standard output.",
         discussion: "The same arguments give the same bytes. About 1.7 KB per resource with the defaults. --documents N writes N pages of a crawl, one per line.")
 

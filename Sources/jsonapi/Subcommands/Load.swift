@@ -6,6 +6,7 @@ import JSONAPIStream
 
 struct Load: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "load",
         abstract: "Load JSON:API documents into SQLite or PostgreSQL: a table per type, with relationships, linkage and documents beside them.",
         discussion: """
             DB is an SQLite file, created when missing, or a PostgreSQL URL \

@@ -4,6 +4,7 @@ import JSONAPIStream
 
 struct Normalize: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "normalize",
         abstract: "Turn JSON:API documents into flat JSON, NDJSON, edge lines, or one table per resource type.",
         discussion: """
             json: one flat object (resources by type and id). ndjson: one line per resource, \

@@ -5,6 +5,7 @@ import JSONAPIStream
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Count resources per type, relationships per name with fan-out, dangling and unreachable linkage.",
         discussion: """
             Inputs of many documents are read on --workers workers (as normalize), each \

@@ -5,6 +5,7 @@ import JSONAPIStream
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check JSON syntax and every JSON:API MUST rule one document can show.",
         discussion: """
             Prints every finding with its rule id, line:column, byte offset and JSON pointer. \
