@@ -55,8 +55,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // The system's libpq, for `jsonapi load postgres://…`: PostgreSQL's own client library
-        // (COPY for bulk rows), no driver stack between.
+        // libpq's header, for the test that compares LibPQ's status codes with it. The library
+        // itself (`jsonapi load postgres://…`: PostgreSQL's own client, COPY for bulk rows, no
+        // driver stack between) is not linked: JSONAPILoad's LibPQ loads it at the first
+        // connection.
         .systemLibrary(
             name: "CPostgres",
             pkgConfig: "libpq",
@@ -87,10 +89,10 @@ let package = Package(
             dependencies: ["JSONAPIStream", "CYajl"]
         ),
         // Loading into databases: StreamSinks of DocumentStream over the system's libsqlite3
-        // and libpq.
+        // and libpq (loaded when a PostgreSQL connection is made).
         .target(
             name: "JSONAPILoad",
-            dependencies: ["JSONAPIStream", "CSQLite", "CPostgres"]
+            dependencies: ["JSONAPIStream", "CSQLite"]
         ),
         // HTTP ingestion over libcurl (CurlTransport) or URLSession: JSONAPIStream, CCurl,
         // swift-log and Foundation(Networking) only.
@@ -141,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "jsonapiTests",
-            dependencies: ["jsonapi", "JSONAPIStream", "JSONAPIBenchmarking", "JSONAPILoad"]
+            dependencies: ["jsonapi", "JSONAPIStream", "JSONAPIBenchmarking", "JSONAPILoad", "CPostgres"]
         ),
         // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
         .testTarget(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine with Swift:
 # yajl (libyajl-dev), libcrypto (libssl-dev), zlib (zlib1g-dev), libsqlite3 (libsqlite3-dev, for
-# `jsonapi load`), libpq (libpq-dev, for `jsonapi load postgresql://…`), libcurl
+# `jsonapi load`), libpq (libpq-dev: the library `jsonapi load postgresql://…` loads, and the
+# header a test compares with), libcurl
 # (libcurl4-openssl-dev, the client's default transport on Linux), PostgreSQL (postgresql:
 # the throwaway server of Scripts/postgres-server.sh),
 # libzstd (libzstd-dev; the zstd

@@ -1,13 +1,14 @@
-internal import CPostgres
 import Foundation
 import JSONAPIStream
 
-/// A connection to a PostgreSQL server through the system's libpq: statements with text
+/// A connection to a PostgreSQL server through the system's libpq (`LibPQ`, loaded at the
+/// first connection): statements with text
 /// parameters, `COPY … FROM STDIN`, transactions, and errors that name the server (without
 /// its password). Used from one thread at a time.
 final class PostgresConnection {
     /// Invariant: a connection `PQconnectdb` returned, finished only in `deinit`.
     private let handle: OpaquePointer
+    private let pq: LibPQ
     /// The URL as errors show it (no password).
     let name: String
 
@@ -15,16 +16,17 @@ final class PostgresConnection {
     /// variables), in UTF-8, with notices off.
     init(url: String) throws(JSONAPIError) {
         name = PostgresConnection.redacted(url)
-        guard let conn = PQconnectdb(url) else { throw JSONAPIError.input("database \(name): out of memory for a connection") }
-        guard PQstatus(conn) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
-            PQfinish(conn)
+        pq = try LibPQ.shared()
+        guard let conn = pq.connectdb(url) else { throw JSONAPIError.input("database \(name): out of memory for a connection") }
+        guard pq.status(conn) == LibPQ.connectionOK else {
+            let message = Self.text(pq.errorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+            pq.finish(conn)
             throw JSONAPIError.input("database \(name): cannot connect: \(message)")
         }
         handle = conn
         // Notices (e.g. "table does not exist, skipping") would go to standard error.
-        PQsetNoticeProcessor(conn, { _, _ in }, nil)
-        guard PQsetClientEncoding(conn, "UTF8") == 0 else { throw error("cannot use UTF-8") }
+        _ = pq.setNoticeProcessor(conn, { _, _ in }, nil)
+        guard pq.setClientEncoding(conn, "UTF8") == 0 else { throw error("cannot use UTF-8") }
         // No JIT compilation: the statements here are small, and a lookup of a batch's
         // identifiers that the planner costs high took 300 ms to compile and 20 ms to run.
         try execute("SET jit = off; SET standard_conforming_strings = on")
@@ -34,7 +36,7 @@ final class PostgresConnection {
         }
     }
 
-    deinit { PQfinish(handle) }
+    deinit { pq.finish(handle) }
 
     /// `url` without its password (`postgres://user:secret@host` → `postgres://user@host`,
     /// and a `password=` parameter dropped).
@@ -57,12 +59,15 @@ final class PostgresConnection {
 
     /// The connection's last error, naming the server and what was being done.
     func error(_ what: String) -> JSONAPIError {
-        let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-        if PQstatus(handle) != CONNECTION_OK {
+        let message = Self.text(pq.errorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        if pq.status(handle) != LibPQ.connectionOK {
             return .input("database \(name): the connection to the server was lost (\(what)): \(message)")
         }
         return .input("database \(name): \(what): \(message)")
     }
+
+    /// A C string libpq returned, "" for none.
+    static func text(_ p: UnsafeMutablePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
 
     /// A statement as messages quote it: its first line, at most 80 characters.
     static func brief(_ sql: String) -> String {
@@ -72,23 +77,23 @@ final class PostgresConnection {
 
     /// Whether a transaction is open.
     var inTransaction: Bool {
-        let s = PQtransactionStatus(handle)
-        return s == PQTRANS_INTRANS || s == PQTRANS_INERROR || s == PQTRANS_ACTIVE
+        let s = pq.transactionStatus(handle)
+        return s == LibPQ.transactionInTransaction || s == LibPQ.transactionInError || s == LibPQ.transactionActive
     }
 
     /// Checks a result and frees it; returns whether it was one.
     private func check(_ result: OpaquePointer?, _ what: @autoclosure () -> String) throws(JSONAPIError) {
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+        defer { pq.clear(result) }
+        let status = pq.resultStatus(result)
+        guard status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
             throw failure(result, what())
         }
     }
 
     private func failure(_ result: OpaquePointer?, _ what: String) -> JSONAPIError {
-        guard let result, let m = PQresultErrorMessage(result), m.pointee != 0 else { return error(what) }
+        guard let result, let m = pq.resultErrorMessage(result), m.pointee != 0 else { return error(what) }
         let message = String(cString: m).trimmingCharacters(in: .whitespacesAndNewlines)
-        if PQstatus(handle) != CONNECTION_OK {
+        if pq.status(handle) != LibPQ.connectionOK {
             return .input("database \(name): the connection to the server was lost (\(what)): \(message)")
         }
         return .input("database \(name): \(what): \(message)")
@@ -96,7 +101,7 @@ final class PostgresConnection {
 
     /// Runs SQL that returns no rows (several statements allowed, no parameters).
     func execute(_ sql: String) throws(JSONAPIError) {
-        try check(PQexec(handle, sql), "cannot run \(Self.brief(sql))")
+        try check(pq.exec(handle, sql), "cannot run \(Self.brief(sql))")
     }
 
     /// The rows of a statement with text parameters, each cell as text (NULL as nil).
@@ -123,16 +128,16 @@ final class PostgresConnection {
         row: (PostgresRow) throws(JSONAPIError) -> Void
     ) throws(JSONAPIError) {
         let result = Self.withCStrings(parameters) { pointers in
-            PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+            pq.execParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
         }
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK, let result else {
+        defer { pq.clear(result) }
+        let status = pq.resultStatus(result)
+        guard status == LibPQ.commandOK || status == LibPQ.tuplesOK, let result else {
             throw failure(result, "cannot run \(Self.brief(sql))")
         }
-        changed?.pointee = Int(String(cString: PQcmdTuples(result))) ?? 0
-        var r = PostgresRow(result: result, row: 0, columns: Int(PQnfields(result)))
-        for k in 0..<PQntuples(result) {
+        changed?.pointee = Int(Self.text(pq.cmdTuples(result))) ?? 0
+        var r = PostgresRow(pq: pq, result: result, row: 0, columns: Int(pq.nfields(result)))
+        for k in 0..<pq.ntuples(result) {
             r.row = k
             try row(r)
         }
@@ -228,30 +233,30 @@ final class PostgresConnection {
 
     /// Sends `data` (COPY text format, whole lines) to `COPY … FROM STDIN` in pieces.
     func copy(_ sql: String, _ data: UnsafeRawBufferPointer) throws(JSONAPIError) {
-        let start = PQexec(handle, sql)
-        guard PQresultStatus(start) == PGRES_COPY_IN else {
+        let start = pq.exec(handle, sql)
+        guard pq.resultStatus(start) == LibPQ.copyIn else {
             let e = failure(start, "cannot start \(Self.brief(sql))")
-            PQclear(start)
+            pq.clear(start)
             throw e
         }
-        PQclear(start)
+        pq.clear(start)
         var offset = 0
         var sent = true
         while offset < data.count {
             let n = min(1 << 18, data.count - offset)
-            guard PQputCopyData(handle, data.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(n)) == 1 else {
+            guard pq.putCopyData(handle, data.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(n)) == 1 else {
                 sent = false
                 break
             }
             offset += n
         }
         let endError: String? = sent ? nil : "sending the rows failed"
-        if PQputCopyEnd(handle, endError) != 1 { throw error("cannot finish \(Self.brief(sql))") }
+        if pq.putCopyEnd(handle, endError) != 1 { throw error("cannot finish \(Self.brief(sql))") }
         var failed: JSONAPIError?
-        while let result = PQgetResult(handle) {
-            let status = PQresultStatus(result)
-            if status != PGRES_COMMAND_OK && failed == nil { failed = failure(result, Self.brief(sql)) }
-            PQclear(result)
+        while let result = pq.getResult(handle) {
+            let status = pq.resultStatus(result)
+            if status != LibPQ.commandOK && failed == nil { failed = failure(result, Self.brief(sql)) }
+            pq.clear(result)
         }
         if let failed { throw failed }
         if !sent { throw error(Self.brief(sql)) }
@@ -260,21 +265,22 @@ final class PostgresConnection {
 
 /// One row of a result, valid while the query runs its row closure.
 struct PostgresRow {
+    let pq: LibPQ
     /// Invariant: a result that lives until the closure returns.
     let result: OpaquePointer
     var row: Int32
     let columns: Int
 
-    func isNull(_ column: Int) -> Bool { PQgetisnull(result, row, Int32(column)) == 1 }
+    func isNull(_ column: Int) -> Bool { pq.getisnull(result, row, Int32(column)) == 1 }
 
     func text(_ column: Int) -> String? {
-        isNull(column) ? nil : String(cString: PQgetvalue(result, row, Int32(column)))
+        isNull(column) ? nil : pq.getvalue(result, row, Int32(column)).map { String(cString: $0) }
     }
 
     /// The cell's bytes (valid during the row closure), nil for NULL.
     func bytes(_ column: Int) -> UnsafeRawBufferPointer? {
-        guard !isNull(column), let v = PQgetvalue(result, row, Int32(column)) else { return nil }
-        return UnsafeRawBufferPointer(start: v, count: Int(PQgetlength(result, row, Int32(column))))
+        guard !isNull(column), let v = pq.getvalue(result, row, Int32(column)) else { return nil }
+        return UnsafeRawBufferPointer(start: v, count: Int(pq.getlength(result, row, Int32(column))))
     }
 
     func int64(_ column: Int) -> Int64 { text(column).flatMap { Int64($0) } ?? 0 }

@@ -22,10 +22,12 @@ struct RunResult {
 }
 
 /// Runs `jsonapi` with `arguments`, feeding `stdin`, in the repository root; as another user
-/// (through `runuser`, when the tests run as root) with `user`.
+/// (through `runuser`, when the tests run as root) with `user`; with `environment` added to
+/// this process's.
 @discardableResult
-func run(_ arguments: [String], stdin: Data? = nil, user: String? = nil) throws -> RunResult {
+func run(_ arguments: [String], stdin: Data? = nil, user: String? = nil, environment: [String: String] = [:]) throws -> RunResult {
     let p = Process()
+    if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     var shared: URL? = nil
     defer { if let shared { try? FileManager.default.removeItem(at: shared.deletingLastPathComponent()) } }
     if let user {
