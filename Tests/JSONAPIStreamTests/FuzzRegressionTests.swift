@@ -1145,14 +1145,20 @@ public enum FuzzChecks {
         return sameDenormalized(output, moved, "resource lines read as text", "as trees")
     }
 
-    /// `Denormalizer` over the flat object `output` (read entry by entry: `data` comes first)
-    /// and over `top`, the same object with `resources` moved first (read as one tree): the
-    /// same document, or the same error.
+    /// `Denormalizer` over the flat object `output` (read entry by entry, `data` first), over
+    /// `top`, the same object with `resources` first (entry by entry, `data` after it), and
+    /// with its other members first when it has any (read as one tree): the same document, or
+    /// errors of the same rule.
     static func denormalizedBothWays(flat output: [UInt8], top: JSONObject) -> [String] {
-        var tree = JSONObject()
-        if let r = top["resources"] { tree.append("resources", r) }
-        for m in top.members where m.key != "resources" { tree.append(m.key, m.value) }
-        return sameDenormalized(output, Array((JSONValue.object(tree).jsonText + "\n").utf8), "a flat object read entry by entry", "as one tree")
+        func text(_ members: [JSONObject.Member]) -> [UInt8] { Array((JSONValue.object(JSONObject(members)).jsonText + "\n").utf8) }
+        let resources = top.members.filter { $0.key == "resources" }
+        let data = top.members.filter { $0.key == "data" }
+        let others = top.members.filter { $0.key != "resources" && $0.key != "data" }
+        var problems = sameDenormalized(output, text(resources + data + others), "a flat object read entry by entry", "with resources first")
+        if !others.isEmpty {
+            problems += sameDenormalized(output, text(others + resources + data), "a flat object read entry by entry", "as one tree")
+        }
+        return problems
     }
 
     /// `Denormalizer` over `a` and over `b`: the same document, or errors of the same rule

@@ -51,7 +51,6 @@ public final class Denormalizer {
             }
             return true
         }
-        receiver.flatBegins = { [unowned self] data in self.beginFlat(data) }
         receiver.flatEntry = { [unowned self] type, key, lid, entry in
             self.acceptFlatEntry(type: type, key: key, lid: lid, entry)
             return true
@@ -189,9 +188,8 @@ public final class Denormalizer {
         try feed(.object(top))
     }
 
-    /// A flat object read as a tree (its members in another order than `normalize` writes
-    /// them): each entry turned into text as ``NormalizedRecordReader`` reads it, then the
-    /// same document.
+    /// A flat object read as a tree (a member other than `data` and `resources` first): each
+    /// entry turned into text as ``NormalizedRecordReader`` reads it, then the same document.
     private func acceptFlat(_ o: JSONObject, resources: JSONValue, _ source: String, _ position: SourcePosition) throws(JSONAPIError) {
         guard case .object(let byType) = resources else { throw notNormalized("\"resources\" is not an object", source, position) }
         var entries: [(type: String, key: String, entry: JSONObject)] = []
@@ -203,7 +201,6 @@ public final class Denormalizer {
             }
         }
         let data = o["data"] ?? .null
-        beginFlat(data)
         for (type, key, entry) in entries {
             acceptFlatEntry(type: type, key: key, lid: entry["lid"]?.stringValue, NormalizedRecordReader.Line(entry, dropping: { $0 == "lid" }))
         }
@@ -214,76 +211,63 @@ public final class Denormalizer {
 
     // MARK: - A flat object read entry by entry (NormalizedRecordReader)
 
-    /// The flat object being read: its resources as text, one after another; each with its
-    /// identifier and where its text is, in order; the primary data's identifiers (from
-    /// `data`), and the text of those among the resources.
-    private var flatText = JSONTextWriter()
-    private var flatOrder: [(id: ResourceIdentifier, text: Range<Int>)] = []
-    private var flatIDs: [ResourceIdentifier] = []
-    private var flatPrimary: [ResourceIdentifier: Range<Int>] = [:]
-    /// Whether `data` is an array, and the types whose primary data holds an identifier with
-    /// neither id nor lid: their resource keyed by "" without a "lid" member is that
-    /// anonymous resource.
-    private var flatMany = false
-    private var flatAnonymousTypes = Set<String>()
+    /// The flat object being read: each entry's type, key, `lid` and other members (their
+    /// text, comma-led, one entry after another in `flatText`). Who an entry is depends on
+    /// `data` (an entry keyed "" is the anonymous resource of its type when the primary data
+    /// names one), which may come after `resources`; so entries are kept as read and written
+    /// as resources once the object has ended.
+    private var flatText = ByteArena(capacity: 64 * 1024)
+    private var flatEntries: [(type: String, key: String, lid: String?, members: Range<Int>)] = []
+    /// The start of the entry being written (reused).
+    private var entryHead = JSONTextWriter()
 
-    /// The `resources` of a flat object begin, after its `data`.
-    private func beginFlat(_ data: JSONValue) {
-        flatText = JSONTextWriter()
-        flatOrder.removeAll()
-        flatPrimary.removeAll()
-        flatAnonymousTypes.removeAll()
-        switch data {
-        case .null:
-            flatMany = false
-            flatIDs = []
-        case .array(let a):
-            flatMany = true
-            flatIDs = a.compactMap(Self.identifier)
-            for v in a where Self.isAnonymous(v) { flatAnonymousTypes.insert(v["type"]!.stringValue!) }
-        case let one:
-            flatMany = false
-            flatIDs = Self.identifier(one).map { [$0] } ?? []
-            if Self.isAnonymous(one) { flatAnonymousTypes.insert(one["type"]!.stringValue!) }
-        }
-        for id in flatIDs { flatPrimary[id] = 0..<0 }
-    }
-
-    /// One entry: its resource object (`type`, `id` unless keyed by its `lid` or anonymous,
-    /// `lid`, then the entry's other members), as text.
+    /// One entry, as read.
     private func acceptFlatEntry(type: String, key: String, lid: String?, _ entry: borrowing NormalizedRecordReader.Line) {
-        let keyedByLid = lid == key
-        let anonymous = lid == nil && key.isEmpty && flatAnonymousTypes.contains(type)
-        let identifier = ResourceIdentifier(type: type, id: keyedByLid || anonymous ? nil : key, lid: lid)
-        let start = flatText.arena.count
-        flatText.arena.append(#"{"type":"#)
-        flatText.writeString(type)
-        if !keyedByLid && !anonymous {
-            flatText.arena.append(#","id":"#)
-            flatText.writeString(key)
-        }
-        if let lid {
-            flatText.arena.append(#","lid":"#)
-            flatText.writeString(lid)
-        }
+        let start = flatText.count
         for range in entry.members {
-            flatText.arena.append(UInt8(ascii: ","))
-            flatText.arena.append(entry.text.bytes(in: range))
+            flatText.append(UInt8(ascii: ","))
+            flatText.append(entry.text.bytes(in: range))
         }
-        flatText.arena.append(UInt8(ascii: "}"))
-        let text = start..<flatText.arena.count
-        flatOrder.append((identifier, text))
-        if flatPrimary[identifier] != nil { flatPrimary[identifier] = text }
+        flatEntries.append((type, key, lid, start..<flatText.count))
     }
 
     /// The flat object is complete: one document with the primary linkage's resources as
     /// data (in `data`'s order) and every other resource as included (in the entries'
     /// order), then the object's other members, written as JSONTextWriter writes a document.
     private func endFlat(data: JSONValue, others: JSONObject) throws(JSONAPIError) {
+        // The primary data's identifiers, and the types whose primary data holds an
+        // identifier with neither id nor lid: their entry keyed "" without a "lid" member is
+        // that anonymous resource.
+        let many: Bool
+        var ids: [ResourceIdentifier] = []
+        var anonymousTypes = Set<String>()
+        switch data {
+        case .null: many = false
+        case .array(let a):
+            many = true
+            ids = a.compactMap(Self.identifier)
+            for v in a where Self.isAnonymous(v) { anonymousTypes.insert(v["type"]!.stringValue!) }
+        case let one:
+            many = false
+            ids = Self.identifier(one).map { [$0] } ?? []
+            if Self.isAnonymous(one) { anonymousTypes.insert(one["type"]!.stringValue!) }
+        }
+        // Each entry's identifier; the primary ones' entries by identifier (the last entry
+        // of an identifier, as a tree's member would be).
+        var primaryEntries: [ResourceIdentifier: Int] = [:]
+        for id in ids { primaryEntries[id] = -1 }
+        var isPrimary = [Bool](repeating: false, count: flatEntries.count)
+        for k in flatEntries.indices {
+            let id = flatIdentifier(k, anonymousTypes)
+            if primaryEntries[id] != nil {
+                primaryEntries[id] = k
+                isPrimary[k] = true
+            }
+        }
         documentLines += 1
-        singleShape = flatMany ? .many : data == .null ? .null : .single
-        primary += flatIDs
-        let dataIsNull = !flatMany && flatIDs.isEmpty
+        singleShape = many ? .many : data == .null ? .null : .single
+        primary += ids
+        let dataIsNull = !many && ids.isEmpty
         var first = true
         func member(_ name: StaticString) {
             pending.append(UInt8(ascii: first ? "{" : ","))
@@ -296,11 +280,11 @@ public final class Denormalizer {
             member(#""data":null"#)
         } else {
             member(#""data":"#)
-            if flatMany { pending.append(UInt8(ascii: "[")) }
-            for (k, id) in flatIDs.enumerated() {
+            if many { pending.append(UInt8(ascii: "[")) }
+            for (k, id) in ids.enumerated() {
                 if k > 0 { pending.append(UInt8(ascii: ",")) }
-                if let text = flatPrimary[id], !text.isEmpty {
-                    pending.append(flatText.arena.bytes(in: text))
+                if let entry = primaryEntries[id], entry >= 0 {
+                    writeFlatEntry(entry, flatIdentifier(entry, anonymousTypes))
                 } else {
                     // Not among the resources: its identifier.
                     var w = JSONTextWriter()
@@ -309,17 +293,17 @@ public final class Denormalizer {
                 }
                 try flushIfFull()
             }
-            if flatMany { pending.append(UInt8(ascii: "]")) }
+            if many { pending.append(UInt8(ascii: "]")) }
         }
         var included = false
-        for (id, text) in flatOrder where flatPrimary[id] == nil {
+        for k in flatEntries.indices where !isPrimary[k] {
             if included {
                 pending.append(UInt8(ascii: ","))
             } else {
                 member(#""included":["#)
                 included = true
             }
-            pending.append(flatText.arena.bytes(in: text))
+            writeFlatEntry(k, flatIdentifier(k, anonymousTypes))
             try flushIfFull()
         }
         if included { pending.append(UInt8(ascii: "]")) }
@@ -334,10 +318,38 @@ public final class Denormalizer {
         }
         if first { pending.append(UInt8(ascii: "{")) }
         pending.append("}\n")
-        flatText = JSONTextWriter()
-        flatOrder.removeAll()
-        flatPrimary.removeAll()
+        flatText = ByteArena(capacity: 64 * 1024)
+        flatEntries.removeAll()
         try flushIfFull()
+    }
+
+    /// Who entry `k` is: keyed by its `lid` (key and `lid` equal), the anonymous resource of
+    /// its type (keyed "" without a `lid`, when the primary data names one), or by its id.
+    private func flatIdentifier(_ k: Int, _ anonymousTypes: Set<String>) -> ResourceIdentifier {
+        let e = flatEntries[k]
+        let keyedByLid = e.lid == e.key
+        let anonymous = e.lid == nil && e.key.isEmpty && anonymousTypes.contains(e.type)
+        return ResourceIdentifier(type: e.type, id: keyedByLid || anonymous ? nil : e.key, lid: e.lid)
+    }
+
+    /// Entry `k` as a resource object: `type`, `id` (unless `identifier` has none: keyed by
+    /// its `lid`, or anonymous), `lid`, then the entry's other members.
+    private func writeFlatEntry(_ k: Int, _ identifier: ResourceIdentifier) {
+        let e = flatEntries[k]
+        entryHead.arena.truncate(to: 0)
+        entryHead.arena.append(#"{"type":"#)
+        entryHead.writeString(e.type)
+        if let id = identifier.id {
+            entryHead.arena.append(#","id":"#)
+            entryHead.writeString(id)
+        }
+        if let lid = e.lid {
+            entryHead.arena.append(#","lid":"#)
+            entryHead.writeString(lid)
+        }
+        entryHead.arena.withBytes { pending.append($0) }
+        pending.append(flatText.bytes(in: e.members))
+        pending.append(UInt8(ascii: "}"))
     }
 
     /// The identifier of a primary data entry; one with neither id nor lid names the

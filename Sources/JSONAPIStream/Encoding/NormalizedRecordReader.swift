@@ -4,9 +4,9 @@
 /// whose first member is `type` is read straight into JSON text: its members, minified, as
 /// ``JSONTextWriter`` would write them, without a `JSONValue` tree in between. When it ends,
 /// the denormalizer wraps the members it keeps into a small document for its graph parser
-/// (``resourceLine``). A flat object (first member `data`, as `normalize` writes it) is read
-/// the same way entry by entry (``flatEntry``): only its `data` and its top-level members
-/// other than `resources` become trees (``flatObject``). Every other record (a document line,
+/// (``resourceLine``). A flat object (first member `data`, as `normalize` writes it, or
+/// `resources`) is read the same way entry by entry (``flatEntry``): only its `data` and its
+/// top-level members other than `resources` become trees (``flatObject``). Every other record (a document line,
 /// an operation line, a resource line that starts with another member) is built as a
 /// `JSONValue`, as before, and handed to ``tree``. A record read as a line but found to be
 /// another kind (a member that takes precedence over `type`, such as `document`, comes later)
@@ -69,7 +69,7 @@ final class NormalizedRecordReader: JSONEventReceiver {
     /// Where a flat object is: in its `data` (read into ``dataBuilder``), in its
     /// `resources` (entry by entry: the opening `{` of `resources`, of a type's object, of an
     /// entry), among its other members (read into ``builder``), or past a problem (the rest
-    /// is only read).
+    /// is only read). `data` and `resources` may come in either order.
     private enum FlatPhase {
         case data
         case members
@@ -110,8 +110,6 @@ final class NormalizedRecordReader: JSONEventReceiver {
     var resourceLine: ((borrowing Line, SourcePosition) -> Bool)?
     /// Any other record is complete; false stops the parse.
     var tree: ((JSONValue, SourcePosition) -> Bool)?
-    /// A flat object's `resources` begin, after its `data` (given).
-    var flatBegins: ((JSONValue) -> Void)?
     /// An entry of a flat object is complete: its type, key, `lid` when that is a string, and
     /// its other members in `line`; false stops the parse.
     var flatEntry: ((String, String, String?, borrowing Line) -> Bool)?
@@ -164,13 +162,13 @@ final class NormalizedRecordReader: JSONEventReceiver {
                 line.reset()
                 needsComma = false
                 dropping = false
-            } else if memoryEqual(name, staticBytes("data")) {
+            } else if memoryEqual(name, staticBytes("data")) || memoryEqual(name, staticBytes("resources")) {
                 mode = .flat
-                phase = .data
+                phase = .members
+                data = .null
                 hasResources = false
                 othersOpen = false
                 problem = nil
-                return true
             } else {
                 mode = .tree
                 if !builder.onStartObject() { return false }
@@ -355,10 +353,13 @@ final class NormalizedRecordReader: JSONEventReceiver {
         case .data: return dataBuilder.onKey(name, escaped: escaped)
         case .skipping: return true
         case .members:
+            if level == 1 && memoryEqual(name, staticBytes("data")) {
+                phase = .data
+                return true
+            }
             if level == 1 && memoryEqual(name, staticBytes("resources")) {
                 phase = .resources
                 hasResources = true
-                flatBegins?(data)
                 return true
             }
             if level == 1 && !othersOpen {
