@@ -6,9 +6,9 @@
 /// the denormalizer wraps the members it keeps into a small document for its graph parser
 /// (``resourceLine``). A flat object (first member `data`, as `normalize` writes it, or
 /// `resources`) is read the same way entry by entry (``flatEntry``): only its `data` and its
-/// top-level members other than `resources` become trees (``flatObject``). Every other record (a document line,
-/// an operation line, a resource line that starts with another member) is built as a
-/// `JSONValue`, as before, and handed to ``tree``. A record read as a line but found to be
+/// top-level members other than `resources` become trees (``flatObject``). Every other
+/// record (a document line, an operation line, a resource line or flat object that starts
+/// with another member) is built as a `JSONValue`, as before, and handed to ``tree``. A record read as a line but found to be
 /// another kind (a member that takes precedence over `type`, such as `document`, comes later)
 /// is parsed again from its text into a `JSONValue`.
 ///
