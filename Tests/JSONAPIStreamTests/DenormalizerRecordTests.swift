@@ -198,6 +198,27 @@ struct DenormalizerRecordTests {
         #expect(both?.diagnostic?.location.column == 47)
     }
 
+    /// A document at the depth limit normalizes to records nested up to two levels deeper (a
+    /// document line's members under `document`, a flat entry's under `resources` and its
+    /// type); they come back.
+    @Test func aDocumentAtTheDepthLimitComesBack() throws {
+        let depth = Limits.default.maxDepth
+        // The document's own levels: the document, meta (or the resource, attributes), x.
+        func nested(_ levels: Int) -> String { String(repeating: "[", count: levels) + String(repeating: "]", count: levels) }
+        let inMeta = #"{"data":null,"meta":{"x":\#(nested(depth - 2))}}"#
+        let inAttributes = #"{"data":{"type":"a","id":"1","attributes":{"x":\#(nested(depth - 3))}}}"#
+        for text in [inMeta, inAttributes] {
+            let document = try JSONValue(parsing: Array(text.utf8))
+            #expect(throws: JSONAPIError.self) { try JSONValue(parsing: Array((#"{"d":"# + text + "}").utf8)) }
+            for format in [OutputFormat.ndjson, .json] {
+                let records = try normalize(text, format: format)
+                let back = try JSONValue(parsing: Array(try Self.denormalize(records).utf8))
+                #expect(back["meta"] == document["meta"], "\(format)")
+                #expect(back["data"]?["attributes"] == document["data"]?["attributes"], "\(format)")
+            }
+        }
+    }
+
     @Test func workersGiveTheSameDocument() throws {
         var many: [String] = []
         for i in 0..<400 {

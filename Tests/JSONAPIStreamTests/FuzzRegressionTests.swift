@@ -1199,7 +1199,9 @@ public enum FuzzChecks {
         guard ndjson.error == nil else { return [] }
         var problems: [String] = []
         if let last = ndjson.output.last, last != 0x0A { problems.append("ndjson: output does not end with a line feed") }
-        let lineOptions = ParseOptions()
+        // A document line nests its members one level deeper than the document did.
+        var lineOptions = ParseOptions()
+        lineOptions.limits.maxDepth += 1
         var lines: [JSONObject] = []
         for (i, line) in splitLines(ndjson.output).enumerated() {
             do throws(JSONAPIError) {
@@ -1361,7 +1363,7 @@ public enum FuzzChecks {
         // Resources sit two levels deeper in the flat output than in a document
         // (`resources`/type/id/… against `data`/…), so a document at the depth limit gives
         // flat JSON beyond it.
-        var flatOptions = lineOptions
+        var flatOptions = ParseOptions()
         flatOptions.limits.maxDepth += 2
         let flatValue: JSONValue
         do throws(JSONAPIError) {

@@ -19,9 +19,17 @@ public final class Denormalizer {
     /// Documents made of the records read, not yet handed to the parser.
     /// (Unchecked: appended to at every record, on the reading thread only.)
     @exclusivity(unchecked) private var pending = ByteArena(capacity: 64 * 1024)
+    /// How the records are read: the caller's limits, two levels deeper (see `init`).
+    private let recordLimits: Limits
 
     /// A denormalizer that merges resources as a graph built with `options` does.
     public init(options: DocumentOptions = .default) {
+        // A record nests up to two levels deeper than the document it came from (a flat
+        // object's entries sit under `resources` and their type; a document line's members
+        // under `document`), so a document at the depth limit comes back.
+        var limits = options.parse.limits
+        limits.maxDepth += 2
+        recordLimits = limits
         var o = options
         o.validation = .off
         // Normalized records do not say which context they came from; the create context
@@ -42,6 +50,7 @@ public final class Denormalizer {
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
         var options = ParseOptions()
         options.multipleDocuments = true
+        options.limits = recordLimits
         let receiver = NormalizedRecordReader(options: options)
         var failure: JSONAPIError? = nil
         receiver.resourceLine = { [unowned self] line, _ in
