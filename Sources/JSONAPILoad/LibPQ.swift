@@ -13,11 +13,11 @@ import Darwin
 ///
 /// Linked the usual way, libpq and what it pulls in (Kerberos, LDAP, GnuTLS, about twenty
 /// libraries) were mapped and relocated at every start of `jsonapi`, also by the commands
-/// that never touch a database: about 5 MiB of the resident set before anything was read, and
+/// that never touch a database: about 4 MiB of the resident set before anything was read, and
 /// a program that did not start at all where libpq is not installed. Loaded here, they cost
 /// only the runs that connect, and a missing library is an error that says what to install.
 ///
-/// So nothing here needs libpq's header to build: the functions are looked up by name, with
+/// Nothing here needs libpq's header to build: the functions are looked up by name, with
 /// the C types `libpq-fe.h` declares for them (a connection and a result are opaque
 /// pointers), and the few status codes used are below (the header's enum values, unchanged
 /// since libpq 7.4; `LibPQTests` compares them with the header). `JSONAPI_LIBPQ`, when set,
