@@ -62,6 +62,28 @@ package struct ParsingOptions: ParsableArguments {
     @Option(name: .customLong("duplicate-members"), help: "Repeated member names: reject, or allow-in-values (inside attributes and meta).")
     package var duplicateMembers: DuplicateMemberPolicy = .reject
 
+    @OptionGroup package var limits: LimitOptions
+
+    @Option(name: .customLong("max-resources"), help: "Most resources kept in memory (json format, stats).")
+    package var maxResources: Int?
+
+    package func documentOptions(validation: ValidationMode? = nil) -> DocumentOptions {
+        var o = limits.applied(to: DocumentOptions())
+        o.validation = validation ?? (strict ? .strict : .lenient)
+        o.context = context
+        o.extensions = Set(extensions)
+        o.parse.byteOrderMark = bom
+        o.parse.duplicateMembers = duplicateMembers
+        o.parse.limits.maxResources = maxResources
+        return o
+    }
+}
+
+/// What one input may hold, and the memory a run may take (every command that parses;
+/// `denormalize` too, with the limits of the documents its records came from).
+package struct LimitOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .customLong("max-depth"), help: "Deepest nesting of objects and arrays.")
     package var maxDepth = Limits.default.maxDepth
     @Option(name: .customLong("max-key-bytes"), help: "Longest member name in bytes.")
@@ -72,8 +94,6 @@ package struct ParsingOptions: ParsableArguments {
     package var maxNumberLength = Limits.default.maxNumberLength
     @Option(name: .customLong("max-input-bytes"), help: "Largest input in bytes (no limit by default).")
     package var maxInputBytes: Int?
-    @Option(name: .customLong("max-resources"), help: "Most resources kept in memory (json format, stats).")
-    package var maxResources: Int?
     @Option(
         name: .customLong("max-memory"),
         help: ArgumentHelp(
@@ -87,20 +107,15 @@ package struct ParsingOptions: ParsableArguments {
         MemoryBudget.caps = MemoryBudget.derived(maxMemory: maxMemory?.bytes)
     }
 
-    package func documentOptions(validation: ValidationMode? = nil) -> DocumentOptions {
+    /// `options` with these limits, once the memory budget is set.
+    package func applied(to options: DocumentOptions) -> DocumentOptions {
         applyMemoryBudget()
-        var o = DocumentOptions()
-        o.validation = validation ?? (strict ? .strict : .lenient)
-        o.context = context
-        o.extensions = Set(extensions)
-        o.parse.byteOrderMark = bom
-        o.parse.duplicateMembers = duplicateMembers
+        var o = options
         o.parse.limits.maxDepth = maxDepth
         o.parse.limits.maxKeyBytes = maxKeyBytes
         o.parse.limits.maxStringBytes = maxStringBytes
         o.parse.limits.maxNumberLength = maxNumberLength
         o.parse.limits.maxInputBytes = maxInputBytes
-        o.parse.limits.maxResources = maxResources
         return o
     }
 }

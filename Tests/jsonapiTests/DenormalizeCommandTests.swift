@@ -142,4 +142,37 @@ struct DenormalizeCommandTests {
         let opBack = try run(["denormalize"], stdin: opLines.stdout)
         #expect(opBack.out == #"{"jsonapi":{"ext":["https://jsonapi.org/ext/atomic"]},"atomic:operations":[{"op":"remove","ref":{"type":"tags","id":"1"}}]}"# + "\n")
     }
+
+    /// The limits are the documents', as normalize took them: a document deeper than the
+    /// default normalizes under --max-depth and comes back under the same option (its records
+    /// nest deeper still); past a limit, the error names its rule.
+    @Test func limitsAreTheDocuments() throws {
+        let levels = 600
+        let depth = 3 + levels
+        let text = #"{"data":{"type":"a","id":"1","attributes":{"x":"# + String(repeating: "[", count: levels) + String(repeating: "]", count: levels) + "}}}"
+        var deep = ParseOptions()
+        deep.limits.maxDepth = depth
+        let document = try JSONValue(parsing: Array(text.utf8), options: deep)
+        var outputs: [Data] = []
+        for format in ["ndjson", "json"] {
+            let records = try run(["normalize", "--format", format, "--max-depth", "\(depth)"], stdin: Data(text.utf8))
+            #expect(records.status == 0, "\(records.stderr)")
+            let refused = try run(["denormalize"], stdin: records.stdout)
+            // The record is read with two levels more than the documents' 512.
+            #expect(refused.status == 1 && refused.stderr.contains("nesting deeper than 514 levels [J05]"), "\(refused.stderr)")
+            #expect(refused.out.isEmpty)
+            let back = try run(["denormalize", "--max-depth", "\(depth)"], stdin: records.stdout)
+            #expect(back.status == 0, "\(back.stderr)")
+            let value = try JSONValue(parsing: Array(back.stdout), options: deep)
+            #expect(value["data"]?["attributes"] == document["data"]?["attributes"], "\(format)")
+            outputs.append(back.stdout)
+        }
+        #expect(outputs[0] == outputs[1])
+        let line = Data((#"{"type":"a","id":"1","attributes":{"s":"abcd"},"relationships":{}}"# + "\n").utf8)
+        let long = try run(["denormalize", "--max-string-bytes", "3"], stdin: line)
+        #expect(long.status == 1 && long.stderr.contains("[J06]"), "\(long.stderr)")
+        #expect(try run(["denormalize", "--max-string-bytes", "4"], stdin: line).status == 0)
+        let big = try run(["denormalize", "--max-input-bytes", "10"], stdin: line)
+        #expect(big.status == 1 && big.stderr.contains("[J12]"), "\(big.stderr)")
+    }
 }

@@ -12,12 +12,15 @@ struct Denormalize: ParsableCommand {
         discussion: """
             Resources merge as when reading documents (the later member wins). Without --include, \
             every resource that is not primary data goes into included; with it, only those the \
-            paths reach from primary data (each resource once).
+            paths reach from primary data (each resource once). The limits (--max-depth and the \
+            others) are those of the documents the records came from, as normalize took them: a \
+            record may nest two levels deeper than its document, and is read with that allowance.
             """)
 
     @OptionGroup var input: InputOptions
     @OptionGroup var reporting: ReportingOptions
     @OptionGroup var workers: WorkerOptions
+    @OptionGroup var limits: LimitOptions
 
     @Option(help: "Relationship paths to include, comma-separated (e.g. comments.author,tags).")
     var include: String?
@@ -46,7 +49,7 @@ struct Denormalize: ParsableCommand {
         options.keys = keys
         let file: OutputFile
         do { file = try OutputFile(path: output) } catch { throw report(error) }
-        var documentOptions = workers.applied(to: .default)
+        var documentOptions = workers.applied(to: limits.applied(to: .default))
         documentOptions.extensions = Set(extensions)
         let denormalizer = Denormalizer(options: documentOptions)
         do {
