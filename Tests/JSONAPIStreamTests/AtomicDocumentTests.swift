@@ -157,7 +157,7 @@ struct AtomicDocumentTests {
         let g = try graph(text, options: lenient)
         _ = try normalize(text, format: .ndjson, document: lenient, warnings: &warnings)
         #expect(
-            warnings.map { "\($0.rule) \($0.pointer ?? "")" } == [
+            warnings.map { "\($0.rule) \($0.pointer)" } == [
                 "A01 /data", "A05 /atomic:operations/0/op", "A05 /atomic:operations/1", "A06 /atomic:operations/1/href",
                 "A07 /atomic:operations/1/ref", "A04 /atomic:operations/2", "A08 /atomic:operations/3/data", "A08 /atomic:operations/4",
             ])
