@@ -181,7 +181,7 @@ struct ResourceEncodingTests {
             var small: Float = 0.1
             var whole: Double = 5
             var big: UInt64 = .max
-            var tiny: Double = 5e-324
+            var tiny: Double = .leastNonzeroMagnitude  // 5e-324
             var flags: [Bool] = [true, false]
             var data = Data([0, 1, 2])
         }
