@@ -219,6 +219,19 @@ struct DenormalizerRecordTests {
         }
     }
 
+    /// An input that breaks off inside a flat object leaves nothing of it behind for the next
+    /// input read by the same denormalizer.
+    @Test func aBrokenOffFlatObjectLeavesNothingBehind() throws {
+        let d = Denormalizer()
+        #expect(throws: JSONAPIError.self) {
+            try d.read(.bytes(Array(#"{"resources":{"a":{"1":{"attributes":{"x":1}}}},"data":[tru"#.utf8), name: "broken"))
+        }
+        try d.read(.bytes(Array((#"{"data":{"type":"b","id":"2"},"resources":{"b":{"2":{"attributes":{}}}}}"# + "\n").utf8), name: "next"))
+        let out = ByteWriter()
+        try d.write(to: out)
+        #expect(out.string == #"{"data":{"type":"b","id":"2","attributes":{}}}"# + "\n")
+    }
+
     @Test func workersGiveTheSameDocument() throws {
         var many: [String] = []
         for i in 0..<400 {

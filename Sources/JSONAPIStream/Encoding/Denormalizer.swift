@@ -51,6 +51,9 @@ public final class Denormalizer {
         var options = ParseOptions()
         options.multipleDocuments = true
         options.limits = recordLimits
+        // Entries of a flat object that an earlier input broke off.
+        flatEntries.removeAll()
+        flatText.truncate(to: 0)
         let receiver = NormalizedRecordReader(options: options)
         var failure: JSONAPIError? = nil
         receiver.resourceLine = { [unowned self] line, _ in
