@@ -39,12 +39,30 @@ extension ColumnType {
 }
 
 /// How the JSON text of a column is read back: member names repeated inside a value (which
-/// `--duplicate-members allow-in-values` keeps) stay.
+/// `--duplicate-members allow-in-values` keeps) stay. The text is what a load wrote, under
+/// whatever limits it was given (`--max-depth` 600, `--max-string-bytes` 1G): it is read
+/// back under wide ones, so that a stored value is never refused for a limit it was loaded
+/// under. The depth stays bounded (values become `JSONValue` trees, released recursively).
 let valueOptions: ParseOptions = {
     var o = ParseOptions()
     o.duplicateMembers = .allowInValues
+    o.limits.maxDepth = 8192
+    o.limits.maxKeyBytes = Int(Int32.max)
+    o.limits.maxStringBytes = Int(Int32.max)
+    o.limits.maxNumberLength = Int(Int32.max)
     return o
 }()
+
+/// A stored object's JSON text read back (a column the loader wrote), or the error that says
+/// which column could not be.
+func storedObject(_ text: String, _ what: String) throws(JSONAPIError) -> JSONObject {
+    let value: JSONValue
+    do throws(JSONAPIError) { value = try JSONValue(parsingStoredValue: Array(text.utf8), options: valueOptions) } catch {
+        throw JSONAPIError.input("a stored \(what) value cannot be read back to merge with: \(error)")
+    }
+    guard case .object(let o) = value else { throw JSONAPIError.input("a stored \(what) value is not a JSON object: \(text.prefix(80))") }
+    return o
+}
 
 /// The stored row's mergeable members, as the loaders read them before a merge.
 struct OldRow {
@@ -70,17 +88,20 @@ extension OldRow {
 
     /// The stored row from a row of ``selection(_:first:suffix:)``: `text(k)` is cell k as
     /// text, `isSet(k)` whether cell k (an `IS NOT NULL`) is true.
-    init(_ t: LoadTable, attributeColumns: [Int], first: Bool, text: (Int) -> String?, isSet: (Int) -> Bool) {
+    init(_ t: LoadTable, attributeColumns: [Int], first: Bool, text: (Int) -> String?, isSet: (Int) -> Bool) throws(JSONAPIError) {
         self.init(links: text(0), meta: text(1), other: text(2), overflow: text(3))
-        if let n = text(4), case .array(let names)? = try? JSONValue(parsingStoredValue: Array(n.utf8), options: valueOptions) {
+        if let n = text(4) {
+            let value: JSONValue
+            do throws(JSONAPIError) { value = try JSONValue(parsingStoredValue: Array(n.utf8), options: valueOptions) } catch {
+                throw JSONAPIError.input("a stored _nulls value cannot be read back: \(error)")
+            }
+            guard case .array(let names) = value else { throw JSONAPIError.input("a stored _nulls value is not a JSON array: \(n.prefix(80))") }
             nulls = names.compactMap(\.stringValue)
         }
         guard first else { return }
         for (k, c) in attributeColumns.enumerated() where isSet(5 + k) { present.insert(Array(t.columns[c].name.utf8)) }
         present.formUnion(nulls.map { Array($0.utf8) })
-        if let o = overflow, case .object(let members)? = try? JSONValue(parsingStoredValue: Array(o.utf8), options: valueOptions) {
-            present.formUnion(members.keys.map { Array($0.utf8) })
-        }
+        if let o = overflow { present.formUnion(try storedObject(o, "_overflow").keys.map { Array($0.utf8) }) }
     }
 }
 
@@ -106,16 +127,16 @@ struct MergedMembers {
     init(
         old: OldRow?, links: @autoclosure () -> String?, meta: @autoclosure () -> String?, other: String?, overflow: String?,
         nulls: [String], names: [[UInt8]], columns: [Int], table t: LoadTable, newWins: Bool
-    ) {
+    ) throws(JSONAPIError) {
         self.other = other
         self.overflow = overflow
         self.nulls = nulls
         writeNulls = !nulls.isEmpty
         guard let old else { return }
-        if old.links != nil { self.links = .some(mergeObjects(old.links, links(), newWins: newWins)) }
-        if old.meta != nil { self.meta = .some(mergeObjects(old.meta, meta(), newWins: newWins)) }
-        self.other = mergeObjects(old.other, other, newWins: newWins)
-        self.overflow = mergeObjects(old.overflow, overflow, newWins: newWins)
+        if old.links != nil { self.links = .some(try mergeObjects(old.links, links(), newWins: newWins, "_links")) }
+        if old.meta != nil { self.meta = .some(try mergeObjects(old.meta, meta(), newWins: newWins, "_meta")) }
+        self.other = try mergeObjects(old.other, other, newWins: newWins, "_other")
+        self.overflow = try mergeObjects(old.overflow, overflow, newWins: newWins, "_overflow")
         // `_nulls`: what the stored row had, less what the new resource sets, plus its nulls.
         var merged: [String]
         if newWins {
@@ -134,13 +155,13 @@ struct MergedMembers {
 }
 
 /// Two JSON objects merged member by member (a name in both keeps its first position and
-/// takes the winner's value); nil when nothing is to be written (no new value).
-func mergeObjects(_ old: String?, _ new: String?, newWins: Bool) -> String? {
+/// takes the winner's value); nil when nothing is to be written (no new value). `what` names
+/// the column in an error.
+func mergeObjects(_ old: String?, _ new: String?, newWins: Bool, _ what: String) throws(JSONAPIError) -> String? {
     guard let new else { return nil }
     guard let old else { return new }
-    guard case .object(let o)? = try? JSONValue(parsingStoredValue: Array(old.utf8), options: valueOptions),
-        case .object(let n)? = try? JSONValue(parsingStoredValue: Array(new.utf8), options: valueOptions)
-    else { return newWins ? new : nil }
+    let o = try storedObject(old, what)
+    let n = try storedObject(new, what)
     var members = o.members
     var index: [[UInt8]: Int] = [:]
     for (k, m) in members.enumerated() { index[Array(m.key.utf8)] = k }

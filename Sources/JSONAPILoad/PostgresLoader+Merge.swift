@@ -33,7 +33,7 @@ extension PostgresLoader {
         func text(_ range: Range<Int>?) -> String? { range.map { String(decoding: batch.view($0), as: UTF8.self) } }
         func name(_ c: PostgresBatch.Cell) -> String { StoredJSON.decodeString(batch.view(c.name), 0..<c.name.count) }
         let overflow = cells.filter { $0.column < 0 }.map { text($0.name)! + ":" + text($0.value)! }
-        let m = MergedMembers(
+        let m = try MergedMembers(
             old: old, links: text(r.links), meta: text(r.meta), other: text(r.other),
             overflow: overflow.isEmpty ? nil : "{" + overflow.joined(separator: ",") + "}",
             nulls: cells.filter { $0.isNull && $0.column >= 0 }.map(name), names: cells.map { Array(name($0).utf8) },
@@ -118,7 +118,7 @@ extension PostgresLoader {
             let key = quoted(ColumnRole.key.rawValue)
             for row in try db.rows("SELECT \(key), \(selection.list) FROM \(quoted(t.name)) WHERE \(key) = ANY($1::bigint[])", ["{\(keys)}"]) {
                 guard let k = row[0].flatMap({ Int64($0) }) else { continue }
-                out[k] = OldRow(t, attributeColumns: selection.attributeColumns, first: first, text: { row[$0 + 1] }, isSet: { row[$0 + 1] == "t" })
+                out[k] = try OldRow(t, attributeColumns: selection.attributeColumns, first: first, text: { row[$0 + 1] }, isSet: { row[$0 + 1] == "t" })
             }
         }
         return out

@@ -135,7 +135,7 @@ extension SQLiteLoader {
         }
         func objectText(_ members: [String]) -> String? { members.isEmpty ? nil : "{" + members.joined(separator: ",") + "}" }
         func text(_ bytes: UnsafeRawBufferPointer?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
-        let m = MergedMembers(
+        let m = try MergedMembers(
             old: exists ? try oldRow(t, key) : nil, links: text(p.links), meta: text(p.meta), other: objectText(otherMembers),
             overflow: objectText(overflow), nulls: nulls, names: cells.map { Array(StoredJSON.decodeString(attributes, $0.name).utf8) },
             columns: cells.map(\.column), table: t, newWins: run.options.onDuplicate != .first)
@@ -263,7 +263,7 @@ extension SQLiteLoader {
         defer { s.reset() }
         s.bind(1, key)
         guard try s.step() else { return nil }
-        return OldRow(t, attributeColumns: selection.attributeColumns, first: first, text: { s.text(Int32($0)) }, isSet: { s.int64(Int32($0)) != 0 })
+        return try OldRow(t, attributeColumns: selection.attributeColumns, first: first, text: { s.text(Int32($0)) }, isSet: { s.int64(Int32($0)) != 0 })
     }
 
     // MARK: - Relationships and linkage

@@ -163,6 +163,23 @@ struct LoadSQLiteTests {
         #expect(try Self.query(db3, #"SELECT source FROM _documents"#) == [[one]])
     }
 
+    /// A stored value is read back under wide limits, not the default ones: a `meta` value
+    /// loaded under a raised `--max-depth` still merges member by member when its resource
+    /// comes again (it was replaced, silently), and `denormalize` reads it back.
+    @Test func deepStoredValuesMergeMemberByMember() throws {
+        let (dir, db) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let one = try Self.write(#"{"data":{"type":"a","id":"1","meta":{"m":\#(deep)}}}"#, in: dir, name: "one.json")
+        let two = try Self.write(#"{"data":{"type":"a","id":"1","meta":{"n":2}}}"#, in: dir, name: "two.json")
+        let loaded = try run(["load", "--quiet", "--max-depth", "700", db, one, two])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(try Self.query(db, #"SELECT _meta FROM a"#) == [[#"{"m":\#(deep),"n":2}"#]])
+        let back = try run(["denormalize", "--max-depth", "700", db])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.out.contains(#""meta":{"m":\#(deep),"n":2}"#))
+    }
+
     /// A value that no longer fits its column widens it: the table is rebuilt with the wider
     /// type and every stored value converted without change of value.
     @Test func columnsWidenAsValuesChangeType() throws {
