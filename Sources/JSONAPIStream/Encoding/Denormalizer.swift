@@ -386,7 +386,7 @@ public final class Denormalizer {
     /// A resource line (read as text by ``NormalizedRecordReader``, or made text from a
     /// tree): `{"data":null,"included":[{…}]}`, or `{"data":{…}}` for a resource with no
     /// identity (a create payload's), which cannot be included, only be primary data.
-    private func acceptResourceLine(_ line: borrowing NormalizedRecordReader.Line) throws(JSONAPIError) {
+    func acceptResourceLine(_ line: borrowing NormalizedRecordReader.Line) throws(JSONAPIError) {
         let anonymous = !line.hasID && !line.hasLid
         pending.append(anonymous ? #"{"data":{"# : #"{"data":null,"included":[{"#)
         for (k, range) in line.members.enumerated() {

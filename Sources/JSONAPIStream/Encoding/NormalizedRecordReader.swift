@@ -37,16 +37,24 @@ final class NormalizedRecordReader: JSONEventReceiver {
         init(_ object: JSONObject, dropping dropped: (String) -> Bool) {
             var w = JSONTextWriter()
             for m in object.members where !dropped(m.key) {
-                if w.arena.count > 0 { w.arena.append(UInt8(ascii: ",")) }
-                let start = w.arena.count
-                w.writeString(m.key)
-                w.arena.append(UInt8(ascii: ":"))
+                w.arena.truncate(to: 0)
                 w.write(m.value)
-                members.append(start..<w.arena.count)
+                w.arena.withBytes { append(m.key, json: $0) }
             }
-            w.arena.withBytes { text.append($0) }
-            hasID = object["id"] != nil
-            hasLid = object["lid"] != nil
+        }
+
+        /// Appends a member whose value is `json`: minified JSON text, as JSONTextWriter
+        /// writes it.
+        mutating func append(_ key: String, json: UnsafeRawBufferPointer) {
+            if text.count > 0 { text.append(UInt8(ascii: ",")) }
+            let start = text.count
+            var name = key
+            name.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &text) }
+            text.append(UInt8(ascii: ":"))
+            text.append(json)
+            members.append(start..<text.count)
+            if key == "id" { hasID = true }
+            if key == "lid" { hasLid = true }
         }
 
         mutating func reset() {

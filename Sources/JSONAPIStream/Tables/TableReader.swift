@@ -64,30 +64,55 @@ struct TableDirectory {
     /// The rows of `table`: for each, one value per column; nil where the cell is null (a
     /// JSON-text cell holding `null` is `.null`: a member that was there with the value null).
     func rows(of table: Table) throws(JSONAPIError) -> [[JSONValue?]] {
-        let file = path + "/" + table.file
-        let bytes = try Self.contents(of: file)
         var rows: [[JSONValue?]] = []
+        try forEachRow(of: table) { (_, row) throws(JSONAPIError) in rows.append(row) }
+        return rows
+    }
+
+    /// Calls `body` with each row of `table` (its number from 1, and one value per column, as
+    /// ``rows(of:)`` gives them) as the file is read: an NDJSON table a read at a time, so
+    /// that no more than a read's rows are held at once.
+    func forEachRow(of table: Table, _ body: (Int, [JSONValue?]) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
+        let file = path + "/" + table.file
         func bad(_ row: Int, _ what: String) -> JSONAPIError {
             .input("\(file), row \(row): \(what) (not a table written by normalize --split-by-type)")
         }
         switch format {
         case .ndjson:
-            if bytes.isEmpty { return [] }
             var options = ParseOptions()
             options.duplicateMembers = .allowInValues
-            let values: [JSONValue]
-            do { values = try JSONValue.parseAll(bytes, options: options) } catch { throw error.withSourceIfMissing(file) }
-            for (k, v) in values.enumerated() {
-                guard case .object(let o) = v, o.members.count == table.columns.count else { throw bad(k + 1, "not an object with one member per column") }
-                var row: [JSONValue?] = []
-                for (c, column) in table.columns.enumerated() {
-                    guard o.members[c].key == column.name else { throw bad(k + 1, "member \(c + 1) is not \(quoted(column.name))") }
-                    row.append(try value(o.members[c].value, column.type, file, k + 1))
+            options.multipleDocuments = true
+            let builder = JSONValueReceiver(options: options)
+            let parser = JSONStreamParser(outlet: builder, options: options)
+            var k = 0
+            func take() throws(JSONAPIError) {
+                for v in builder.takeValues() {
+                    k += 1
+                    guard case .object(let o) = v, o.members.count == table.columns.count else { throw bad(k, "not an object with one member per column") }
+                    var row: [JSONValue?] = []
+                    row.reserveCapacity(table.columns.count)
+                    for (c, column) in table.columns.enumerated() {
+                        guard o.members[c].key == column.name else { throw bad(k, "member \(c + 1) is not \(quoted(column.name))") }
+                        row.append(try value(o.members[c].value, column.type, file, k))
+                    }
+                    try body(k, row)
                 }
-                rows.append(row)
             }
+            var fed = 0
+            do {
+                try InputSource(path: file).read(chunkSize: 1 << 20) { (chunk) throws(JSONAPIError) in
+                    fed += chunk.count
+                    try parser.feed(chunk)
+                    try take()
+                }
+                // An empty table file has no rows (not a missing value).
+                if fed > 0 { try parser.finish() }
+            } catch {
+                throw error.withSourceIfMissing(file)
+            }
+            try take()
         case .csv:
-            var reader = CSVReader(bytes)
+            var reader = CSVReader(try Self.contents(of: file))
             guard let header = try reader.next(file) else { throw JSONAPIError.input("\(file) has no header line") }
             guard header.map(\.text) == table.columns.map(\.name) else { throw bad(0, "the header does not name the schema's columns") }
             var k = 0
@@ -95,13 +120,13 @@ struct TableDirectory {
                 k += 1
                 guard cells.count == table.columns.count else { throw bad(k, "\(cells.count) cells for \(table.columns.count) columns") }
                 var row: [JSONValue?] = []
+                row.reserveCapacity(table.columns.count)
                 for (cell, column) in zip(cells, table.columns) {
                     row.append(try value(csv: cell, column.type, file, k))
                 }
-                rows.append(row)
+                try body(k, row)
             }
         }
-        return rows
     }
 
     /// A value of an NDJSON row as the resource had it.
