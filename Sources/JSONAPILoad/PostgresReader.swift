@@ -56,7 +56,7 @@ public enum PostgresReader {
                     let resource = StoredGraph.resource(
                         type: type, id: row.id, lid: row.lid, attributes: row.values, cells: row.cells,
                         relationships: related[row.key] ?? JSONObject())
-                    try denormalizer.acceptResourceLine(resource)
+                    try denormalizer.acceptResource(resource)
                 }
                 last = end
                 if rows.count < page { break }

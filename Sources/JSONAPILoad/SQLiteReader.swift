@@ -80,7 +80,7 @@ public enum SQLiteReader {
                 }
                 relationships.reset()
                 let resource = StoredGraph.resource(type: type, id: id, lid: lid, attributes: values, cells: cells, relationships: related)
-                try denormalizer.acceptResourceLine(resource)
+                try denormalizer.acceptResource(resource)
             }
         }
         let documents = try db.prepare(

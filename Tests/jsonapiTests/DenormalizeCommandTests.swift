@@ -175,4 +175,30 @@ struct DenormalizeCommandTests {
         let big = try run(["denormalize", "--max-input-bytes", "10"], stdin: line)
         #expect(big.status == 1 && big.stderr.contains("[J12]"), "\(big.stderr)")
     }
+
+    /// Members of a resource named `primary` and `hash` (unknown members, kept with a
+    /// warning) are the resource's own in flat JSON, tables and databases, and come back from
+    /// each; only NDJSON lines add members of those names, and refuse the resource's own.
+    @Test func membersNamedLikeNormalizesOwnComeBack() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = #"{"data":{"type":"a","id":"1","attributes":{"x":1},"hash":"mine","primary":7}}"#
+        let input = dir.appendingPathComponent("in.json")
+        try Data(text.utf8).write(to: input)
+        let tables = dir.appendingPathComponent("tables").path
+        #expect(try run(["normalize", "--quiet", "--split-by-type", tables, input.path]).status == 0)
+        let db = dir.appendingPathComponent("db.sqlite").path
+        #expect(try run(["load", "--quiet", db, input.path]).status == 0)
+        let flat = try run(["normalize", "--quiet", input.path])
+        #expect(flat.status == 0)
+        for (name, back) in [
+            ("tables", try run(["denormalize", tables])), ("database", try run(["denormalize", db])),
+            ("flat", try run(["denormalize"], stdin: flat.stdout)),
+        ] {
+            #expect(back.status == 0, "\(name): \(back.stderr)")
+            let resource = try JSONValue(parsing: Array(back.stdout))["data"]
+            #expect(resource?["hash"] == .string("mine") && resource?["primary"]?.numberValue?.text == "7", "\(name): \(back.out)")
+        }
+        #expect(try run(["normalize", "--format", "ndjson", input.path]).status == 1)
+    }
 }

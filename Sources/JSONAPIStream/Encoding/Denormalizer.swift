@@ -139,7 +139,8 @@ public final class Denormalizer {
             // the document line that follows it.
             operations.append(operation)
         } else if o["type"] != nil {
-            try acceptResourceLine(o)
+            // The members `normalize` added to the line go.
+            try acceptResourceLine(NormalizedRecordReader.Line(o, dropping: { $0 == "primary" || $0 == "hash" }))
         } else {
             throw notNormalized("a record is neither a resource line, a document line, nor a flat object", source, position)
         }
@@ -149,9 +150,10 @@ public final class Denormalizer {
         .document(Diagnostic(severity: .error, rule: .N03, message: "not normalize output: \(what)", location: position, pointer: "", source: source))
     }
 
-    /// A resource line: the resource object without the members `normalize` added.
-    package func acceptResourceLine(_ o: JSONObject) throws(JSONAPIError) {
-        try acceptResourceLine(NormalizedRecordReader.Line(o, dropping: { $0 == "primary" || $0 == "hash" }))
+    /// A resource object as it was (read back from a database or a table row: every member
+    /// is the resource's own, `primary` and `hash` too).
+    package func acceptResource(_ o: JSONObject) throws(JSONAPIError) {
+        try acceptResourceLine(NormalizedRecordReader.Line(o, dropping: { _ in false }))
     }
 
     /// A document line: its primary linkage (in order) and top-level members.

@@ -35,6 +35,12 @@ final class NormalizedRecordReader: JSONEventReceiver {
         /// The members of `object` but those `dropped` names, as JSONTextWriter writes them:
         /// a record that came as a tree, made the text the reader would have made of it.
         init(_ object: JSONObject, dropping dropped: (String) -> Bool) {
+            append(object, dropping: dropped)
+        }
+
+        /// Appends the members of `object` but those `dropped` names, as JSONTextWriter
+        /// writes them.
+        mutating func append(_ object: JSONObject, dropping dropped: (String) -> Bool = { _ in false }) {
             var w = JSONTextWriter()
             for m in object.members where !dropped(m.key) {
                 w.arena.truncate(to: 0)

@@ -43,12 +43,7 @@ extension Denormalizer {
                 if let links = cell("_links") { rest.append("links", links) }
                 if let meta = cell("_meta") { rest.append("meta", meta) }
                 for m in other.members where m.key != "attributes" { rest.append(m.key, m.value) }
-                var w = JSONTextWriter()
-                for m in rest.members {
-                    w.arena.truncate(to: 0)
-                    w.write(m.value)
-                    w.arena.withBytes { line.append(m.key, json: $0) }
-                }
+                line.append(rest)
                 try acceptResourceLine(line)
             }
         }
