@@ -27,10 +27,17 @@ public struct DocumentTopLevel: Sendable, Hashable {
     }
 
     /// Top-level `links`, decoded (`nil` when absent).
-    public var links: JSONValue? { linksJSON.flatMap { try? JSONValue(parsing: $0) } }
+    public var links: JSONValue? { linksJSON.map(Self.decode) }
 
     /// Top-level `meta`, decoded (`nil` when absent).
-    public var meta: JSONValue? { metaJSON.flatMap { try? JSONValue(parsing: $0) } }
+    public var meta: JSONValue? { metaJSON.map(Self.decode) }
+
+    /// The text as the builder stored it, decoded as it is: it was checked when it was read,
+    /// under the parse's own rules (a member name repeated inside a value under
+    /// `allowInValues`, raised limits), which parsing it again with the defaults would refuse.
+    private static func decode(_ text: [UInt8]) -> JSONValue {
+        text.withUnsafeBytes { b in b.isEmpty ? .null : StoredJSON.decode(b, 0..<b.count) }
+    }
 
     /// The URI of the link `name` in top-level `links`: the string itself, or a link object's
     /// `href`; `nil` when the link is absent or `null` (the last page's `next`).
