@@ -36,8 +36,14 @@ extension Denormalizer {
                 }
                 if resource["attributes"] == nil { resource.append("attributes", .object(attributes)) }
                 var line = NormalizedRecordReader.Line(resource, dropping: { _ in false })
-                if let r = relationships.texts[type]?[k + 1] {
-                    relationships.text.withBytes { all in line.append("relationships", json: UnsafeRawBufferPointer(rebasing: all[r])) }
+                if let members = relationships.members[type]?[k + 1] {
+                    var object = ByteArena(capacity: 256)
+                    for (i, m) in members.enumerated() {
+                        object.append(UInt8(ascii: i == 0 ? "{" : ","))
+                        object.append(relationships.text.bytes(in: m))
+                    }
+                    object.append(UInt8(ascii: "}"))
+                    object.withBytes { line.append("relationships", json: $0) }
                 }
                 var rest = JSONObject()
                 if let links = cell("_links") { rest.append("links", links) }
@@ -63,10 +69,10 @@ extension Denormalizer {
         }
     }
 
-    /// Each resource's relationships object as JSON text, by type and row: `_relationships`
-    /// rows with the `_edges` rows that follow them in the same order. Both tables are read a
-    /// row at a time; what is kept is text (each edge's resource identifier, then each
-    /// resource's relationships object), not trees.
+    /// Each resource's relationships as JSON text, by type and row: `_relationships` rows with
+    /// the `_edges` rows that follow them in the same order. Both tables are read a row at a
+    /// time; what is kept is text (each edge's resource identifier, then each relationship
+    /// row's `"name":{…}` member), not trees.
     private func joinedRelationships(_ dir: TableDirectory) throws(JSONAPIError) -> JoinedRelationships {
         let relationships = dir.fixed["_relationships"]!
         let edges = dir.fixed["_edges"]!
@@ -75,7 +81,7 @@ extension Denormalizer {
         // The edges: each one's resource identifier as text, and what ties it to its
         // relationship row (from_type, from_row, relationship).
         var edgeText = JSONTextWriter()
-        var edgeList: [(owner: JSONValue, text: Range<Int>)] = []
+        var edgeList: [(owner: (JSONValue?, JSONValue?, JSONValue?), text: Range<Int>)] = []
         try dir.forEachRow(of: edges) { (_, edge) throws(JSONAPIError) in
             func ecell(_ name: String) -> JSONValue? { e.firstIndex(of: name).flatMap { edge[$0] } }
             var identifier = JSONObject()
@@ -86,21 +92,10 @@ extension Denormalizer {
             if case .object(let o)? = ecell("_other") { for m in o.members { identifier.append(m.key, m.value) } }
             let start = edgeText.arena.count
             edgeText.write(.object(identifier))
-            edgeList.append((.array([ecell("from_type") ?? .null, ecell("from_row") ?? .null, ecell("relationship") ?? .null]), start..<edgeText.arena.count))
+            edgeList.append(((ecell("from_type"), ecell("from_row"), ecell("relationship")), start..<edgeText.arena.count))
         }
         var next = 0
         let out = JoinedRelationships()
-        // The relationships object being written, and whose it is.
-        var current: (type: String, row: Int)?
-        var object = JSONTextWriter()
-        func close() {
-            guard let c = current else { return }
-            object.arena.append(UInt8(ascii: "}"))
-            let start = out.text.count
-            object.arena.withBytes { out.text.append($0) }
-            out.texts[c.type, default: [:]][c.row] = start..<out.text.count
-            current = nil
-        }
         try dir.forEachRow(of: relationships) { (number, row) throws(JSONAPIError) in
             func cell(_ name: String) -> JSONValue? { r.firstIndex(of: name).flatMap { row[$0] } }
             func bad(_ what: String) -> JSONAPIError {
@@ -111,76 +106,50 @@ extension Denormalizer {
                 case .number(let countNumber)? = cell("count"), let count = Int(countNumber.text), count >= 0
             else { throw bad("no from_type, from_row, relationship or count") }
             guard next + count <= edgeList.count else { throw bad("fewer edges than its count") }
-            let owner = JSONValue.array([cell("from_type") ?? .null, cell("from_row") ?? .null, cell("relationship") ?? .null])
-            for edge in edgeList[next..<next + count] where edge.owner != owner {
-                throw bad("its edges are not the next rows of \(edges.file)")
-            }
-            let targets = edgeList[next..<next + count].map(\.text)
+            let owner = (cell("from_type"), cell("from_row"), cell("relationship"))
+            let targets = edgeList[next..<next + count]
+            for edge in targets where edge.owner != owner { throw bad("its edges are not the next rows of \(edges.file)") }
             next += count
-            // This relationship's object, as text.
-            var member = JSONTextWriter()
-            member.arena.append(UInt8(ascii: "{"))
-            var first = true
-            func key(_ k: String) {
-                if !first { member.arena.append(UInt8(ascii: ",")) }
-                first = false
-                member.writeString(k)
-                member.arena.append(UInt8(ascii: ":"))
-            }
+            // The relationship object: its linkage (from the edges' text), then its other members.
+            var object = NormalizedRecordReader.Line()
+            var data = ByteArena(capacity: 256)
             switch cell("data")?.stringValue {
-            case "null":
-                key("data")
-                member.arena.append("null")
+            case "null": data.append("null")
             case "one":
                 guard targets.count == 1 else { throw bad("data \"one\" with \(targets.count) edges") }
-                key("data")
-                member.arena.append(edgeText.arena.bytes(in: targets[0]))
+                data.append(edgeText.arena.bytes(in: targets.first!.text))
             case "many", "empty":
-                key("data")
-                member.arena.append(UInt8(ascii: "["))
+                data.append(UInt8(ascii: "["))
                 for (i, t) in targets.enumerated() {
-                    if i > 0 { member.arena.append(UInt8(ascii: ",")) }
-                    member.arena.append(edgeText.arena.bytes(in: t))
+                    if i > 0 { data.append(UInt8(ascii: ",")) }
+                    data.append(edgeText.arena.bytes(in: t.text))
                 }
-                member.arena.append(UInt8(ascii: "]"))
+                data.append(UInt8(ascii: "]"))
             case "absent": break
             default: throw bad("data is not absent, null, one, empty or many")
             }
+            if data.count > 0 { data.withBytes { object.append("data", json: $0) } }
             var rest = JSONObject()
             if let links = cell("links") { rest.append("links", links) }
             if let meta = cell("meta") { rest.append("meta", meta) }
             if case .object(let o)? = cell("_other") { for m in o.members { rest.append(m.key, m.value) } }
-            for m in rest.members {
-                key(m.key)
-                member.write(m.value)
-            }
-            member.arena.append(UInt8(ascii: "}"))
-            // A resource's relationship rows come one after another: a row of another
-            // resource closes the object being written. (Should one come back later, its
-            // object is written again and replaces the first, as the dictionary did.)
-            if let c = current, c.type != type || c.row != from { close() }
-            if current == nil {
-                current = (type, from)
-                object.arena.truncate(to: 0)
-                object.arena.append(UInt8(ascii: "{"))
-                if let earlier = out.texts[type]?[from] {
-                    // Rows of this resource seen before: its object goes on from them.
-                    object.arena.append(out.text.bytes(in: earlier.lowerBound + 1..<earlier.upperBound - 1))
-                }
-            }
-            if object.arena.count > 1 { object.arena.append(UInt8(ascii: ",")) }
-            object.writeString(name)
-            object.arena.append(UInt8(ascii: ":"))
-            member.arena.withBytes { object.arena.append($0) }
+            object.append(rest)
+            // `"name":{…}`, kept for the resource's relationships object, in row order.
+            let start = out.text.count
+            var key = name
+            key.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &out.text) }
+            out.text.append(#":{"#)
+            out.text.append(object.text.bytes(in: 0..<object.text.count))
+            out.text.append(UInt8(ascii: "}"))
+            out.members[type, default: [:]][from, default: []].append(start..<out.text.count)
         }
-        close()
         return out
     }
 }
 
-/// The relationships objects of a tables directory's resources, as JSON text: ranges into
-/// `text`, by type and row.
+/// The relationships of a tables directory's resources, as JSON text: for each resource (by
+/// type and row), its `"name":{…}` members in `text`, in the order of their rows.
 final class JoinedRelationships {
     var text = ByteArena(capacity: 1 << 16)
-    var texts: [String: [Int: Range<Int>]] = [:]
+    var members: [String: [Int: [Range<Int>]]] = [:]
 }
