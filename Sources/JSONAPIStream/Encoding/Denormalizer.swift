@@ -52,8 +52,7 @@ public final class Denormalizer {
         options.multipleDocuments = true
         options.limits = recordLimits
         // Entries of a flat object that an earlier input broke off.
-        flatEntries.removeAll()
-        flatText.truncate(to: 0)
+        resetFlat()
         let receiver = NormalizedRecordReader(options: options)
         var failure: JSONAPIError? = nil
         receiver.resourceLine = { [unowned self] line, _ in
@@ -235,6 +234,12 @@ public final class Denormalizer {
     /// The start of the entry being written (reused).
     private var entryHead = JSONTextWriter()
 
+    /// No flat object being read (its text's memory freed: one object can be the whole input).
+    private func resetFlat() {
+        flatText = ByteArena(capacity: 64 * 1024)
+        flatEntries.removeAll()
+    }
+
     /// One entry, as read.
     private func acceptFlatEntry(type: String, key: String, lid: String?, _ entry: borrowing NormalizedRecordReader.Line) {
         let start = flatText.count
@@ -266,13 +271,19 @@ public final class Denormalizer {
             ids = Self.identifier(one).map { [$0] } ?? []
             if Self.isAnonymous(one) { anonymousTypes.insert(one["type"]!.stringValue!) }
         }
-        // Each entry's identifier; the primary ones' entries by identifier (the last entry
-        // of an identifier, as a tree's member would be).
+        // Who each entry is: keyed by its `lid` (key and `lid` equal), the anonymous resource
+        // of its type (keyed "" without a `lid`, when the primary data names one), or by its
+        // id; the primary ones' entries by identifier (the last entry of an identifier, as a
+        // tree's member would be).
         var primaryEntries: [ResourceIdentifier: Int] = [:]
         for id in ids { primaryEntries[id] = -1 }
         var isPrimary = [Bool](repeating: false, count: flatEntries.count)
-        for k in flatEntries.indices {
-            let id = flatIdentifier(k, anonymousTypes)
+        var writesID = [Bool](repeating: true, count: flatEntries.count)
+        for (k, e) in flatEntries.enumerated() {
+            let keyedByLid = e.lid == e.key
+            let anonymous = e.lid == nil && e.key.isEmpty && anonymousTypes.contains(e.type)
+            writesID[k] = !keyedByLid && !anonymous
+            let id = ResourceIdentifier(type: e.type, id: writesID[k] ? e.key : nil, lid: e.lid)
             if primaryEntries[id] != nil {
                 primaryEntries[id] = k
                 isPrimary[k] = true
@@ -298,7 +309,7 @@ public final class Denormalizer {
             for (k, id) in ids.enumerated() {
                 if k > 0 { pending.append(UInt8(ascii: ",")) }
                 if let entry = primaryEntries[id], entry >= 0 {
-                    writeFlatEntry(entry, flatIdentifier(entry, anonymousTypes))
+                    writeFlatEntry(entry, writesID: writesID[entry])
                 } else {
                     // Not among the resources: its identifier.
                     var w = JSONTextWriter()
@@ -317,45 +328,32 @@ public final class Denormalizer {
                 member(#""included":["#)
                 included = true
             }
-            writeFlatEntry(k, flatIdentifier(k, anonymousTypes))
+            writeFlatEntry(k, writesID: writesID[k])
             try flushIfFull()
         }
         if included { pending.append(UInt8(ascii: "]")) }
-        for m in others.members {
-            var w = JSONTextWriter()
-            w.writeString(m.key)
-            w.arena.append(UInt8(ascii: ":"))
-            w.write(m.value)
+        let rest = NormalizedRecordReader.Line(others, dropping: { _ in false })
+        if rest.text.count > 0 {
             pending.append(UInt8(ascii: first ? "{" : ","))
             first = false
-            w.arena.withBytes { pending.append($0) }
+            pending.append(rest.text.bytes(in: 0..<rest.text.count))
         }
         if first { pending.append(UInt8(ascii: "{")) }
         pending.append("}\n")
-        flatText = ByteArena(capacity: 64 * 1024)
-        flatEntries.removeAll()
+        resetFlat()
         try flushIfFull()
     }
 
-    /// Who entry `k` is: keyed by its `lid` (key and `lid` equal), the anonymous resource of
-    /// its type (keyed "" without a `lid`, when the primary data names one), or by its id.
-    private func flatIdentifier(_ k: Int, _ anonymousTypes: Set<String>) -> ResourceIdentifier {
-        let e = flatEntries[k]
-        let keyedByLid = e.lid == e.key
-        let anonymous = e.lid == nil && e.key.isEmpty && anonymousTypes.contains(e.type)
-        return ResourceIdentifier(type: e.type, id: keyedByLid || anonymous ? nil : e.key, lid: e.lid)
-    }
-
-    /// Entry `k` as a resource object: `type`, `id` (unless `identifier` has none: keyed by
+    /// Entry `k` as a resource object: `type`, `id` (its key, unless it has none: keyed by
     /// its `lid`, or anonymous), `lid`, then the entry's other members.
-    private func writeFlatEntry(_ k: Int, _ identifier: ResourceIdentifier) {
+    private func writeFlatEntry(_ k: Int, writesID: Bool) {
         let e = flatEntries[k]
         entryHead.arena.truncate(to: 0)
         entryHead.arena.append(#"{"type":"#)
         entryHead.writeString(e.type)
-        if let id = identifier.id {
+        if writesID {
             entryHead.arena.append(#","id":"#)
-            entryHead.writeString(id)
+            entryHead.writeString(e.key)
         }
         if let lid = e.lid {
             entryHead.arena.append(#","lid":"#)
