@@ -53,14 +53,17 @@ let valueOptions: ParseOptions = {
     return o
 }()
 
-/// A stored object's JSON text read back (a column the loader wrote), or the error that says
-/// which column could not be.
-func storedObject(_ text: String, _ what: String) throws(JSONAPIError) -> JSONObject {
-    let value: JSONValue
-    do throws(JSONAPIError) { value = try JSONValue(parsingStoredValue: Array(text.utf8), options: valueOptions) } catch {
+/// A stored value's JSON text read back (a column the loader wrote), or the error that says
+/// which column (`what`) could not be.
+func storedValue(_ text: String, _ what: String) throws(JSONAPIError) -> JSONValue {
+    do throws(JSONAPIError) { return try JSONValue(parsingStoredValue: Array(text.utf8), options: valueOptions) } catch {
         throw JSONAPIError.input("a stored \(what) value cannot be read back to merge with: \(error)")
     }
-    guard case .object(let o) = value else { throw JSONAPIError.input("a stored \(what) value is not a JSON object: \(text.prefix(80))") }
+}
+
+/// A stored object's JSON text read back (``storedValue(_:_:)``).
+func storedObject(_ text: String, _ what: String) throws(JSONAPIError) -> JSONObject {
+    guard case .object(let o) = try storedValue(text, what) else { throw JSONAPIError.input("a stored \(what) value is not a JSON object: \(text.prefix(80))") }
     return o
 }
 
@@ -91,11 +94,7 @@ extension OldRow {
     init(_ t: LoadTable, attributeColumns: [Int], first: Bool, text: (Int) -> String?, isSet: (Int) -> Bool) throws(JSONAPIError) {
         self.init(links: text(0), meta: text(1), other: text(2), overflow: text(3))
         if let n = text(4) {
-            let value: JSONValue
-            do throws(JSONAPIError) { value = try JSONValue(parsingStoredValue: Array(n.utf8), options: valueOptions) } catch {
-                throw JSONAPIError.input("a stored _nulls value cannot be read back: \(error)")
-            }
-            guard case .array(let names) = value else { throw JSONAPIError.input("a stored _nulls value is not a JSON array: \(n.prefix(80))") }
+            guard case .array(let names) = try storedValue(n, "_nulls") else { throw JSONAPIError.input("a stored _nulls value is not a JSON array: \(n.prefix(80))") }
             nulls = names.compactMap(\.stringValue)
         }
         guard first else { return }
