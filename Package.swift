@@ -29,13 +29,6 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
-        // The system's libcrypto: SHA-256 for `normalize --hash` (hardware SHA where the
-        // processor has it), without building a crypto library of our own.
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
-        ),
         // The system's zlib: gzip-compressed input, read as a stream.
         .systemLibrary(
             name: "CZlib",
@@ -76,11 +69,11 @@ let package = Package(
         // callbacks), the pre-scan's byte loops, signals, URI checks and platform calls the
         // Swift overlay lacks (mremap). It includes yajl's own header, through CYajl.
         .target(name: "CPlatform", dependencies: ["CYajl"]),
-        // The core library: CYajl, CCrypto, CZlib, CZstd, CPlatform, the standard library and
-        // Foundation only.
+        // The core library: CYajl, CZlib, CZstd, CPlatform, the standard library and
+        // Foundation only (and the system's libcrypto, loaded when something is hashed).
         .target(
             name: "JSONAPIStream",
-            dependencies: ["CYajl", "CCrypto", "CZlib", "CZstd", "CPlatform"]
+            dependencies: ["CYajl", "CZlib", "CZstd", "CPlatform"]
         ),
         // Benchmark passes (bare yajl, the library's passes, Foundation's) and the generator of
         // large compound documents: out of the core library, which apps link.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine with Swift:
-# yajl (libyajl-dev), libcrypto (libssl-dev), zlib (zlib1g-dev), libsqlite3 (libsqlite3-dev, for
+# yajl (libyajl-dev), zlib (zlib1g-dev), libsqlite3 (libsqlite3-dev, for
 # `jsonapi load`), libpq (libpq-dev: the library `jsonapi load postgresql://…` loads, and the
 # header a test compares with), libcurl
-# (libcurl4-openssl-dev, the client's default transport on Linux), PostgreSQL (postgresql:
+# (libcurl4-openssl-dev, the client's default transport on Linux; it brings libcrypto, libssl3,
+# which SHA-256 loads at run time), PostgreSQL (postgresql:
 # the throwaway server of Scripts/postgres-server.sh),
 # libzstd (libzstd-dev; the zstd
 # and gzip programs for the tests) and pkg-config from apt, python3-venv (the loadability check,
@@ -16,7 +17,6 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 missing=()
 pkg-config --exists yajl 2>/dev/null || missing+=(libyajl-dev)
-pkg-config --exists libcrypto 2>/dev/null || missing+=(libssl-dev)
 pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
 pkg-config --exists libzstd 2>/dev/null || missing+=(libzstd-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)

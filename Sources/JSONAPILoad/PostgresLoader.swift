@@ -28,8 +28,9 @@ public final class PostgresLoader: StreamSink, SQLLoader {
 
     /// Connects to the database at `url` and creates the fixed tables when missing.
     public init(url: String, options: LoadOptions = .init()) throws(JSONAPIError) {
+        // First: a run that cannot hash (no libcrypto) touches no database.
+        run = try LoadRun(options: options)
         db = try PostgresConnection(url: url)
-        run = LoadRun(options: options)
         try db.execute("SET client_min_messages = warning")
         try Self.createFixedTables(db)
         try loadCatalog()

@@ -46,8 +46,8 @@ final class LoadRun {
     var seen = SeenKeys()
 
     /// The content hash of the resource being read (64 hex digits), and its hasher.
-    let hash = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
-    let hasher = SHA256Hasher()
+    let hash: UnsafeMutableRawBufferPointer
+    let hasher: SHA256Hasher
 
     /// The crawl being recorded, and its pages committed.
     var crawlKey: Int64?
@@ -55,8 +55,11 @@ final class LoadRun {
     /// The ETag of the crawl's next page, stored with it.
     var nextPageETag: String?
 
-    init(options: LoadOptions) {
+    /// - Throws: when libcrypto (the content hashes) cannot be loaded.
+    init(options: LoadOptions) throws(JSONAPIError) {
         self.options = options
+        hasher = try SHA256Hasher()
+        hash = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         loadedAt = formatter.string(from: Date())

@@ -64,8 +64,9 @@ public final class SQLiteLoader: StreamSink, SQLLoader {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw JSONAPIError.input("database \(path): is a directory, not an SQLite file")
         }
+        // First: a run that cannot hash (no libcrypto) touches no database.
+        run = try LoadRun(options: options)
         db = try SQLiteConnection(path: path)
-        run = LoadRun(options: options)
         // The database's journal mode is left as it is (a new file gets SQLite's rollback
         // journal, which writes a fresh table's pages once where WAL writes them twice).
         // synchronous NORMAL: fewer waits for the disk; a power cut may lose the last commits,

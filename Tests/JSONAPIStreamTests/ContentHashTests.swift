@@ -44,7 +44,7 @@ struct ContentHashTests {
         try feedChunked(input, chunk: 0) { (b) throws(JSONAPIError) in try n.feed(b) }
         try n.finish()
         var canonicalizer = Canonical()
-        let hasher = SHA256Hasher()
+        let hasher = try SHA256Hasher()
         var lines = 0
         for line in out.string.split(separator: "\n") where !line.hasPrefix(#"{"document""#) {
             // `{…,"hash":"<64 digits>"}`: the digest, and the line without `primary` and `hash`.

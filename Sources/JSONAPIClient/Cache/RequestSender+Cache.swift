@@ -40,8 +40,14 @@ extension RequestSender {
     ///   the stored body is refused.
     func consult(_ cache: ResponseCache, key: String, request: inout URLRequest, slot: PageSlot?, url: URL) async throws -> CacheAnswer {
         let policy = (JSONAPIClient.cachePolicyOverride ?? configuration.cachePolicy).refined(by: request)
-        let partition = ResponseCache.partition(of: request, configured: configuration.headers.keys)
-        let id = ResponseCache.id(key: key, partition: partition)
+        let partition: String
+        let id: String
+        do {
+            partition = try ResponseCache.partition(of: request, configured: configuration.headers.keys)
+            id = try ResponseCache.id(key: key, partition: partition)
+        } catch {
+            throw JSONAPIClientError.invalidRequest("the response cache cannot name its entries: \(error.description)")
+        }
         var use = CacheUse(cache: cache, key: key, id: id, partition: partition, policy: policy, candidate: nil)
         let logger = configuration.logger
         var refusal = "no response is stored for it"

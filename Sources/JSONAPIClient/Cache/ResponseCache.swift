@@ -117,21 +117,23 @@ public final class ResponseCache: @unchecked Sendable {
     // MARK: Lookup
 
     /// The entry id of `key` for requests with credentials `partition`.
-    static func id(key: String, partition: String) -> String {
+    static func id(key: String, partition: String) throws(JSONAPIError) -> String {
         var text = partition + "\n" + key
-        return text.withUTF8 { SHA256Hasher().hex(UnsafeRawBufferPointer($0)) }
+        let hasher = try SHA256Hasher()
+        return text.withUTF8 { hasher.hex(UnsafeRawBufferPointer($0)) }
     }
 
     /// The fingerprint of the credentials `request` carries (the headers
     /// ``CredentialScope/credentialNames(configured:)`` names, the ones stripped on the way to
     /// another origin): empty when it carries none.
-    static func partition(of request: URLRequest, configured: some Sequence<String>) -> String {
+    static func partition(of request: URLRequest, configured: some Sequence<String>) throws(JSONAPIError) -> String {
         var text = ""
         for name in CredentialScope.credentialNames(configured: configured).sorted() {
             if let value = request.value(forHTTPHeaderField: name) { text += "\(name): \(value)\n" }
         }
         if text.isEmpty { return "" }
-        return text.withUTF8 { SHA256Hasher().hex(UnsafeRawBufferPointer($0)) }
+        let hasher = try SHA256Hasher()
+        return text.withUTF8 { hasher.hex(UnsafeRawBufferPointer($0)) }
     }
 
     /// The entry `id`, when its `Vary` headers match `request`'s.

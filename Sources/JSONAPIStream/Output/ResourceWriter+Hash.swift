@@ -27,8 +27,16 @@ extension ResourceWriter {
     /// the input gave (attributes, links, meta) are read again. Names formatted by `--keys`
     /// and unknown members (whose names may sort anywhere) take the general way: the line's
     /// text read again as a whole. Both give the same bytes (tested over the corpus).
-    func writeHash(_ p: ResourceParts, line: Int, identityEnd: Int, content: Int) {
-        guard let hasher else { preconditionFailure("a hash asked of a writer made without OutputOptions.hash") }
+    ///
+    /// - Throws: the first time, when libcrypto cannot be loaded.
+    func writeHash(_ p: ResourceParts, line: Int, identityEnd: Int, content: Int) throws(JSONAPIError) {
+        let hasher: SHA256Hasher
+        if let made = self.hasher {
+            hasher = made
+        } else {
+            hasher = try SHA256Hasher()
+            self.hasher = hasher
+        }
         canonical.removeAll()
         if Self.canonicalFromParts(p, options) {
             writeCanonical(p)

@@ -86,12 +86,12 @@ final class ResourceWriter {
     @exclusivity(unchecked) var canonicalizer = Canonical()
     @exclusivity(unchecked) var relationshipNames = ByteArena(capacity: 256)
     @exclusivity(unchecked) var relationshipOrder = UnsafeStack<CanonicalName>(capacity: 16)
-    let hasher: SHA256Hasher?
+    /// Made at the first hash (`--hash`), which loads libcrypto.
+    var hasher: SHA256Hasher?
 
     init(out: ByteWriter, options: OutputOptions) {
         self.out = out
         self.options = options
-        hasher = options.hash ? SHA256Hasher() : nil
         name.reserveCapacity(64)
     }
 
@@ -108,7 +108,7 @@ final class ResourceWriter {
         let contentStart = out.mark
         try writeBody(p, reserved: Self.lineMembers)
         if options.hash {
-            writeHash(p, line: lineStart, identityEnd: identityEnd, content: contentStart)
+            try writeHash(p, line: lineStart, identityEnd: identityEnd, content: contentStart)
         }
         out.write("}\n")
     }

@@ -1,4 +1,10 @@
-internal import CCrypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// SHA-256 (FIPS 180-4) for `--hash` and the loader's content hashes, so that any tool can
 /// recompute a digest: the system's libcrypto (OpenSSL), which uses the processor's SHA
@@ -8,25 +14,35 @@ internal import CCrypto
 /// one-shot call looks the algorithm up every time, which costs more than hashing a short
 /// resource). Not for use from two threads at once.
 package final class SHA256Hasher {
+    private let crypto: LibCrypto
     /// Invariant: both are valid from `init` to `deinit`; `md` is owned when `ownsMD`.
     private let md: OpaquePointer
     private let ownsMD: Bool
     private let ctx: OpaquePointer
 
-    package init() {
-        if let fetched = EVP_MD_fetch(nil, "SHA256", nil) {
+    /// A hasher, loading libcrypto the first time one is made.
+    ///
+    /// - Throws: ``JSONAPIError/input(_:)`` when libcrypto cannot be loaded (it says what to
+    ///   install), or OpenSSL has no SHA-256 context to give.
+    package init() throws(JSONAPIError) {
+        crypto = try LibCrypto.shared()
+        if let fetch = crypto.mdFetch, let fetched = fetch(nil, "SHA256", nil) {
             md = fetched
             ownsMD = true
         } else {
-            md = EVP_sha256()
+            md = crypto.sha256()
             ownsMD = false
         }
-        ctx = EVP_MD_CTX_new()
+        guard let ctx = crypto.mdCtxNew() else {
+            if ownsMD { crypto.mdFree?(md) }
+            throw JSONAPIError.input("libcrypto could not make a SHA-256 context (out of memory?)")
+        }
+        self.ctx = ctx
     }
 
     deinit {
-        EVP_MD_CTX_free(ctx)
-        if ownsMD { EVP_MD_free(md) }
+        crypto.mdCtxFree(ctx)
+        if ownsMD { crypto.mdFree?(md) }
     }
 
     /// The digest of `bytes` as 64 lowercase hex digits, written to `out` (64 bytes).
@@ -35,11 +51,11 @@ package final class SHA256Hasher {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { d in
             var length: UInt32 = 32
             // Invariant: `d` has room for the 32 bytes of a SHA-256 digest.
-            if EVP_DigestInit_ex2(ctx, md, nil) != 1 || EVP_DigestUpdate(ctx, bytes.baseAddress, bytes.count) != 1
-                || EVP_DigestFinal_ex(ctx, d.baseAddress, &length) != 1
+            if crypto.digestInit(ctx, md, nil) != 1 || crypto.digestUpdate(ctx, bytes.baseAddress, bytes.count) != 1
+                || crypto.digestFinal(ctx, d.baseAddress, &length) != 1
             {
                 // Only an allocation failure inside OpenSSL gets here: the one-shot call instead.
-                _ = CCrypto.SHA256(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, d.baseAddress)
+                _ = crypto.oneShot(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, d.baseAddress)
             }
             let digits: StaticString = "0123456789abcdef"
             digits.withUTF8Buffer { h in
@@ -57,5 +73,89 @@ package final class SHA256Hasher {
             hex(bytes, into: UnsafeMutableRawBufferPointer(out))
             return 64
         }
+    }
+}
+
+/// The system's libcrypto, loaded when the first ``SHA256Hasher`` is made, not when the
+/// program starts.
+///
+/// Linked the usual way, libcrypto was mapped and relocated at every start of every program
+/// that links the library, hashing or not: about 1.5 MiB of the resident set and its
+/// relocations, on runs whose whole budget is a few tens of MiB (NDJSON of any size). Loaded
+/// here, it costs only the runs that hash (`--hash`, `jsonapi load`, the client's response
+/// cache), and a missing library is an error that says what to install.
+///
+/// The functions are looked up by name, with the C types OpenSSL's headers declare (every
+/// OpenSSL type used is an opaque pointer). OpenSSL 3 and 1.1 both work: the fetched
+/// algorithm (`EVP_MD_fetch`, `EVP_MD_free`) is used where the library has it. `JSONAPI_LIBCRYPTO`,
+/// when set, is the library to load (a path or a file name).
+final class LibCrypto: Sendable {
+    let mdFetch: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> OpaquePointer?)?
+    let mdFree: (@convention(c) (OpaquePointer?) -> Void)?
+    let sha256: @convention(c) () -> OpaquePointer
+    let mdCtxNew: @convention(c) () -> OpaquePointer?
+    let mdCtxFree: @convention(c) (OpaquePointer?) -> Void
+    let digestInit: @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32
+    let digestUpdate: @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int) -> Int32
+    let digestFinal: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt32>?) -> Int32
+    let oneShot: @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
+
+    /// The library, loaded once per process (a failure is kept and reported every time).
+    static func shared() throws(JSONAPIError) -> LibCrypto { try loaded.get() }
+
+    private static let loaded: Result<LibCrypto, JSONAPIError> = Result { () throws(JSONAPIError) in try LibCrypto() }
+
+    /// The file names tried in turn when `JSONAPI_LIBCRYPTO` is not set. (On macOS the
+    /// unversioned system `libcrypto.dylib` ends the process when loaded, so only Homebrew's
+    /// versioned library is named.)
+    static var defaultNames: [String] {
+        #if canImport(Darwin)
+        ["libcrypto.3.dylib", "/opt/homebrew/opt/openssl@3/lib/libcrypto.3.dylib", "/usr/local/opt/openssl@3/lib/libcrypto.3.dylib"]
+        #else
+        ["libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so"]
+        #endif
+    }
+
+    private init() throws(JSONAPIError) {
+        let chosen = getenv("JSONAPI_LIBCRYPTO").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let names = chosen.map { [$0] } ?? Self.defaultNames
+        var handle: UnsafeMutableRawPointer?
+        var reasons: [String] = []
+        for name in names {
+            handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)
+            if handle != nil { break }
+            reasons.append(dlerror().map { String(cString: $0) } ?? "\(name): cannot be loaded")
+        }
+        guard let handle else {
+            let how =
+                chosen == nil
+                ? "install it (Debian and Ubuntu: apt-get install libssl3; macOS: brew install openssl@3) or set JSONAPI_LIBCRYPTO to its path"
+                : "JSONAPI_LIBCRYPTO names it; unset it to use the system's"
+            throw JSONAPIError.input("SHA-256 needs the system's libcrypto (OpenSSL), which could not be loaded (\(reasons.joined(separator: "; "))): \(how)")
+        }
+        // The library stays loaded for the rest of the process: the pointers below point into it.
+        func optional<F>(_ name: String) -> F? {
+            // Unsafe: `F` is the C function type OpenSSL's headers declare for `name`.
+            dlsym(handle, name).map { unsafeBitCast($0, to: F.self) }
+        }
+        func symbol<F>(_ name: String) throws(JSONAPIError) -> F {
+            guard let f: F = optional(name) else {
+                throw JSONAPIError.input("the libcrypto library loaded has no \(name) (OpenSSL 1.1 or later is needed)")
+            }
+            return f
+        }
+        mdFetch = optional("EVP_MD_fetch")
+        mdFree = optional("EVP_MD_free")
+        sha256 = try symbol("EVP_sha256")
+        mdCtxNew = try symbol("EVP_MD_CTX_new")
+        mdCtxFree = try symbol("EVP_MD_CTX_free")
+        if let ex2: @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32 = optional("EVP_DigestInit_ex2") {
+            digestInit = ex2
+        } else {
+            digestInit = try symbol("EVP_DigestInit_ex")
+        }
+        digestUpdate = try symbol("EVP_DigestUpdate")
+        digestFinal = try symbol("EVP_DigestFinal_ex")
+        oneShot = try symbol("SHA256")
     }
 }
