@@ -45,7 +45,7 @@ final class BatchDelivery {
 
     /// Starts the workers, with `perWorker` batches in flight for each: 4 for whole documents
     /// (small ones keep a worker busy only briefly), 2 for ranges of one large document,
-    /// whose batches are all full (512 KiB) and whose graph pieces are about that large again.
+    /// whose batches are all full (``ParseOptions/workerBatchBytes``) and whose graph pieces are about that large again.
     func startWorkers(perWorker: Int = 4) {
         window = perWorker * workerCount
         pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })

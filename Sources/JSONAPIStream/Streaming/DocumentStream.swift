@@ -58,7 +58,7 @@ public final class DocumentStream {
     /// that many workers, each with its own parser, and your sinks get the resources and
     /// documents on the thread that feeds, in input order, with the same views, warnings and
     /// first error as from one reader. They get them a batch at a time (about
-    /// ``ParseOptions/workerBatchBytes`` of input), after the first 4 MiB of input or its
+    /// ``ParseOptions/workerBatchBytes`` of input), after the first 8 batch sizes of input or its
     /// end; one large document is read as without workers. Left `nil` (the default), this
     /// stream reads on one reader, whatever the cores, so that each resource is handed over
     /// as soon as its bytes arrive.
@@ -104,7 +104,7 @@ public final class DocumentStream {
         }
     }
 
-    /// Whether workers read the input (known once the first bytes, up to 4 MiB, are read).
+    /// Whether workers read the input (known once the first bytes, up to 8 batch sizes, are read).
     var isReadByWorkers: Bool { parallel?.isParallel ?? false }
 
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).

@@ -130,7 +130,7 @@ public final class TableSplitter {
     public var resourcesRead: Int { reader.resourcesRead }
     /// Bytes read so far.
     public var bytesRead: Int { reader.bytesRead }
-    /// Whether workers read the input (known once the first bytes, up to 4 MiB, are read).
+    /// Whether workers read the input (known once the first bytes, up to 8 batch sizes, are read).
     public var isReadByWorkers: Bool { reader.isParallel }
 
     /// Whether workers read ranges of the elements of large documents (tests).
