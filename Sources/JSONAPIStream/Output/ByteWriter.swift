@@ -125,6 +125,13 @@ public final class ByteWriter {
         if buffer.count >= flushThreshold { try flush() }
     }
 
+    /// Writes the buffer out first when `count` more bytes would take it past its usual size
+    /// (a long record written in pieces, which would otherwise grow the buffer to hold it).
+    @inline(__always)
+    func makeRoom(for count: Int) throws(JSONAPIError) {
+        if buffer.count > 0 && buffer.count + count > flushThreshold { try flush() }
+    }
+
     /// The position a record started at, to drop it again with ``discard(from:)``.
     var mark: Int { buffer.count }
 

@@ -44,7 +44,11 @@ final class SpillBuffer {
         }
     }
 
-    /// Passes everything held, in order, to `body`, then empties the buffer.
+    /// The largest piece ``drain(_:)`` passes from the file.
+    static let drainPiece = 64 * 1024
+
+    /// Passes everything held, in order, to `body` in pieces of at most ``drainPiece``, then
+    /// empties the buffer.
     func drain(_ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
         defer {
             memory.removeAll()
@@ -52,12 +56,22 @@ final class SpillBuffer {
             if let f = file { fclose(f); file = nil }
         }
         guard let f = file else {
-            try memory.withBytes { (b) throws(JSONAPIError) in try body(b) }
+            try memory.withBytes { (b) throws(JSONAPIError) in
+                var at = 0
+                while at < b.count {
+                    let end = min(b.count, at + Self.drainPiece)
+                    try body(UnsafeRawBufferPointer(rebasing: b[at..<end]))
+                    at = end
+                }
+            }
             return
         }
         fflush(f)
         rewind(f)
-        let size = 1 << 20
+        // Small pieces: the writer they go to flushes between them, so draining adds little
+        // to the process's peak (a 1 MiB piece, and the writer's buffer grown to take it, had
+        // been the peak of a whole NDJSON run).
+        let size = Self.drainPiece
         let chunk = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { chunk.deallocate() }
         while true {

@@ -117,8 +117,8 @@ final class StreamingSink: DocumentSink, PrimaryLinkageGathering {
         case .many:
             out.write(byte: UInt8(ascii: "["))
             try primary.drain { (bytes) throws(JSONAPIError) in
+                try out.makeRoom(for: bytes.count)
                 out.write(bytes)
-                if out.buffer.count > 1 << 20 { try out.flush() }
             }
             out.write(byte: UInt8(ascii: "]"))
         }

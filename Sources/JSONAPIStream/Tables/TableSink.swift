@@ -364,8 +364,8 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
             w.beginJSONText()
             if d.primaryShape == .many { w.jsonTextPiece(RowWriter.bytes("[")) }
             try primary.drain { (bytes) throws(JSONAPIError) in
+                try documents.out.makeRoom(for: bytes.count)
                 w.jsonTextPiece(bytes)
-                if documents.out.buffer.count > 1 << 20 { try documents.out.flush() }
             }
             if d.primaryShape == .many { w.jsonTextPiece(RowWriter.bytes("]")) }
             w.endJSONText()
