@@ -363,3 +363,72 @@ struct ParallelReaderTests {
         return (cuts, documents)
     }
 }
+
+/// The window of batches in flight is bounded by bytes too: documents several times the batch
+/// size each make a batch as large, and past two per worker only as many as the byte window
+/// holds are in flight, with the same output.
+struct BatchWindowTests {
+    /// `count` documents of about `resources` × 130 bytes each, one per line.
+    static func dump(documents count: Int, resources: Int) -> [UInt8] {
+        var text = ""
+        for d in 0..<count {
+            text += #"{"data":["#
+            for r in 0..<resources {
+                text += (r == 0 ? "" : ",") + #"{"type":"articles","id":"\#(d)-\#(r)","attributes":{"title":"a title of some length","n":\#(r)}}"#
+            }
+            text += "]}\n"
+        }
+        return Array(text.utf8)
+    }
+
+    @Test func largeDocumentsAreBoundedByBytes() {
+        // Documents of about 5 KB, batches of 900 bytes: every batch is one document, larger
+        // than the window's room for a usual batch.
+        let input = Self.dump(documents: 30, resources: 40)
+        let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 20_000, decision: 20_000)
+        #expect(one.error == nil)
+        for chunk in [0, 4096] {
+            var o = DocumentOptions()
+            o.parse.workers = 2
+            let out = ByteWriter()
+            let n = Normalizer(format: .ndjson, out: out, document: o)
+            n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
+            do throws(JSONAPIError) {
+                try readInputs([("dump", input)], chunk: chunk, into: n)
+                try n.finish()
+            } catch {
+                Issue.record("\(error)")
+            }
+            #expect(n.isReadByWorkers)
+            #expect(out.string == one.output, "read size \(chunk)")
+            let (batches, bytes) = n.mostInFlight
+            let bounds = n.windowBounds
+            #expect(bounds.batches == 8 && bounds.bytes == 8 * 1350)
+            // Two per worker, not the eight the count allows.
+            #expect(batches >= 1 && batches <= 4, "\(batches) batches in flight")
+            #expect(bytes <= 4 * 6_000, "\(bytes) bytes in flight")
+        }
+    }
+
+    @Test func smallDocumentsKeepTheWindowByCount() {
+        // Documents of about 300 bytes: batches of several, within the byte window.
+        let input = Self.dump(documents: 400, resources: 2)
+        let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 20_000, decision: 20_000)
+        var o = DocumentOptions()
+        o.parse.workers = 2
+        let out = ByteWriter()
+        let n = Normalizer(format: .ndjson, out: out, document: o)
+        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
+        do throws(JSONAPIError) {
+            try readInputs([("dump", input)], chunk: 0, into: n)
+            try n.finish()
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(n.isReadByWorkers)
+        #expect(out.string == one.output)
+        let (batches, bytes) = n.mostInFlight
+        #expect(batches >= 1 && batches <= 8, "\(batches) batches in flight")
+        #expect(bytes <= 8 * 1350, "\(bytes) bytes in flight")
+    }
+}

@@ -125,6 +125,11 @@ public final class Normalizer {
     /// Whether workers read ranges of the elements of large documents (tests).
     var readsElementRanges: Bool { reader.readsElements }
 
+    /// The most batches, and the most input bytes, that were in flight at once (tests).
+    var mostInFlight: (batches: Int, bytes: Int) { reader.mostInFlight }
+    /// The bounds of what may be in flight (tests).
+    var windowBounds: (batches: Int, bytes: Int) { reader.windowBounds }
+
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
     func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
         reader.tune(batchBytes: batchBytes, continuationBytes: continuationBytes, decisionBytes: decisionBytes)

@@ -1,11 +1,23 @@
 /// The batches a ``ParallelReader`` handed over and has not delivered yet: read by its
 /// workers (a ``WorkerPool``), or kept for its caller's stream (the bytes of a large document
 /// outside the ranges workers read), and delivered in input order on the caller's thread. At
-/// most ``window`` are in flight, so memory is bounded. The first error stops the workers and
-/// is kept: the reader throws it from then on.
+/// most ``window`` are in flight, and past two per worker at most ``byteWindow`` bytes of
+/// input, so memory is bounded whatever the documents' size. The first error stops the
+/// workers and is kept: the reader throws it from then on.
 final class BatchDelivery {
     /// Batches handed over and not yet delivered, at most (set as the workers start).
     private(set) var window: Int
+    /// Input bytes in flight, at most, once two batches per worker are (set as the workers
+    /// start). A batch of whole documents ends after the document that passes the batch size,
+    /// so documents several times that size make batches as large: bounded by count alone, a
+    /// dump of 1.3 MB documents kept 8 of them and their output in flight (55 MiB peak on 2
+    /// workers, against 25 MiB on one reader).
+    private(set) var byteWindow = Int.max
+    /// Input bytes of the batches in flight.
+    private var inFlightBytes = 0
+    /// The most batches, and input bytes, in flight at once so far.
+    private(set) var mostInFlight = 0
+    private(set) var mostInFlightBytes = 0
     let workerCount: Int
     private let sequential: DocumentStream
     private let makeWorker: () -> ParallelWorker
@@ -46,8 +58,13 @@ final class BatchDelivery {
     /// Starts the workers, with `perWorker` batches in flight for each: 4 for whole documents
     /// (small ones keep a worker busy only briefly), 2 for ranges of one large document,
     /// whose batches are all full (``ParseOptions/workerBatchBytes``) and whose graph pieces are about that large again.
-    func startWorkers(perWorker: Int = 4) {
+    func startWorkers(perWorker: Int = 4, batchBytes: Int) {
         window = perWorker * workerCount
+        // Room for the usual batch (the batch size and part of a document) in every place of
+        // the window, so that only batches of larger documents are held back.
+        let (perBatch, o1) = batchBytes.addingReportingOverflow(batchBytes / 2)
+        let (bytes, o2) = perBatch.multipliedReportingOverflow(by: window)
+        byteWindow = o1 || o2 ? .max : bytes
         pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })
     }
 
@@ -57,7 +74,7 @@ final class BatchDelivery {
     /// Hands `batch` to a worker: the one reading the segment it continues, else the next in
     /// turn. Waits (delivering) while the window is full.
     func dispatch(_ batch: ParallelBatch) throws(JSONAPIError) {
-        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
+        while isFull(before: batch) { try deliverReady(waiting: true, atMost: 1) }
         let w: Int
         if let c = continuingWorker {
             w = c
@@ -73,9 +90,16 @@ final class BatchDelivery {
     /// Keeps `batch` for the caller's stream, which reads it in its turn. Waits (delivering)
     /// while the window is full.
     func keep(_ batch: ParallelBatch) throws(JSONAPIError) {
-        while inFlight >= window { try deliverReady(waiting: true, atMost: 1) }
+        while isFull(before: batch) { try deliverReady(waiting: true, atMost: 1) }
         take(batch)
         callerBatches[batch.id] = batch
+    }
+
+    /// Whether `batch` must wait for a delivery: the window is full by count, or by bytes
+    /// once every worker has a batch to read and one to go on with.
+    private func isFull(before batch: ParallelBatch) -> Bool {
+        if inFlight >= window { return true }
+        return inFlight >= 2 * workerCount && inFlightBytes + batch.bytes.count > byteWindow
     }
 
     /// Gives `batch` its place in input order (the order batches are handed over in).
@@ -83,6 +107,10 @@ final class BatchDelivery {
         batch.id = nextID
         nextID += 1
         inFlight += 1
+        batch.countedBytes = batch.bytes.count
+        inFlightBytes += batch.countedBytes
+        mostInFlight = max(mostInFlight, inFlight)
+        mostInFlightBytes = max(mostInFlightBytes, inFlightBytes)
     }
 
     /// Delivers finished batches in order: all that are ready, or (`waiting`) all in flight,
@@ -93,6 +121,7 @@ final class BatchDelivery {
             if let batch = callerBatches.removeValue(forKey: nextToDeliver) {
                 nextToDeliver += 1
                 inFlight -= 1
+                inFlightBytes -= batch.countedBytes
                 delivered += 1
                 try readOnCaller(batch)
                 continue
@@ -100,6 +129,7 @@ final class BatchDelivery {
             guard let batch = pool!.take(nextToDeliver, waiting: waiting) else { return }
             nextToDeliver += 1
             inFlight -= 1
+            inFlightBytes -= batch.countedBytes
             delivered += 1
             try deliverOne(batch)
         }

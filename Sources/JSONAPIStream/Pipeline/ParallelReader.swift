@@ -127,6 +127,11 @@ final class ParallelReader {
     /// Whether workers read ranges of the elements of large documents.
     var readsElements: Bool { if case .elements = mode { true } else { false } }
 
+    /// The most batches, and the most input bytes, in flight at once (tests).
+    var mostInFlight: (batches: Int, bytes: Int) { (delivery.mostInFlight, delivery.mostInFlightBytes) }
+    /// The window's bounds (tests).
+    var windowBounds: (batches: Int, bytes: Int) { (delivery.window, delivery.byteWindow) }
+
     /// Resources read so far (delivered ones, when workers read).
     var resourcesRead: Int {
         switch mode {
@@ -335,7 +340,7 @@ final class ParallelReader {
         heldBytes = 0
         if parallel {
             mode = .parallel
-            delivery.startWorkers()
+            delivery.startWorkers(batchBytes: batchBytes)
             for b in batches { try delivery.dispatch(b) }
             return
         }
@@ -344,7 +349,7 @@ final class ParallelReader {
             let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
             mode = .elements(batcher)
             sequential.reader.staysOnOneThread = true
-            delivery.startWorkers(perWorker: 2)
+            delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
             for b in batches {
                 if let segment = b.segment, segment.startsInput { batcher.beginInput(named: b.name) }
                 try b.bytes.withBytes { (bytes) throws(JSONAPIError) in try batcher.feed(bytes, to: self) }

@@ -82,6 +82,8 @@ final class ParallelBatch: @unchecked Sendable {
     /// Its place in input order, given when it is handed over (``BatchDelivery``).
     var id = -1
     var bytes: ByteArena
+    /// Its input bytes, counted in the window while it is in flight (``BatchDelivery``).
+    var countedBytes = 0
     /// Where the segment it begins starts; `nil` when it goes on with the segment of the
     /// batch before it (on the same worker).
     let segment: SegmentStart?
