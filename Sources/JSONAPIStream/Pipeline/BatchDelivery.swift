@@ -10,7 +10,7 @@ final class BatchDelivery {
     /// Input bytes in flight, at most, once two batches per worker are (set as the workers
     /// start). A batch of whole documents ends after the document that passes the batch size,
     /// so documents several times that size make batches as large: bounded by count alone, a
-    /// dump of 1.3 MB documents kept 8 of them and their output in flight (55 MiB peak on 2
+    /// dump of 1.3 MB documents kept 8 of them and their output in flight (54 MiB peak on 2
     /// workers, against 25 MiB on one reader).
     private(set) var byteWindow = Int.max
     /// Input bytes of the batches in flight.
