@@ -44,7 +44,7 @@ final class SpillBuffer {
         }
     }
 
-    /// The largest piece ``drain(_:)`` passes from the file.
+    /// The largest piece ``drain(_:)`` passes.
     static let drainPiece = 64 * 1024
 
     /// Passes everything held, in order, to `body` in pieces of at most ``drainPiece``, then

@@ -84,7 +84,9 @@ public struct ParseOptions: Sendable, Hashable {
     /// to one worker in pieces. Workers read whole documents when the first 8 times this many
     /// bytes hold the end of a document (documents smaller than that); else ranges of
     /// elements of about this size, where they can (see ``workers``). Memory: about 4
-    /// batches per worker in flight, input and output (2 for ranges of one document). 256 KiB
+    /// batches per worker in flight, input and output (2 for ranges of one document); past
+    /// 2 per worker, batches of documents larger than this wait while the input in flight
+    /// would pass what 4 usual batches per worker hold. 256 KiB
     /// by measurement: as fast as 512 KiB on two cores (by the clock and by instructions,
     /// within 1.5 %), and with 2 workers the NDJSON of a 1 GB document peaks about 4 MiB
     /// lower.

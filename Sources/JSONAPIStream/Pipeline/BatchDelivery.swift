@@ -57,7 +57,8 @@ final class BatchDelivery {
 
     /// Starts the workers, with `perWorker` batches in flight for each: 4 for whole documents
     /// (small ones keep a worker busy only briefly), 2 for ranges of one large document,
-    /// whose batches are all full (``ParseOptions/workerBatchBytes``) and whose graph pieces are about that large again.
+    /// whose batches are all full (`batchBytes`, ``ParseOptions/workerBatchBytes``) and whose
+    /// graph pieces are about that large again.
     func startWorkers(perWorker: Int = 4, batchBytes: Int) {
         window = perWorker * workerCount
         // Room for the usual batch (the batch size and part of a document) in every place of
