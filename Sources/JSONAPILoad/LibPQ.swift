@@ -1,13 +1,5 @@
 import JSONAPIStream
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The system's libpq, loaded when the first PostgreSQL connection is made, not when the
 /// program starts.
 ///
@@ -77,29 +69,11 @@ package final class LibPQ: Sendable {
     }
 
     private init() throws(JSONAPIError) {
-        let chosen = getenv("JSONAPI_LIBPQ").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        let names = chosen.map { [$0] } ?? Self.defaultNames
-        var handle: UnsafeMutableRawPointer?
-        var reasons: [String] = []
-        for name in names {
-            handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)
-            if handle != nil { break }
-            reasons.append(dlerror().map { String(cString: $0) } ?? "\(name): cannot be loaded")
-        }
-        guard let handle else {
-            let how =
-                chosen == nil
-                ? "install it (Debian and Ubuntu: apt-get install libpq5; macOS: brew install libpq) or set JSONAPI_LIBPQ to its path"
-                : "JSONAPI_LIBPQ names it; unset it to use the system's"
-            throw JSONAPIError.input("PostgreSQL needs the libpq client library, which could not be loaded (\(reasons.joined(separator: "; "))): \(how)")
-        }
-        // The library stays loaded for the rest of the process: the pointers below point into it.
+        let library = try LoadedLibrary(
+            names: Self.defaultNames, variable: "JSONAPI_LIBPQ", needs: "PostgreSQL needs the libpq client library",
+            install: "Debian and Ubuntu: apt-get install libpq5; macOS: brew install libpq")
         func symbol<F>(_ name: String) throws(JSONAPIError) -> F {
-            guard let p = dlsym(handle, name) else {
-                throw JSONAPIError.input("the libpq client library has no \(name) (too old? libpq 10 or later is needed)")
-            }
-            // Unsafe: `F` is the C function type libpq-fe.h declares for `name`.
-            return unsafeBitCast(p, to: F.self)
+            try library.symbol(name, missing: "the libpq client library has no \(name) (too old? libpq 10 or later is needed)")
         }
         connectdb = try symbol("PQconnectdb")
         status = try symbol("PQstatus")

@@ -381,6 +381,23 @@ struct BatchWindowTests {
         return Array(text.utf8)
     }
 
+    /// NDJSON of `input` on 2 workers with batches of 900 bytes (read `chunk` bytes at a time),
+    /// and the normalizer, for what it saw in flight.
+    static func normalizeOnTwoWorkers(_ input: [UInt8], chunk: Int) -> (Normalizer, String) {
+        var o = DocumentOptions()
+        o.parse.workers = 2
+        let out = ByteWriter()
+        let n = Normalizer(format: .ndjson, out: out, document: o)
+        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
+        do throws(JSONAPIError) {
+            try readInputs([("dump", input)], chunk: chunk, into: n)
+            try n.finish()
+        } catch {
+            Issue.record("\(error)")
+        }
+        return (n, out.string)
+    }
+
     @Test func largeDocumentsAreBoundedByBytes() {
         // Documents of about 5 KB, batches of 900 bytes: every batch is one document, larger
         // than the window's room for a usual batch.
@@ -388,19 +405,9 @@ struct BatchWindowTests {
         let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 20_000, decision: 20_000)
         #expect(one.error == nil)
         for chunk in [0, 4096] {
-            var o = DocumentOptions()
-            o.parse.workers = 2
-            let out = ByteWriter()
-            let n = Normalizer(format: .ndjson, out: out, document: o)
-            n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
-            do throws(JSONAPIError) {
-                try readInputs([("dump", input)], chunk: chunk, into: n)
-                try n.finish()
-            } catch {
-                Issue.record("\(error)")
-            }
+            let (n, output) = Self.normalizeOnTwoWorkers(input, chunk: chunk)
             #expect(n.isReadByWorkers)
-            #expect(out.string == one.output, "read size \(chunk)")
+            #expect(output == one.output, "read size \(chunk)")
             let (batches, bytes) = n.mostInFlight
             let bounds = n.windowBounds
             #expect(bounds.batches == 8 && bounds.bytes == 8 * 1350)
@@ -414,19 +421,9 @@ struct BatchWindowTests {
         // Documents of about 300 bytes: batches of several, within the byte window.
         let input = Self.dump(documents: 400, resources: 2)
         let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 20_000, decision: 20_000)
-        var o = DocumentOptions()
-        o.parse.workers = 2
-        let out = ByteWriter()
-        let n = Normalizer(format: .ndjson, out: out, document: o)
-        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
-        do throws(JSONAPIError) {
-            try readInputs([("dump", input)], chunk: 0, into: n)
-            try n.finish()
-        } catch {
-            Issue.record("\(error)")
-        }
+        let (n, output) = Self.normalizeOnTwoWorkers(input, chunk: 0)
         #expect(n.isReadByWorkers)
-        #expect(out.string == one.output)
+        #expect(output == one.output)
         let (batches, bytes) = n.mostInFlight
         #expect(batches >= 1 && batches <= 8, "\(batches) batches in flight")
         #expect(bytes <= 8 * 1350, "\(bytes) bytes in flight")

@@ -3,20 +3,9 @@ import Testing
 
 /// libcrypto (SHA-256) is loaded when something is hashed (`SHA256Hasher`), not linked: runs
 /// that never hash do not map it, and a missing library is an error that says what to do.
-/// HashingTests checks the digests against the FIPS vectors through it.
+/// HashingTests checks the digests against the FIPS vectors through it; LibPQTests checks that
+/// the binary does not link it.
 struct LibCryptoTests {
-    #if os(Linux)
-    /// glibc's loader lists what a program needs and exits when `LD_TRACE_LOADED_OBJECTS` is
-    /// set (what `ldd` does).
-    @Test func theCommandDoesNotLinkLibcrypto() throws {
-        let r = try run(["validate", "--help"], environment: ["LD_TRACE_LOADED_OBJECTS": "1"])
-        #expect(r.status == 0)
-        #expect(r.out.contains("libyajl"), "the trace lists the libraries: \(r.out)")
-        #expect(!r.out.contains("libcrypto"))
-        #expect(!r.out.contains("libssl"))
-    }
-    #endif
-
     @Test func hashingWithoutTheLibraryIsAClearError() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// SHA-256 (FIPS 180-4) for `--hash` and the loader's content hashes, so that any tool can
 /// recompute a digest: the system's libcrypto (OpenSSL), which uses the processor's SHA
 /// extensions where there are any. Tested against the FIPS 180-2 example vectors.
@@ -117,32 +109,12 @@ final class LibCrypto: Sendable {
     }
 
     private init() throws(JSONAPIError) {
-        let chosen = getenv("JSONAPI_LIBCRYPTO").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        let names = chosen.map { [$0] } ?? Self.defaultNames
-        var handle: UnsafeMutableRawPointer?
-        var reasons: [String] = []
-        for name in names {
-            handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)
-            if handle != nil { break }
-            reasons.append(dlerror().map { String(cString: $0) } ?? "\(name): cannot be loaded")
-        }
-        guard let handle else {
-            let how =
-                chosen == nil
-                ? "install it (Debian and Ubuntu: apt-get install libssl3; macOS: brew install openssl@3) or set JSONAPI_LIBCRYPTO to its path"
-                : "JSONAPI_LIBCRYPTO names it; unset it to use the system's"
-            throw JSONAPIError.input("SHA-256 needs the system's libcrypto (OpenSSL), which could not be loaded (\(reasons.joined(separator: "; "))): \(how)")
-        }
-        // The library stays loaded for the rest of the process: the pointers below point into it.
-        func optional<F>(_ name: String) -> F? {
-            // Unsafe: `F` is the C function type OpenSSL's headers declare for `name`.
-            dlsym(handle, name).map { unsafeBitCast($0, to: F.self) }
-        }
+        let library = try LoadedLibrary(
+            names: Self.defaultNames, variable: "JSONAPI_LIBCRYPTO", needs: "SHA-256 needs the system's libcrypto (OpenSSL)",
+            install: "Debian and Ubuntu: apt-get install libssl3; macOS: brew install openssl@3")
+        func optional<F>(_ name: String) -> F? { library.optional(name) }
         func symbol<F>(_ name: String) throws(JSONAPIError) -> F {
-            guard let f: F = optional(name) else {
-                throw JSONAPIError.input("the libcrypto library loaded has no \(name) (OpenSSL 1.1 or later is needed)")
-            }
-            return f
+            try library.symbol(name, missing: "the libcrypto library loaded has no \(name) (OpenSSL 1.1 or later is needed)")
         }
         mdFetch = optional("EVP_MD_fetch")
         mdFree = optional("EVP_MD_free")
