@@ -70,7 +70,7 @@ import Testing
         let generate = Process()
         generate.executableURL = jsonapiBinary
         generate.arguments = ["generate", "--resources", "20000"]
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         generate.standardOutput = try FileHandle(forWritingTo: file)
         try generate.run()
         generate.waitUntilExit()

@@ -10,7 +10,7 @@ import Testing
         p.executableURL = jsonapiBinary
         p.arguments = arguments
         p.currentDirectoryURL = repositoryRoot
-        p.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
         let err = Pipe()
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
