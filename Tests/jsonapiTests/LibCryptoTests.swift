@@ -35,15 +35,31 @@ struct LibCryptoTests {
     }
 
     #if os(Linux)
-    /// A library that loads but is not libcrypto (zlib): the first function it lacks is named.
-    @Test func aLibraryWithoutLibcryptosFunctionsIsAClearError() throws {
+    struct WrongLibrary: Sendable, CustomStringConvertible {
+        var arguments: [String]
+        var variable: String
+        var message: String
+        var description: String { variable }
+    }
+
+    /// A library that loads but is not the one asked for (zlib): the first function it lacks
+    /// is named, for libcrypto and for libpq (`LoadedLibrary`).
+    @Test(arguments: [
+        WrongLibrary(
+            arguments: ["normalize", "--format", "ndjson", "--hash"], variable: "JSONAPI_LIBCRYPTO",
+            message: "the libcrypto library loaded has no EVP_sha256"),
+        WrongLibrary(
+            arguments: ["load", "postgresql://127.0.0.1:1/none"], variable: "JSONAPI_LIBPQ",
+            message: "the libpq client library has no PQconnectdb"),
+    ])
+    func aLibraryWithoutTheFunctionsIsAClearError(_ c: WrongLibrary) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.json")
         try Data(#"{"data":{"type":"a","id":"1"}}"#.utf8).write(to: input)
-        let r = try run(["normalize", "--format", "ndjson", "--hash", input.path], environment: ["JSONAPI_LIBCRYPTO": "libz.so.1"])
+        let r = try run(c.arguments + [input.path], environment: [c.variable: "libz.so.1"])
         #expect(r.status == 2, "\(r.stderr)")
-        #expect(r.stderr.contains("the libcrypto library loaded has no EVP_sha256"), "\(r.stderr)")
+        #expect(r.stderr.contains(c.message), "\(r.stderr)")
     }
     #endif
 }

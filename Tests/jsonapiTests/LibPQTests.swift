@@ -46,17 +46,4 @@ struct LibPQTests {
         #expect(r.stderr.contains("JSONAPI_LIBPQ names it"))
         #expect(r.out.isEmpty)
     }
-
-    #if os(Linux)
-    /// A library that loads but is not libpq (zlib): the first function it lacks is named.
-    @Test func aLibraryWithoutLibpqsFunctionsIsAClearError() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.json")
-        try Data(#"{"data":{"type":"a","id":"1"}}"#.utf8).write(to: input)
-        let r = try run(["load", "postgresql://127.0.0.1:1/none", input.path], environment: ["JSONAPI_LIBPQ": "libz.so.1"])
-        #expect(r.status == 2, "\(r.stderr)")
-        #expect(r.stderr.contains("the libpq client library has no PQconnectdb"), "\(r.stderr)")
-    }
-    #endif
 }
