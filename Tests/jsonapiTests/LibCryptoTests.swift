@@ -7,10 +7,8 @@ import Testing
 /// the binary does not link it.
 struct LibCryptoTests {
     @Test func hashingWithoutTheLibraryIsAClearError() throws {
-        let dir = try temporaryDirectory()
+        let (dir, input) = try oneResourceDocument()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.json")
-        try Data(#"{"data":{"type":"a","id":"1"}}"#.utf8).write(to: input)
         let missing = dir.appendingPathComponent("no-such-libcrypto.so.3").path
         let environment = ["JSONAPI_LIBCRYPTO": missing]
 
@@ -53,13 +51,20 @@ struct LibCryptoTests {
             message: "the libpq client library has no PQconnectdb"),
     ])
     func aLibraryWithoutTheFunctionsIsAClearError(_ c: WrongLibrary) throws {
-        let dir = try temporaryDirectory()
+        let (dir, input) = try oneResourceDocument()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.json")
-        try Data(#"{"data":{"type":"a","id":"1"}}"#.utf8).write(to: input)
         let r = try run(c.arguments + [input.path], environment: [c.variable: "libz.so.1"])
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains(c.message), "\(r.stderr)")
     }
     #endif
+}
+
+/// A temporary directory holding `in.json`, a document of one resource (the caller removes the
+/// directory).
+func oneResourceDocument() throws -> (directory: URL, file: URL) {
+    let dir = try temporaryDirectory()
+    let input = dir.appendingPathComponent("in.json")
+    try Data(#"{"data":{"type":"a","id":"1"}}"#.utf8).write(to: input)
+    return (dir, input)
 }

@@ -34,10 +34,8 @@ struct LibPQTests {
     #endif
 
     @Test func aLibraryThatCannotBeLoadedIsAClearError() throws {
-        let dir = try temporaryDirectory()
+        let (dir, input) = try oneResourceDocument()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.json")
-        try Data(#"{"data":{"type":"a","id":"1"}}"#.utf8).write(to: input)
         let missing = dir.appendingPathComponent("no-such-libpq.so.5").path
         let r = try run(["load", "postgresql://127.0.0.1:1/none", input.path], environment: ["JSONAPI_LIBPQ": missing])
         #expect(r.status == 2, "\(r.stderr)")
