@@ -54,13 +54,19 @@ final class NormalizedRecordReader: JSONEventReceiver {
         mutating func append(_ key: String, json: UnsafeRawBufferPointer) {
             if text.count > 0 { text.append(UInt8(ascii: ",")) }
             let start = text.count
-            var name = key
-            name.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &text) }
-            text.append(UInt8(ascii: ":"))
+            Self.appendName(key, to: &text)
             text.append(json)
             members.append(start..<text.count)
             if key == "id" { hasID = true }
             if key == "lid" { hasLid = true }
+        }
+
+        /// `"key":` at the end of `text`, a member's start: the name quoted as JSONTextWriter
+        /// writes it.
+        static func appendName(_ key: String, to text: inout ByteArena) {
+            var name = key
+            name.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &text) }
+            text.append(UInt8(ascii: ":"))
         }
 
         mutating func reset() {

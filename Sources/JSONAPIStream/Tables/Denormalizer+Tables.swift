@@ -38,11 +38,7 @@ extension Denormalizer {
                 var line = NormalizedRecordReader.Line(resource, dropping: { _ in false })
                 if let members = relationships.members[type]?[k + 1] {
                     var object = ByteArena(capacity: 256)
-                    for (i, m) in members.enumerated() {
-                        object.append(UInt8(ascii: i == 0 ? "{" : ","))
-                        object.append(relationships.text.bytes(in: m))
-                    }
-                    object.append(UInt8(ascii: "}"))
+                    appendJoined(members, of: relationships.text, "{", "}", to: &object)
                     object.withBytes { line.append("relationships", json: $0) }
                 }
                 var rest = JSONObject()
@@ -118,13 +114,7 @@ extension Denormalizer {
             case "one":
                 guard targets.count == 1 else { throw bad("data \"one\" with \(targets.count) edges") }
                 data.append(edgeText.arena.bytes(in: targets.first!.text))
-            case "many", "empty":
-                data.append(UInt8(ascii: "["))
-                for (i, t) in targets.enumerated() {
-                    if i > 0 { data.append(UInt8(ascii: ",")) }
-                    data.append(edgeText.arena.bytes(in: t.text))
-                }
-                data.append(UInt8(ascii: "]"))
+            case "many", "empty": appendJoined(targets.lazy.map(\.text), of: edgeText.arena, "[", "]", to: &data)
             case "absent": break
             default: throw bad("data is not absent, null, one, empty or many")
             }
@@ -136,9 +126,8 @@ extension Denormalizer {
             object.append(rest)
             // `"name":{…}`, kept for the resource's relationships object, in row order.
             let start = out.text.count
-            var key = name
-            key.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &out.text) }
-            out.text.append(#":{"#)
+            NormalizedRecordReader.Line.appendName(name, to: &out.text)
+            out.text.append(UInt8(ascii: "{"))
             out.text.append(object.text.bytes(in: 0..<object.text.count))
             out.text.append(UInt8(ascii: "}"))
             out.members[type, default: [:]][from, default: []].append(start..<out.text.count)
@@ -152,4 +141,15 @@ extension Denormalizer {
 final class JoinedRelationships {
     var text = ByteArena(capacity: 1 << 16)
     var members: [String: [Int: [Range<Int>]]] = [:]
+}
+
+/// The texts at `ranges` of `source`, comma-separated between `open` and `close`, at the end
+/// of `text` (a JSON object's members or an array's elements).
+private func appendJoined(_ ranges: some Sequence<Range<Int>>, of source: borrowing ByteArena, _ open: StaticString, _ close: StaticString, to text: inout ByteArena) {
+    text.append(open)
+    for (i, r) in ranges.enumerated() {
+        if i > 0 { text.append(UInt8(ascii: ",")) }
+        text.append(source.bytes(in: r))
+    }
+    text.append(close)
 }
