@@ -78,9 +78,11 @@ package final class SHA256Hasher {
 /// cache), and a missing library is an error that says what to install.
 ///
 /// The functions are looked up by name, with the C types OpenSSL's headers declare (every
-/// OpenSSL type used is an opaque pointer). OpenSSL 3 and 1.1 both work: the fetched
-/// algorithm (`EVP_MD_fetch`, `EVP_MD_free`) is used where the library has it. `JSONAPI_LIBCRYPTO`,
-/// when set, is the library to load (a path or a file name).
+/// OpenSSL type used is an opaque pointer). The fetched algorithm (`EVP_MD_fetch`,
+/// `EVP_MD_free`) and `EVP_DigestInit_ex2` are used where the library has them (OpenSSL 3,
+/// tested); otherwise `EVP_sha256` and `EVP_DigestInit_ex`, which OpenSSL 1.1 has (not tested:
+/// Debian 12 has no 1.1). `JSONAPI_LIBCRYPTO`, when set, is the library to load (a path or a
+/// file name).
 final class LibCrypto: Sendable {
     let mdFetch: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> OpaquePointer?)?
     let mdFree: (@convention(c) (OpaquePointer?) -> Void)?
