@@ -112,11 +112,16 @@ struct TableDirectory {
             }
             try take()
         case .csv:
-            var reader = CSVReader(try Self.contents(of: file))
-            guard let header = try reader.next(file) else { throw JSONAPIError.input("\(file) has no header line") }
-            guard header.map(\.text) == table.columns.map(\.name) else { throw bad(0, "the header does not name the schema's columns") }
+            // Read as the file is, a read at a time: only the row being read is held.
+            var reader = CSVReader(file: file)
             var k = 0
-            while let cells = try reader.next(file) {
+            var header = false
+            func take(_ cells: [CSVReader.Cell]) throws(JSONAPIError) {
+                guard header else {
+                    guard cells.map(\.text) == table.columns.map(\.name) else { throw bad(0, "the header does not name the schema's columns") }
+                    header = true
+                    return
+                }
                 k += 1
                 guard cells.count == table.columns.count else { throw bad(k, "\(cells.count) cells for \(table.columns.count) columns") }
                 var row: [JSONValue?] = []
@@ -126,6 +131,11 @@ struct TableDirectory {
                 }
                 try body(k, row)
             }
+            try InputSource(path: file).read(chunkSize: 1 << 20) { (chunk) throws(JSONAPIError) in
+                try reader.feed(chunk, record: take)
+            }
+            try reader.finish(record: take)
+            guard header else { throw JSONAPIError.input("\(file) has no header line") }
         }
     }
 
@@ -170,59 +180,162 @@ struct TableDirectory {
     }
 }
 
-/// RFC 4180 records: cells separated by commas, records by LF or CRLF, a quoted cell's
-/// quotes doubled. Keeps whether a cell was quoted (an empty quoted cell is an empty
-/// string; an empty unquoted one, null).
-struct CSVReader {
+/// RFC 4180 records, read as the file is, a read at a time: cells separated by commas, records
+/// by LF, CRLF or CR, a quoted cell's quotes doubled, line ends inside quoted cells kept. Only
+/// the record being read is held, so a table of any size takes the memory of its longest row.
+/// Keeps whether a cell was quoted (an empty quoted cell is an empty string; an empty unquoted
+/// one, null). A blank line is a record of one empty cell; the file's last line end ends the
+/// last record, not an empty one.
+struct CSVReader: ~Copyable {
     struct Cell {
         var text: String
         var quoted: Bool
     }
 
-    private let bytes: [UInt8]
-    private var at = 0
+    private enum State {
+        /// At the start of a cell (of a record, when `inRecord` is false).
+        case cellStart
+        case unquoted
+        case quoted
+        /// A quote inside a quoted cell: doubled, or the cell's end.
+        case quoteInQuoted
+        /// After a quoted cell's closing quote: a comma or a line end must follow.
+        case afterQuoted
+        /// After a carriage return that ended a record: a line feed there belongs to it.
+        case afterCarriageReturn
+    }
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private let file: String
+    private var state = State.cellStart
+    private var inRecord = false
+    private var cells: [Cell] = []
+    private var text = ByteArena(capacity: 256)
+    private var cellQuoted = false
+    /// The line being read (from 1), and the line the open quoted cell started on.
+    private(set) var line = 1
+    private var quoteLine = 1
 
-    /// The next record, or nil at the end.
-    mutating func next(_ file: String) throws(JSONAPIError) -> [Cell]? {
-        guard at < bytes.count else { return nil }
+    init(file: String) { self.file = file }
+
+    private static let quote: UInt8 = 0x22
+    private static let comma: UInt8 = 0x2C
+
+    /// Reads `bytes`, the file's next ones, calling `record` with each record they complete.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, record: ([Cell]) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
+        // The loop works on locals, put back when it ends however it ends.
+        var state = self.state
+        var text = ByteArena(capacity: 16)
+        swap(&text, &self.text)
         var cells: [Cell] = []
-        var text: [UInt8] = []
-        while true {
-            text.removeAll(keepingCapacity: true)
-            var quoted = false
-            if at < bytes.count && bytes[at] == UInt8(ascii: "\"") {
-                quoted = true
-                at += 1
-                while true {
-                    guard at < bytes.count else { throw JSONAPIError.input("\(file): a quoted CSV cell is not closed") }
-                    let c = bytes[at]
-                    at += 1
-                    if c == UInt8(ascii: "\"") {
-                        if at < bytes.count && bytes[at] == UInt8(ascii: "\"") {
-                            text.append(c)
-                            at += 1
-                            continue
-                        }
-                        break
-                    }
-                    text.append(c)
-                }
-            } else {
-                while at < bytes.count, bytes[at] != UInt8(ascii: ","), bytes[at] != 0x0A, bytes[at] != 0x0D {
-                    text.append(bytes[at])
-                    at += 1
-                }
-            }
-            cells.append(Cell(text: String(decoding: text, as: UTF8.self), quoted: quoted))
-            if at < bytes.count && bytes[at] == UInt8(ascii: ",") {
-                at += 1
-                continue
-            }
-            if at < bytes.count && bytes[at] == 0x0D { at += 1 }
-            if at < bytes.count && bytes[at] == 0x0A { at += 1 }
-            return cells
+        swap(&cells, &self.cells)
+        var line = self.line
+        var cellQuoted = self.cellQuoted
+        defer {
+            self.state = state
+            swap(&text, &self.text)
+            swap(&cells, &self.cells)
+            self.line = line
+            self.cellQuoted = cellQuoted
         }
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let c = bytes[i]
+            switch state {
+            case .afterCarriageReturn:
+                state = .cellStart
+                if c == 0x0A { i += 1 }
+            case .cellStart:
+                inRecord = true
+                if c == Self.quote {
+                    cellQuoted = true
+                    quoteLine = line
+                    state = .quoted
+                    i += 1
+                } else {
+                    cellQuoted = false
+                    state = .unquoted
+                }
+            case .unquoted:
+                // The cell's bytes up to a comma or a line end, as one run.
+                var j = i
+                while j < n {
+                    let d = bytes[j]
+                    if d == Self.comma || d == 0x0A || d == 0x0D { break }
+                    j += 1
+                }
+                text.append(UnsafeRawBufferPointer(rebasing: bytes[i..<j]))
+                if j < n, let done = Self.endCell(bytes[j], &text, &cells, &cellQuoted, &state, &line) {
+                    inRecord = false
+                    try record(done)
+                }
+                i = j + 1
+            case .quoted:
+                var j = i
+                while j < n {
+                    let d = bytes[j]
+                    if d == Self.quote { break }
+                    if d == 0x0A { line += 1 }
+                    j += 1
+                }
+                text.append(UnsafeRawBufferPointer(rebasing: bytes[i..<j]))
+                if j < n { state = .quoteInQuoted }
+                i = j + 1
+            case .quoteInQuoted:
+                if c == Self.quote {
+                    text.append(c)
+                    state = .quoted
+                    i += 1
+                } else {
+                    state = .afterQuoted
+                }
+            case .afterQuoted:
+                guard c == Self.comma || c == 0x0A || c == 0x0D else {
+                    throw JSONAPIError.input("\(file), line \(line): \(Self.describe(c)) after a quoted CSV cell, where a comma or a line end belongs")
+                }
+                if let done = Self.endCell(c, &text, &cells, &cellQuoted, &state, &line) {
+                    inRecord = false
+                    try record(done)
+                }
+                i += 1
+            }
+        }
+    }
+
+    /// Ends the file: the last record, when it has no line end.
+    mutating func finish(record: ([Cell]) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
+        switch state {
+        case .quoted:
+            throw JSONAPIError.input("\(file), line \(quoteLine): a quoted CSV cell is not closed at the end of the file")
+        case .unquoted, .quoteInQuoted, .afterQuoted, .cellStart:
+            // (At a cell's start only after a comma: the record's last cell is empty.)
+            guard inRecord else { return }
+            inRecord = false
+            if let done = Self.endCell(0x0A, &text, &cells, &cellQuoted, &state, &line) { try record(done) }
+        case .afterCarriageReturn:
+            break
+        }
+    }
+
+    /// A comma or a line end (`c`) after a cell: the cell ends, and at a line end the record,
+    /// whose cells are returned.
+    @inline(__always)
+    private static func endCell(
+        _ c: UInt8, _ text: inout ByteArena, _ cells: inout [Cell], _ cellQuoted: inout Bool, _ state: inout State, _ line: inout Int
+    ) -> [Cell]? {
+        cells.append(Cell(text: text.string(0..<text.count), quoted: cellQuoted))
+        text.removeAll()
+        cellQuoted = false
+        state = .cellStart
+        guard c != comma else { return nil }
+        if c == 0x0D { state = .afterCarriageReturn }
+        line += 1
+        let done = cells
+        cells.removeAll(keepingCapacity: true)
+        return done
+    }
+
+    private static func describe(_ c: UInt8) -> String {
+        c >= 0x20 && c < 0x7F ? quoted(String(UnicodeScalar(c))) : "byte 0x" + (c < 0x10 ? "0" : "") + String(c, radix: 16, uppercase: true)
     }
 }
