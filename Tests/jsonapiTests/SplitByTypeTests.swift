@@ -225,6 +225,30 @@ struct SplitByTypeTests {
         }
     }
 
+    /// A CSV table damaged after it was written is refused with its file and line: a byte
+    /// after a quoted cell (the old reader took it as the start of a new row), and a quoted
+    /// cell left open at the end of the file (named by the line it opened on).
+    @Test func aDamagedCSVTableNamesItsLine() throws {
+        let (parent, out) = try Self.target()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let doc = try Self.write(Self.mixed, in: parent)
+        #expect(try run(["normalize", "--quiet", "--format", "csv", "--split-by-type", out.path, doc]).status == 0)
+        let table = out.appendingPathComponent("things.csv")
+        let written = try Data(contentsOf: table)
+        // The header and the rows of the three things end lines 1 to 4 (no cell spans lines).
+        #expect(written.filter { $0 == 0x0A }.count == 4)
+        let cases = [
+            (#""4"x,"#, #"things.csv, line 5: "x" after a quoted CSV cell, where a comma or a line end belongs"#),
+            ("\"open\ncell", "things.csv, line 5: a quoted CSV cell is not closed at the end of the file"),
+        ]
+        for (tail, message) in cases {
+            try (written + Data(tail.utf8)).write(to: table)
+            let back = try run(["denormalize", out.path])
+            #expect(back.status != 0 && back.stderr.contains(message), "\(back.status): \(back.stderr)")
+            #expect(back.stdout.isEmpty)
+        }
+    }
+
     /// Type names that are not safe file names, that differ only by case, or are long; and
     /// attributes whose names would collide with a fixed column or another column.
     @Test func namesThatCannotBeUsedAsTheyAre() throws {
