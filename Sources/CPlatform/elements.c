@@ -88,7 +88,7 @@ __attribute__((always_inline)) static inline size_t block_scan(jsonapi_element_s
 }
 
 // The block at p (its first byte at absolute offset `at`), masks made with SSE2.
-static size_t skip_inside_element_sse2(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
+__attribute__((always_inline)) static inline size_t block_sse2(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
     __m128i v[4], l[4];
     const __m128i lower = _mm_set1_epi8(0x20);
     for (int k = 0; k < 4; k++) {
@@ -111,7 +111,7 @@ static size_t skip_inside_element_sse2(jsonapi_element_state *s, const unsigned 
 #if defined(JSONAPI_WIDE_BLOCKS)
 // The block at p, masks made with AVX2; the prefix XOR is a carry-less multiplication by
 // all ones.
-JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
+JSONAPI_WIDE __attribute__((always_inline)) static inline size_t block_wide(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
     const __m256i a = _mm256_loadu_si256((const __m256i *)p), b = _mm256_loadu_si256((const __m256i *)(p + 32));
     const __m256i lower = _mm256_set1_epi8(0x20);
     const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
@@ -126,8 +126,35 @@ JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, co
 }
 #endif
 
+// Whole blocks, one after the other, from p while the n bytes there hold another whole
+// block, until one is cut short at the bracket that closes an element. Returns the bytes
+// scanned. The state is a local copy while it runs (the bytes read are `char`, which may alias
+// anything, so through `s` every block would store it all back), so it stays in registers,
+// and the masks' constants are loaded once per call rather than once per block.
+#define BLOCK_LOOP(block)                                                          \
+    jsonapi_element_state st = *s;                                                 \
+    size_t i = 0;                                                                  \
+    while (i + 64 <= n) {                                                          \
+        const size_t scanned = block(&st, p + i, at + (int64_t)i);                 \
+        i += scanned;                                                              \
+        if (scanned < 64) break;                                                   \
+    }                                                                              \
+    *s = st;                                                                       \
+    return i;
+
+static size_t skip_inside_element_sse2(jsonapi_element_state *s, const unsigned char *p, size_t n, int64_t at) {
+    BLOCK_LOOP(block_sse2)
+}
+
+#if defined(JSONAPI_WIDE_BLOCKS)
+JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, const unsigned char *p, size_t n, int64_t at) {
+    BLOCK_LOOP(block_wide)
+}
+#endif
+#undef BLOCK_LOOP
+
 // One way of reading blocks (NULL: none, a byte at a time).
-typedef size_t (*block_skipper)(jsonapi_element_state *, const unsigned char *, int64_t);
+typedef size_t (*block_skipper)(jsonapi_element_state *, const unsigned char *, size_t, int64_t);
 #endif
 
 int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut, int variant) {
@@ -147,9 +174,8 @@ int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_e
 #if defined(__SSE2__)
         // Inside an element (where most bytes are), whole blocks when they can be.
         if (skip && s->splitting && s->depth >= 3 && i + 64 <= n) {
-            const size_t scanned = skip(s, p + i, base + (int64_t)i);
-            i += scanned;
-            if (scanned == 64) continue;
+            // Then (cut short, or fewer than 64 bytes left) the bytes that follow, one at a time.
+            i += skip(s, p + i, n - i, base + (int64_t)i);
         }
         // From the bracket that closes an element: its comma, white space and the next
         // element's opening bracket, then blocks again.
