@@ -126,10 +126,16 @@ final class ResourceWriter {
         }
         out.write(#","relationships":{"#)
         seenNames.clearKeepingCapacity()
+        let formatsNames = options.formatsNames
         for i in 0..<p.relationships.count {
             let rel = p.relationships[i]
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
-            try formattedName(rel.name, what: "relationship", at: p, pointer: "/relationships")
+            // Names as they are (the usual case) need no comparing: distinct in the input.
+            if formatsNames {
+                try formattedName(rel.name, what: "relationship", at: p, pointer: "/relationships")
+            } else {
+                writeQuoted(rel.name)
+            }
             out.write(byte: UInt8(ascii: ":"))
             try writeRelationshipObject(rel, p)
         }
@@ -277,13 +283,9 @@ final class ResourceWriter {
     }
 
     /// Writes a relationship name, formatted, refusing two that become equal.
+    /// (Called when names are formatted: names as they are are distinct in the input, where
+    /// duplicates are refused, so nothing is compared.)
     private func formattedName(_ raw: UnsafeRawBufferPointer, what: String, at p: ResourceParts, pointer: String) throws(JSONAPIError) {
-        // Names as they are: distinct in the input (duplicates are refused there), so nothing
-        // to compare.
-        if !options.formatsNames {
-            writeQuoted(raw)
-            return
-        }
         // The name as written (`apply` leaves `name` empty when the name is unchanged).
         if !options.formatName(raw, into: &name) { name.append(contentsOf: raw) }
         if seenNames.contains(name) {
