@@ -11,6 +11,37 @@ import Testing
             + #""relationships":{"friends":{"data":[{"type":"people","id":"8","meta":{"since":\#(i % 2)}}],"links":{"self":"/p/7/f"}}},"# + #""meta":{"m":1},"x-extra":\#(i % 2)}"#
     }
 
+    /// A graph keeps the first thousand warnings and counts all. Past those, with no handler
+    /// to read them, a duplicate's warning is counted without its text being made; the count,
+    /// the kept warnings and the graph are the same as with a handler, which gets every one.
+    @Test(arguments: [1, 2])
+    func warningsPastTheKeptOnesAreCounted(workers: Int) throws {
+        let pages = 1_500
+        var input = ""
+        for i in 0..<pages {
+            input += #"{"data":[{"type":"articles","id":"\#(i)"}],"included":[{"type":"people","id":"7","attributes":{"n":\#(i)}}]}"# + "\n"
+        }
+        var options = DocumentOptions()
+        options.parse.multipleDocuments = true
+        options.parse.workers = workers
+        func read(handler: ((Diagnostic) -> Void)?) throws -> Graph {
+            let parser = GraphParser(options: options)
+            if let handler { parser.onWarning = handler }
+            if workers > 1 { parser.tuneWorkers(batchBytes: 4096, continuationBytes: 32768, decisionBytes: 8192) }
+            try Array(input.utf8).withUnsafeBytes { try parser.feed($0) }
+            return try parser.finish()
+        }
+        var handed: [Diagnostic] = []
+        let seen = try read { handed.append($0) }
+        let unseen = try read(handler: nil)
+        // people 7 comes again on every page after the first: a warning each (N01).
+        #expect(seen.warningCount == pages - 1 && unseen.warningCount == pages - 1)
+        #expect(handed.count == pages - 1 && handed.allSatisfy { $0.rule == .N01 && $0.message.contains("appears again") })
+        #expect(seen.warnings.count == 1000 && unseen.warnings.map(\.description) == seen.warnings.map(\.description))
+        #expect(unseen.warnings.map(\.description) == handed.prefix(1000).map(\.description))
+        #expect(try GraphMergingTests.flat(unseen) == GraphMergingTests.flat(seen))
+    }
+
     @Test(arguments: [true, false])
     func eightyThousandCopiesTakeTheRoomOfOne(oneDocument: Bool) throws {
         let text = String(repeating: "abcdefgh", count: 112)  // about 1 KB per copy

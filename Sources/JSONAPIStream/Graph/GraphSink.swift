@@ -217,7 +217,6 @@ final class GraphSink: DocumentSink {
         let s = storage
         s.duplicateCount += 1
         let old = s.resources[row]
-        let identity = describe(row: row)
         // A primary-data item with only type, id and meta is a resource identifier (a
         // relationship endpoint's response), not a second resource object.
         // So is a result's data that is only an identifier (atomic:results as normalize
@@ -228,7 +227,6 @@ final class GraphSink: DocumentSink {
             old.flags & GraphStorage.ResourceRecord.included == 0
             && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
         let sameDocument = old.document == new.document
-        let firstPlace = self.place(of: old)
         // Results of several operations that name one resource (added, then updated) are
         // that resource, merged without a word.
         let bothResults = isResult && old.flags & GraphStorage.ResourceRecord.result != 0
@@ -236,16 +234,22 @@ final class GraphSink: DocumentSink {
             throw JSONAPIError.document(
                 Diagnostic(
                     severity: .error, rule: sameDocument ? .R22 : .N01,
-                    message: "\(identity) appears again (first at \(firstPlace)); duplicates are refused",
+                    message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); duplicates are refused",
                     location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier && !bothResults {
-            let winner = policy == .last ? "the later members win" : "the earlier members win"
-            warn(
-                Diagnostic(
-                    severity: .warning, rule: sameDocument ? .R22 : .N01,
-                    message: "\(identity) appears again (first at \(firstPlace)); merged, \(winner)",
-                    location: s.position(new.position), pointer: place.pointer, source: sourceName))
+            if wantsWarnings {
+                let winner = policy == .last ? "the later members win" : "the earlier members win"
+                warn(
+                    Diagnostic(
+                        severity: .warning, rule: sameDocument ? .R22 : .N01,
+                        message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); merged, \(winner)",
+                        location: s.position(new.position), pointer: place.pointer, source: sourceName))
+            } else {
+                // No one to see it: counted, and its text (which cost more than the merge of
+                // a small resource) not made.
+                s.warningCount += 1
+            }
         }
         var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: storeMark, marks: marks)
         var merged = old
@@ -281,6 +285,12 @@ final class GraphSink: DocumentSink {
         let idKind = r.flags & GraphStorage.ResourceRecord.hasID != 0 ? "id" : "lid"
         return "resource (type \(quoted(storage.symbols.string(of: r.type))), \(idKind) \(quoted(storage.keys.string(of: r.key))))"
     }
+
+    /// Whether a warning made now reaches anyone: a handler, or the graph's kept warnings
+    /// (the first ``keptWarnings``). A dump of crawled pages repeats its included resources
+    /// on every page, a warning each: past the kept ones, without a handler, only their count
+    /// is used.
+    private var wantsWarnings: Bool { onDiagnostic != nil || storage.warnings.count < keptWarnings }
 
     private func warn(_ d: Diagnostic) {
         storage.warningCount += 1
