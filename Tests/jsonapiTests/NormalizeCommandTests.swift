@@ -282,6 +282,29 @@ struct NormalizeCommandTests {
         #expect(nd.out.split(separator: "\n").filter { $0.hasPrefix(#"{"type""#) }.count == 1)
     }
 
+    /// `--quiet` installs no warning handler, so warnings are counted without their text
+    /// being made: the output is the same as a run that prints them, for every format and
+    /// duplicate policy.
+    @Test func quietRunsWriteWhatLoudOnesDo() throws {
+        var text = ""
+        for i in 0..<4 {
+            text += #"{"data":{"type":"a","id":"1","attributes":{"v":\#(i)},"x-unknown":\#(i)},"included":[{"type":"b","id":"\#(i % 2)","bad.name":1}]}"# + "\n"
+        }
+        let input = Data(text.utf8)
+        for format in ["json", "ndjson", "edges"] {
+            for policy in ["last", "first"] {
+                let loud = try run(["normalize", "--format", format, "--on-duplicate", policy], stdin: input)
+                let quiet = try run(["normalize", "--quiet", "--format", format, "--on-duplicate", policy], stdin: input)
+                #expect(loud.status == 0 && quiet.status == 0)
+                // (Lines under `last` are written again without looking: no duplicate warning.)
+                let duplicatesWarned = format == "json" || policy == "first"
+                #expect(loud.stderr.contains("appears again") == duplicatesWarned && loud.stderr.contains("[R14]"), "\(format) \(policy): \(loud.stderr)")
+                #expect(quiet.stderr.isEmpty, "\(format) \(policy): \(quiet.stderr)")
+                #expect(quiet.stdout == loud.stdout, "\(format) \(policy)")
+            }
+        }
+    }
+
     @Test func strictTurnsRuleViolationsIntoErrors() throws {
         let input = Data(#"{"data":{"type":"a","id":"1","attributes":{"bad.name":1}}}"#.utf8)
         let lenient = try run(["normalize"], stdin: input)

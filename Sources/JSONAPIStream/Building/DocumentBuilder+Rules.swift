@@ -36,17 +36,19 @@ extension DocumentBuilder {
     /// Reports a rule violation: a warning in lenient mode (returns true), an error in
     /// strict mode (returns false). Does nothing when validation is off.
     @discardableResult
-    func report(_ rule: Rule, _ message: String, at place: Place = .currentToken, pointer: String? = nil) -> Bool {
+    /// (`message` is made only when it is used: with validation off, or a warning no
+    /// handler receives, it is not.)
+    func report(_ rule: Rule, _ message: @autoclosure () -> String, at place: Place = .currentToken, pointer: String? = nil) -> Bool {
         switch validation {
         case .off: return true
-        case .strict: return fail(rule, message, at: place, pointer: pointer)
+        case .strict: return fail(rule, message(), at: place, pointer: pointer)
         case .lenient:
-            warn(rule, message, at: place, pointer: pointer)
+            warn(rule, message(), at: place, pointer: pointer)
             return true
         }
     }
 
-    func warn(_ rule: Rule, _ message: String, at place: Place = .currentToken, pointer: String? = nil) {
+    func warn(_ rule: Rule, _ message: @autoclosure () -> String, at place: Place = .currentToken, pointer: String? = nil) {
         warningCount += 1
         guard let onDiagnostic else { return }
         let location: SourcePosition
@@ -60,7 +62,7 @@ extension DocumentBuilder {
         } else {
             if case .container = place { p = containerPointer() } else { p = currentPointer() }
         }
-        onDiagnostic(Diagnostic(severity: .warning, rule: rule, message: message, location: location, pointer: p, source: positions?.sourceName))
+        onDiagnostic(Diagnostic(severity: .warning, rule: rule, message: message(), location: location, pointer: p, source: positions?.sourceName))
     }
 
     /// A rule whose violation makes a resource or linkage unkeyable: fatal when keys are

@@ -21,6 +21,9 @@ final class DuplicateTracker {
             seenAt.append((Int32(r.documentIndex), r.position, sourceName))
             return true
         }
+        let written = policy == .last
+        // No one to tell (no handler, and not refused): nothing to write.
+        guard onDiagnostic != nil || policy == .error else { return written }
         let first = seenAt[Int(key)]
         let sameDocument = first.document == Int32(r.documentIndex)
         let firstPlace = first.source != nil && first.source != sourceName ? "\(first.source!):\(first.position)" : first.position.description
@@ -31,7 +34,6 @@ final class DuplicateTracker {
                     severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
                     location: r.position, pointer: r.pointer, source: sourceName))
         }
-        let written = policy == .last
         onDiagnostic?(
             Diagnostic(
                 severity: .warning, rule: sameDocument ? .R22 : .N01,

@@ -356,14 +356,14 @@ struct ValueChecker: ~Copyable {
 /// validation mode, at the current token's position and pointer unless told otherwise.
 protocol RuleReporter: AnyObject {
     /// Reports a rule violation; false stops the parse (strict mode).
-    func report(_ rule: Rule, _ message: String, at place: JSONEventReceiver.Place, pointer: String?) -> Bool
+    func report(_ rule: Rule, _ message: @autoclosure () -> String, at place: JSONEventReceiver.Place, pointer: String?) -> Bool
     /// Checks a member name against the naming rules (R37–R41), reporting what is wrong.
     func checkMemberName(_ name: UnsafeRawBufferPointer, what: StaticString, always: Bool) -> Bool
 }
 
 extension RuleReporter {
     @discardableResult
-    func report(_ rule: Rule, _ message: String, at place: JSONEventReceiver.Place = .currentToken) -> Bool {
-        report(rule, message, at: place, pointer: nil)
+    func report(_ rule: Rule, _ message: @autoclosure () -> String, at place: JSONEventReceiver.Place = .currentToken) -> Bool {
+        report(rule, message(), at: place, pointer: nil)
     }
 }
