@@ -120,8 +120,10 @@ __attribute__((always_inline)) static inline int split_block(jsonapi_split_state
 
 // The whole blocks of p[0..<n], masks made with SSE2. Returns the bytes scanned (a multiple
 // of 64, or up to the cut when `*found`).
-static size_t split_blocks_sse2(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut,
+static size_t split_blocks_sse2(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *state, size_t *cut,
                                 int *found) {
+    // A local copy of the state while the blocks are read (see split_blocks_wide).
+    jsonapi_split_state local = *state, *s = &local;
     const int64_t base = s->offset;
     const __m128i lower = _mm_set1_epi8(0x20);
     size_t i = 0;
@@ -136,18 +138,23 @@ static size_t split_blocks_sse2(const unsigned char *p, size_t n, size_t cut_fro
         const uint64_t quotes = mask64(v, '"');
         if (split_block(s, p, base, i, cut_from, cut, quotes, mask64(v, '\\'), mask64(v, '\n'), mask64(l, '{'), mask64(l, '}'),
                         prefix_xor(quotes))) {
+            *state = local;
             *found = 1;
             return *cut;
         }
         i += 64;
     }
+    *state = local;
     return i;
 }
 
 #if defined(JSONAPI_WIDE_BLOCKS)
 // The same with AVX2 masks, POPCNT and a carry-less multiplication for the prefix XOR.
-JSONAPI_WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *s,
+JSONAPI_WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *state,
                                      size_t *cut, int *found) {
+    // A local copy of the state while the blocks are read: the bytes are `char`, which may
+    // alias anything, so through the caller's pointer every block would store it all back.
+    jsonapi_split_state local = *state, *s = &local;
     const int64_t base = s->offset;
     const __m256i lower = _mm256_set1_epi8(0x20);
     size_t i = 0;
@@ -157,11 +164,13 @@ JSONAPI_WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, s
         const uint64_t quotes = mask64_wide(a, b, '"');
         if (split_block(s, p, base, i, cut_from, cut, quotes, mask64_wide(a, b, '\\'), mask64_wide(a, b, '\n'),
                         mask64_wide(la, lb, '{'), mask64_wide(la, lb, '}'), prefix_xor_wide(quotes))) {
+            *state = local;
             *found = 1;
             return *cut;
         }
         i += 64;
     }
+    *state = local;
     return i;
 }
 #endif
