@@ -173,6 +173,16 @@ package struct ByteArena: ~Copyable {
 
     package mutating func reserveCapacity(_ n: Int) { if n > capacity { grow(minimum: n) } }
 
+    /// Room for `n` bytes in all, at once (no doubling on the way): past
+    /// ``LargeAllocation/threshold`` a mapping without huge pages, whose pages become resident
+    /// only as they are written.
+    package mutating func reserveExactly(_ n: Int) {
+        guard n > capacity else { return }
+        let newCapacity = LargeAllocation.roundUp(n)
+        base = LargeAllocation.reallocate(base, from: capacity, to: newCapacity, used: count)
+        capacity = newCapacity
+    }
+
     /// Gives the storage back to the system when it grew past `limit` (for one long token)
     /// and holds no more than `size` bytes now: the pages a long string needed do not stay
     /// resident for the rest of the run.
