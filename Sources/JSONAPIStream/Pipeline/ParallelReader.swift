@@ -41,6 +41,9 @@ final class ParallelReader {
 
     /// Bytes after which a batch ends at the next document boundary.
     var batchBytes: Int
+    /// The most room a batch of a long document takes at once (``continuationBytes``, when
+    /// it is no more than this: 2 MiB with the default batch size).
+    static let roomAtOnce = 16 << 20
     /// Bytes after which a batch with no document boundary is handed over anyway (the rest of
     /// its document follows on the same worker).
     var continuationBytes: Int
@@ -214,9 +217,12 @@ final class ParallelReader {
             // A document over twice the batch size: room at once for the most a batch holds,
             // rather than doubling up to it (each doubling copied what was gathered: about 1.5
             // times a 1.3 MB document, on this thread). Below that, batches of small documents
-            // that pass their first room a little go on doubling, on the heap.
+            // that pass their first room a little go on doubling, on the heap; and so do the
+            // batches of a batch size so large that their most would be a lot of room to hold.
             let needed = batch.bytes.count + piece.count
-            if needed > batch.bytes.capacity && needed > 2 * batchBytes { batch.bytes.reserveExactly(continuationBytes) }
+            if needed > batch.bytes.capacity && needed / 2 > batchBytes && continuationBytes <= Self.roomAtOnce {
+                batch.bytes.reserveExactly(continuationBytes)
+            }
             if let cut = split.scan(piece, cutAfter: cutFrom) {
                 batch.bytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
                 try close(batch, endsSegment: true, endsInput: false)
