@@ -238,18 +238,12 @@ final class GraphSink: DocumentSink {
                     location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier && !bothResults {
-            if wantsWarnings {
-                let winner = policy == .last ? "the later members win" : "the earlier members win"
-                warn(
-                    Diagnostic(
-                        severity: .warning, rule: sameDocument ? .R22 : .N01,
-                        message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); merged, \(winner)",
-                        location: s.position(new.position), pointer: place.pointer, source: sourceName))
-            } else {
-                // No one to see it: counted, and its text (which cost more than the merge of
-                // a small resource) not made.
-                s.warningCount += 1
-            }
+            let winner = policy == .last ? "the later members win" : "the earlier members win"
+            warn(
+                Diagnostic(
+                    severity: .warning, rule: sameDocument ? .R22 : .N01,
+                    message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); merged, \(winner)",
+                    location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: storeMark, marks: marks)
         var merged = old
@@ -286,15 +280,16 @@ final class GraphSink: DocumentSink {
         return "resource (type \(quoted(storage.symbols.string(of: r.type))), \(idKind) \(quoted(storage.keys.string(of: r.key))))"
     }
 
-    /// Whether a warning made now reaches anyone: a handler, or the graph's kept warnings
-    /// (the first ``keptWarnings``). A dump of crawled pages repeats its included resources
-    /// on every page, a warning each: past the kept ones, without a handler, only their count
-    /// is used.
-    private var wantsWarnings: Bool { onDiagnostic != nil || storage.warnings.count < keptWarnings }
-
-    private func warn(_ d: Diagnostic) {
+    /// Counts a warning, and keeps it (the first ``keptWarnings``) and hands it to the handler.
+    /// `d` is made only when one of those will use it: a dump of crawled pages repeats its
+    /// included resources on every page, a warning each, whose text costs more than the merge
+    /// of a small resource; past the kept ones, without a handler, only the count is used.
+    private func warn(_ d: @autoclosure () -> Diagnostic) {
         storage.warningCount += 1
-        if storage.warnings.count < keptWarnings { storage.warnings.append(d) }
+        let keeps = storage.warnings.count < keptWarnings
+        guard keeps || onDiagnostic != nil else { return }
+        let d = d()
+        if keeps { storage.warnings.append(d) }
         onDiagnostic?(d)
     }
 
