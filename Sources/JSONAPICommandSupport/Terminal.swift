@@ -84,6 +84,11 @@ package final class WarningPrinter: @unchecked Sendable {
         self.style = style
     }
 
+    /// The handler to install for warnings: none when quiet, so that a warning no one will
+    /// read is only counted where it is found, its text not made (a dump of crawled pages has
+    /// one for every repeated resource).
+    package var handler: ((Diagnostic) -> Void)? { quiet ? nil : { self.print($0) } }
+
     package func print(_ d: Diagnostic) {
         count += 1
         guard !quiet, count <= limit else { return }

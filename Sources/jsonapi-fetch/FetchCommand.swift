@@ -54,7 +54,7 @@ extension FetchOptions {
         let file: OutputFile
         do { file = try OutputFile(path: out.output) } catch { throw report(error) }
         let normalizer = out.normalizer(writingTo: file, document: parsing.documentOptions())
-        normalizer.onDiagnostic = { warnings.print($0) }
+        normalizer.onDiagnostic = warnings.handler
 
         let client = try makeClient()
         let first = try query().applied(to: URL(string: url)!)
@@ -154,7 +154,7 @@ extension FetchOptions {
             }
         }
         let consumer = Unchecked(LoadingConsumer(loader: loader, options: parsing.documentOptions(), revalidates: !restart))
-        consumer.value.stream.onDiagnostic = { warnings.print($0) }
+        consumer.value.stream.onDiagnostic = warnings.handler
         let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet || verbose > 0)
         let following = pageFollowing
         let from = start

@@ -56,9 +56,7 @@ struct Normalize: ParsableCommand {
         let file: OutputFile
         do { file = try OutputFile(path: out.output) } catch { throw report(error) }
         let normalizer = out.normalizer(writingTo: file, document: workers.applied(to: parsing.documentOptions()))
-        // Quiet: no handler, so that warnings no one will read are not written out (a dump
-        // of crawled pages has one for every repeated resource).
-        if !reporting.quiet { normalizer.onDiagnostic = { warnings.print($0) } }
+        normalizer.onDiagnostic = warnings.handler
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {
             try readInputs(
@@ -109,7 +107,7 @@ struct Normalize: ParsableCommand {
             directory.abandon()
             throw report(error)
         }
-        if !reporting.quiet { splitter.onDiagnostic = { warnings.print($0) } }
+        splitter.onDiagnostic = warnings.handler
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {
             try readInputs(

@@ -25,8 +25,7 @@ struct Stats: ParsableCommand {
     func run() throws {
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let parser = GraphParser(options: workers.applied(to: parsing.documentOptions()))
-        // Quiet: no handler (the counts come from the graph).
-        if !reporting.quiet { parser.onWarning = { warnings.print($0) } }
+        parser.onWarning = warnings.handler
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         let start = DispatchTime.now().uptimeNanoseconds
         let graph: Graph
