@@ -221,7 +221,9 @@ final class ParallelReader {
             // batches of a batch size so large that their most would be a lot of room to hold.
             let needed = batch.bytes.count + piece.count
             if needed > batch.bytes.capacity && needed / 2 > batchBytes && continuationBytes <= Self.roomAtOnce {
-                batch.bytes.reserveExactly(continuationBytes)
+                // (Its room is then at most 2.25 batch sizes, so `reserveCapacity` grows it to
+                // exactly this, 8 batch sizes.)
+                batch.bytes.reserveCapacity(continuationBytes)
             }
             if let cut = split.scan(piece, cutAfter: cutFrom) {
                 batch.bytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))

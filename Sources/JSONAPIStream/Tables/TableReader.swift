@@ -212,7 +212,7 @@ struct CSVReader: ~Copyable {
     private var text = ByteArena(capacity: 256)
     private var cellQuoted = false
     /// The line being read (from 1), and the line the open quoted cell started on.
-    private(set) var line = 1
+    private var line = 1
     private var quoteLine = 1
 
     init(file: String) { self.file = file }

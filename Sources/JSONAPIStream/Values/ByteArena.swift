@@ -173,16 +173,6 @@ package struct ByteArena: ~Copyable {
 
     package mutating func reserveCapacity(_ n: Int) { if n > capacity { grow(minimum: n) } }
 
-    /// Room for `n` bytes in all, at once (no doubling on the way). Past
-    /// ``LargeAllocation/threshold`` it is a mapping, with huge pages as every arena's (without
-    /// them a batch of a long document faulted its pages in 4 KiB at a time: 10 % slower).
-    package mutating func reserveExactly(_ n: Int) {
-        guard n > capacity else { return }
-        let newCapacity = LargeAllocation.roundUp(n)
-        base = LargeAllocation.reallocate(base, from: capacity, to: newCapacity, used: count)
-        capacity = newCapacity
-    }
-
     /// Gives the storage back to the system when it grew past `limit` (for one long token)
     /// and holds no more than `size` bytes now: the pages a long string needed do not stay
     /// resident for the rest of the run.
