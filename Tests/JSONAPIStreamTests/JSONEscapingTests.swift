@@ -63,4 +63,33 @@ struct JSONEscapingTests {
         }
         #expect(checked > 10_000)
     }
+
+    /// `isPlain` gathers short strings and the tails of long ones into overlapping words:
+    /// every byte value at every position of every length up to three words, on ASCII
+    /// filler (where the answer must be exact) and on UTF-8 filler (where it may only err
+    /// towards escaping, never pass a byte that needs it).
+    @Test func plainIsFoundAtEveryLengthAndPosition() {
+        for filler in [UInt8(ascii: "a"), 0xC3] {
+            for length in 1...24 {
+                for position in 0..<length {
+                    for c in UInt8.min...UInt8.max {
+                        var t = [UInt8](repeating: filler, count: length)
+                        t[position] = c
+                        let needsEscaping = c < 0x20 || c == 0x22 || c == 0x5C
+                        let plain = t.withUnsafeBytes { JSONEscaping.isPlain($0) }
+                        if filler < 0x80 && c < 0x80 {
+                            #expect(plain == !needsEscaping, "\(c) at \(position) of \(length)")
+                        } else if needsEscaping {
+                            #expect(!plain, "\(c) at \(position) of \(length)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect([UInt8]().withUnsafeBytes { JSONEscaping.isPlain($0) })
+        // A 10-byte slice whose readable neighbours need escaping: only its own bytes count.
+        let framed = Array(#""abcdefghij""#.utf8)
+        #expect(framed.withUnsafeBytes { JSONEscaping.isPlain(UnsafeRawBufferPointer(rebasing: $0[1..<11])) })
+        #expect(framed.withUnsafeBytes { JSONEscaping.isPlain(UnsafeRawBufferPointer(rebasing: $0[1..<4])) })
+    }
 }

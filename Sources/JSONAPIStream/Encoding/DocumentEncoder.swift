@@ -239,7 +239,7 @@ struct DocumentEncoder {
         let record = s.resources[row]
         parts.place = record.place
         var attributes = parts.attributes
-        var relationships = parts.relationships
+        var relationships = Array(parts.relationships)
         var hadRelationships = record.flags & GraphStorage.ResourceRecord.hasRelationships != 0
         var edited: EditOverlay.Edit? = nil
         if let overlay, let e = overlay.edit(for: row) {

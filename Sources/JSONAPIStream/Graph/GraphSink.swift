@@ -196,7 +196,9 @@ final class GraphSink: DocumentSink {
     func growKeyRows() {
         let n = storage.keys.count
         if storage.keyRow.count < n {
-            storage.keyRow.append(contentsOf: repeatElement(-1, count: n - storage.keyRow.count))
+            // Usually one key or two since the last resource: appended one at a time, not
+            // through `append(contentsOf:)`'s generic path (about 140 instructions a call).
+            repeat { storage.keyRow.append(-1) } while storage.keyRow.count < n
             if storage.keys.outgrowsCache { keyHints?.want() }
         }
     }

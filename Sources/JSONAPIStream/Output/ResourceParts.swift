@@ -26,10 +26,19 @@ package final class ResourceParts {
     @exclusivity(unchecked) package var attributes: UnsafeRawBufferPointer?
     @exclusivity(unchecked) package var links: UnsafeRawBufferPointer?
     @exclusivity(unchecked) package var meta: UnsafeRawBufferPointer?
-    @exclusivity(unchecked) package var relationships: [Relationship] = []
-    @exclusivity(unchecked) package var identifiers: [Identifier] = []
-    /// `"name":value` texts of unknown members (of the resource, relationships, identifiers).
-    @exclusivity(unchecked) package var extras: [UnsafeRawBufferPointer] = []
+    // The lists are stacks, not arrays: emptying an array for the next resource costs a
+    // `replaceSubrange` call (about 100 instructions each), appending a uniqueness check.
+    @exclusivity(unchecked) private var relationshipList = UnsafeStack<Relationship>(capacity: 16)
+    @exclusivity(unchecked) private var identifierList = UnsafeStack<Identifier>(capacity: 64)
+    @exclusivity(unchecked) private var extraList = UnsafeStack<UnsafeRawBufferPointer>(capacity: 16)
+    /// The resource's relationships, valid until the next fill.
+    package var relationships: UnsafeBufferPointer<Relationship> { relationshipList.elements }
+    /// The linkage of all relationships (each relationship's `targets` index it), valid until
+    /// the next fill.
+    package var identifiers: UnsafeBufferPointer<Identifier> { identifierList.elements }
+    /// `"name":value` texts of unknown members (of the resource, relationships, identifiers),
+    /// valid until the next fill.
+    package var extras: UnsafeBufferPointer<UnsafeRawBufferPointer> { extraList.elements }
     @exclusivity(unchecked) package var resourceExtras: Range<Int> = 0..<0
     /// Where the resource is, for diagnostics.
     @exclusivity(unchecked) package var position = SourcePosition.start
@@ -46,7 +55,7 @@ package final class ResourceParts {
         func kept(_ name: UnsafeRawBufferPointer) -> Bool {
             names.contains { $0.withUnsafeBytes { memoryEqual($0, name) } }
         }
-        relationships.removeAll { !kept($0.name) }
+        relationshipList.removeAll { !kept($0.name) }
         guard let a = attributes, a.first == UInt8(ascii: "{") else { return }
         keptAttributes.removeAll()
         keptAttributes.append(UInt8(ascii: "{"))
@@ -71,11 +80,7 @@ package final class ResourceParts {
         attributes = keptAttributes.bytes(in: 0..<keptAttributes.count)
     }
 
-    init() {
-        relationships.reserveCapacity(16)
-        identifiers.reserveCapacity(64)
-        extras.reserveCapacity(16)
-    }
+    init() {}
 
     /// Fills from a draft the builder is handing to a sink, over the arenas it lends.
     func fill(_ r: ResourceDraft, in a: borrowing DraftArenas) {
@@ -95,21 +100,21 @@ package final class ResourceParts {
         lid = s(r.lid)
         isPrimary = r.isPrimary
         begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: r.position)
-        for span in a.memberSpans.elements { extras.append(v(span)!) }
+        for span in a.memberSpans.elements { extraList.push(v(span)!) }
         resourceExtras = Int(r.extras.lowerBound)..<Int(r.extras.upperBound)
         for i in r.relationships {
             let d = a.relationshipDrafts[Int(i)]
-            let start = identifiers.count
+            let start = identifierList.count
             for k in d.targets {
                 let t = a.identifierDrafts[Int(k)]
-                identifiers.append(
+                identifierList.push(
                     Identifier(
                         type: s(t.type) ?? none, id: s(t.id), lid: s(t.lid), meta: v(t.meta),
                         extras: Int(t.extras.lowerBound)..<Int(t.extras.upperBound)))
             }
-            relationships.append(
+            relationshipList.push(
                 Relationship(
-                    name: s(d.name)!, kind: d.kind, targets: start..<identifiers.count, links: v(d.links), meta: v(d.meta),
+                    name: s(d.name)!, kind: d.kind, targets: start..<identifierList.count, links: v(d.links), meta: v(d.meta),
                     extras: Int(d.extras.lowerBound)..<Int(d.extras.upperBound)))
         }
     }
@@ -123,9 +128,9 @@ package final class ResourceParts {
         self.links = links
         self.meta = meta
         self.position = position
-        relationships.clearKeepingCapacity()
-        identifiers.clearKeepingCapacity()
-        extras.clearKeepingCapacity()
+        relationshipList.removeAll()
+        identifierList.removeAll()
+        extraList.removeAll()
     }
 
     /// Fills from a graph row.
@@ -141,25 +146,25 @@ package final class ResourceParts {
         isPrimary = r.flags & GraphStorage.ResourceRecord.primary != 0
         begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: g.position(r.position))
         func addExtras(_ range: Range<Int>) -> Range<Int> {
-            let s = extras.count
-            for k in range { extras.append(v(g.members[k])!) }
-            return s..<extras.count
+            let s = extraList.count
+            for k in range { extraList.push(v(g.members[k])!) }
+            return s..<extraList.count
         }
         resourceExtras = addExtras(g.resourceExtras[row])
         for i in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
             let rel = g.relationships[i]
-            let start = identifiers.count
+            let start = identifierList.count
             for k in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
                 let l = g.linkage[k]
                 let (id, lid) = g.identity(of: l)
-                identifiers.append(
+                identifierList.push(
                     Identifier(
                         type: g.symbols.bytes(of: g.keyType(l.key)), id: id, lid: lid, meta: v(l.meta),
                         extras: addExtras(g.linkageExtras[k])))
             }
-            relationships.append(
+            relationshipList.push(
                 Relationship(
-                    name: g.symbols.bytes(of: rel.name), kind: rel.kind, targets: start..<identifiers.count,
+                    name: g.symbols.bytes(of: rel.name), kind: rel.kind, targets: start..<identifierList.count,
                     links: v(rel.links), meta: v(rel.meta), extras: addExtras(g.relationshipExtras[i])))
         }
     }

@@ -19,19 +19,31 @@ package enum JSONEscaping {
     /// Whether `bytes` can be written between quotes as they are.
     @inline(__always)
     static func isPlain(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
+        // Eight bytes at a time; the bytes of a short string, or the last ones of a long
+        // one, are gathered into one word by loads that may overlap (testing a byte twice
+        // changes nothing). Ids and type names are mostly shorter than eight bytes.
+        @inline(__always) func plain(_ w: UInt64) -> Bool {
+            JSONBytes.specialBytes(in: w & ~(w & 0x8080_8080_8080_8080)) == 0
+        }
         let n = bytes.count
-        while i &+ 8 <= n {
-            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if JSONBytes.specialBytes(in: w & ~(w & 0x8080_8080_8080_8080)) != 0 { return false }
-            i &+= 8
+        if n >= 8 {
+            var i = 0
+            while i &+ 8 < n {
+                if !plain(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return false }
+                i &+= 8
+            }
+            return plain(bytes.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
         }
-        while i < n {
-            let c = bytes[i]
-            if c < 0x20 || c == 0x22 || c == 0x5C { return false }
-            i &+= 1
+        if n >= 4 {
+            let low = UInt64(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+            let high = UInt64(bytes.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+            return plain(low | high &<< 32)
         }
-        return true
+        guard n > 0 else { return true }
+        // One to three bytes: the first, the middle and the last, the last twice.
+        let last = UInt32(bytes[n &- 1])
+        let w = UInt32(bytes[0]) | UInt32(bytes[n &>> 1]) &<< 8 | last &<< 16 | last &<< 24
+        return plain(UInt64(w) | UInt64(w) &<< 32)
     }
 
     /// Appends `,"id":…` and `,"lid":…`, each when present (the members after a `type`).

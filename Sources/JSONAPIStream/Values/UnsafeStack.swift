@@ -84,6 +84,18 @@ struct UnsafeStack<Element>: ~Copyable {
         count = 0
     }
 
+    /// Removes the elements `shouldRemove` picks, keeping the order of the rest.
+    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
+        var kept = 0
+        for i in 0..<count {
+            let e = (base + i).move()
+            if shouldRemove(e) { continue }
+            (base + kept).initialize(to: e)
+            kept &+= 1
+        }
+        count = kept
+    }
+
     /// The elements, valid until the stack next changes.
     @inline(__always)
     var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
