@@ -58,6 +58,37 @@ struct SpillBufferTests {
         #expect(String(decoding: text, as: UTF8.self) == "again")
     }
 
+    /// Identifiers written in place (`appendIdentifier`), ids that need escaping among them,
+    /// come back as the same text appended whole, whether they stay in memory, cross the
+    /// limit (where the most an identifier can take no longer fits) or go to the file.
+    @Test(arguments: [1 << 20, 100, 37]) func identifiersWrittenInPlaceAreTheTextAppended(limit: Int) throws {
+        let inPlace = SpillBuffer(memoryLimit: limit)
+        let whole = SpillBuffer(memoryLimit: limit)
+        for i in 0..<500 {
+            let type = Array((i % 3 == 0 ? "articles" : "p\"e\\ople").utf8)
+            let id = i % 7 == 0 ? nil : Array("\(i)\(i % 5 == 0 ? "\n\u{1}" : "")".utf8)
+            let lid = i % 4 == 0 ? Array("l\(i)".utf8) : nil
+            var text = ByteArena(capacity: 64)
+            if i > 0 { text.append(UInt8(ascii: ",")) }
+            try type.withUnsafeBytes { t in
+                try (id ?? []).withUnsafeBytes { d in
+                    try (lid ?? []).withUnsafeBytes { l in
+                        JSONEscaping.appendIdentifier(type: t, id: id == nil ? nil : d, lid: lid == nil ? nil : l, to: &text)
+                        try inPlace.appendIdentifier(type: t, id: id == nil ? nil : d, lid: lid == nil ? nil : l, comma: i > 0)
+                    }
+                }
+            }
+            try text.withBytes { (b) throws(JSONAPIError) in try whole.append(b) }
+            #expect(inPlace.count == whole.count)
+        }
+        var a: [UInt8] = []
+        var b: [UInt8] = []
+        try inPlace.drain { (bytes) throws(JSONAPIError) in a += bytes }
+        try whole.drain { (bytes) throws(JSONAPIError) in b += bytes }
+        #expect(a == b)
+        #expect(String(decoding: a, as: UTF8.self).hasPrefix(#"{"type":"articles","lid":"l0"},{"type":"p\"e\\ople","id":"1"}"#))
+    }
+
     /// A document whose primary linkage spills (60,000 primary resources, about 2 MB of
     /// identifiers): its NDJSON document line lists every one of them, in order, through a
     /// file writer that flushes between the pieces, the same as from a memory writer.

@@ -37,6 +37,25 @@ final class SpillBuffer {
         try write(bytes, to: file!)
     }
 
+    /// Appends a primary resource's identifier, `{"type":…,"id":…,"lid":…}`, after a comma
+    /// when `comma`: written where it goes while the bytes are in memory (a primary resource
+    /// of a large `data` array each has one), through a scratch arena once they are in the file.
+    func appendIdentifier(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?, comma: Bool) throws(JSONAPIError) {
+        // The most it can take: every byte escaped as `\u00XX`, and the fixed text.
+        let most = 6 * (type.count + (id?.count ?? 0) + (lid?.count ?? 0)) + 32
+        if file == nil && memory.count + most <= limit {
+            let before = memory.count
+            if comma { memory.append(UInt8(ascii: ",")) }
+            JSONEscaping.appendIdentifier(type: type, id: id, lid: lid, to: &memory)
+            count += memory.count - before
+            return
+        }
+        var text = ByteArena(capacity: most)
+        if comma { text.append(UInt8(ascii: ",")) }
+        JSONEscaping.appendIdentifier(type: type, id: id, lid: lid, to: &text)
+        try text.withBytes { (b) throws(JSONAPIError) in try append(b) }
+    }
+
     private func write(_ b: UnsafeRawBufferPointer, to f: UnsafeMutablePointer<FILE>) throws(JSONAPIError) {
         guard b.count > 0 else { return }
         if fwrite(b.baseAddress, 1, b.count, f) != b.count {

@@ -20,8 +20,6 @@ final class StreamingSink: DocumentSink, PrimaryLinkageGathering {
     let options: OutputOptions
     let out: ByteWriter
     private let writer: ResourceWriter
-    /// Writes a primary resource's identifier for the document line (into memory, reused).
-    private let identifierWriter: ResourceWriter
     private let parts = ResourceParts()
     /// `--numbers safe`: which records hold numbers to quote.
     var numberAlarm: NumberAlarm?
@@ -44,7 +42,6 @@ final class StreamingSink: DocumentSink, PrimaryLinkageGathering {
         self.format = format
         self.options = options
         self.writer = ResourceWriter(out: out, options: options)
-        self.identifierWriter = ResourceWriter(out: ByteWriter(), options: options)
         self.duplicates = duplicates != .last ? DuplicateTracker(policy: duplicates) : nil
         selection = Selection(options)
         selecting = options.selects
@@ -79,11 +76,7 @@ final class StreamingSink: DocumentSink, PrimaryLinkageGathering {
             resourcesWritten += 1
         }
         if r.isPrimary && format == .ndjson && !options.resourcesOnly {
-            let o = identifierWriter.out
-            o.buffer.removeAll()
-            if primaryCount > 0 { o.write(byte: UInt8(ascii: ",")) }
-            identifierWriter.writeResourceIdentifier(parts)
-            try o.buffer.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
+            try primary.appendIdentifier(type: parts.type, id: parts.id, lid: parts.lid, comma: primaryCount > 0)
             primaryCount += 1
         }
     }

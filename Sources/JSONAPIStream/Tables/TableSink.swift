@@ -39,7 +39,6 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     /// The document's primary linkage as JSON text, in pieces (it may be long).
     let primary = SpillBuffer()
     @exclusivity(unchecked) var primaryCount = 0
-    @exclusivity(unchecked) private var identifier = ByteArena(capacity: 128)
     @exclusivity(unchecked) private var relationshipName: [UInt8] = []
     @exclusivity(unchecked) private var relationshipNames: [[UInt8]] = []
     /// Bytes of rows held in memory across all tables.
@@ -108,10 +107,7 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
         parts.fill(r, in: a)
         parts.place = r.place
         if r.isPrimary {
-            identifier.removeAll()
-            if primaryCount > 0 { identifier.append(UInt8(ascii: ",")) }
-            JSONEscaping.appendIdentifier(type: parts.type, id: parts.id, lid: parts.lid, to: &identifier)
-            try identifier.withBytes { (bytes) throws(JSONAPIError) in try primary.append(bytes) }
+            try primary.appendIdentifier(type: parts.type, id: parts.id, lid: parts.lid, comma: primaryCount > 0)
             primaryCount += 1
         }
         guard writes else { return }
