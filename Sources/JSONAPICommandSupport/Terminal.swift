@@ -89,9 +89,19 @@ package final class WarningPrinter: @unchecked Sendable {
     /// one for every repeated resource).
     package var handler: ((Diagnostic) -> Void)? { quiet ? nil : { self.print($0) } }
 
+    /// `o` for a run whose warnings this printer takes: only the ones it may print are worded
+    /// (``DocumentOptions/warningTexts``); the rest reach it counted, without text.
+    package func applied(to o: DocumentOptions) -> DocumentOptions {
+        var o = o
+        o.warningTexts = limit
+        return o
+    }
+
     package func print(_ d: Diagnostic) {
         count += 1
         guard !quiet, count <= limit else { return }
+        // The first `limit` warnings of the input are always worded (`applied(to:)`).
+        assert(!d.isTextless, "a textless warning among the ones printed")
         Terminal.standardError(style == .compiler ? d.compilerStyle : d.ruleStyle)
     }
 

@@ -53,7 +53,7 @@ extension FetchOptions {
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let file: OutputFile
         do { file = try OutputFile(path: out.output) } catch { throw report(error) }
-        let normalizer = out.normalizer(writingTo: file, document: parsing.documentOptions())
+        let normalizer = out.normalizer(writingTo: file, document: warnings.applied(to: parsing.documentOptions()))
         normalizer.onDiagnostic = warnings.handler
 
         let client = try makeClient()
@@ -153,7 +153,7 @@ extension FetchOptions {
                 Terminal.standardError("jsonapi: continuing the crawl of \(state.endpoint) after \(state.pages) page\(state.pages == 1 ? "" : "s"), at \(next)")
             }
         }
-        let consumer = Unchecked(LoadingConsumer(loader: loader, options: parsing.documentOptions(), revalidates: !restart))
+        let consumer = Unchecked(LoadingConsumer(loader: loader, options: warnings.applied(to: parsing.documentOptions()), revalidates: !restart))
         consumer.value.stream.onDiagnostic = warnings.handler
         let progress = FetchProgressLine(forced: reporting.progress, quiet: reporting.quiet || verbose > 0)
         let following = pageFollowing

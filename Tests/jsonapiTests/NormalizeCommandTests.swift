@@ -305,6 +305,33 @@ struct NormalizeCommandTests {
         }
     }
 
+    /// A run that prints warnings words only the thousand it prints (the rest are counted):
+    /// the printed ones are the input's first thousand, in order, and the count is whole.
+    @Test func theFirstThousandWarningsArePrintedAndTheRestCounted() throws {
+        var text = #"{"data":["#
+        for i in 0..<1_500 { text += (i > 0 ? "," : "") + #"{"type":"articles","id":"\#(i)","x-extra":\#(i)}"# }
+        text += "]}"
+        let input = Data(text.utf8)
+        for args in [["--format", "ndjson"], ["--format", "json"], ["--split-by-type", "-"], ["--workers", "2"]] {
+            var arguments = ["normalize"] + args
+            var directory: URL? = nil
+            if args.first == "--split-by-type" {
+                directory = FileManager.default.temporaryDirectory.appendingPathComponent("warnings-\(UUID().uuidString)")
+                arguments = ["normalize", "--split-by-type", directory!.path]
+            }
+            defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+            let r = try run(arguments, stdin: input)
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            var lines = r.stderr.split(separator: "\n").map(String.init)
+            if directory != nil { lines.removeAll { $0.contains("type table") } }
+            #expect(lines.count == 1_001, "\(args): \(lines.count) lines")
+            for (k, line) in lines.prefix(1_000).enumerated() {
+                #expect(line.hasPrefix("-:1:") && line.contains("[R14]") && line.hasSuffix("at /data/\(k)/x-extra)"), "\(args): \(line)")
+            }
+            #expect(lines.last == "jsonapi: warning: 500 more warnings not shown (1500 in all)", "\(args)")
+        }
+    }
+
     @Test func strictTurnsRuleViolationsIntoErrors() throws {
         let input = Data(#"{"data":{"type":"a","id":"1","attributes":{"bad.name":1}}}"#.utf8)
         let lenient = try run(["normalize"], stdin: input)

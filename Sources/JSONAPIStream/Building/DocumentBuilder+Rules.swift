@@ -51,6 +51,10 @@ extension DocumentBuilder {
     func warn(_ rule: Rule, _ message: @autoclosure () -> String, at place: Place = .currentToken, pointer: String? = nil) {
         warningCount += 1
         guard let onDiagnostic else { return }
+        if warningCount > warningTexts {
+            onDiagnostic(.textless(rule))
+            return
+        }
         let location: SourcePosition
         switch place {
         case .currentToken, .container: location = currentLocation()

@@ -43,6 +43,8 @@ final class DocumentBuilder: JSONEventReceiver {
     /// Receives warnings (lenient mode) as they are found.
     var onDiagnostic: ((Diagnostic) -> Void)?
     var warningCount = 0
+    /// The warnings worded before the rest go out textless (``DocumentOptions/warningTexts``).
+    let warningTexts: Int
     /// Resources handed to the sink so far (on the building thread).
     @exclusivity(unchecked) var resourcesBuilt = 0
 
@@ -105,6 +107,7 @@ final class DocumentBuilder: JSONEventReceiver {
         self.validation = options.validation
         self.keepsValues = sink.keepsValues
         self.keyHints = sink.keyHints.map { .passUnretained($0) }
+        self.warningTexts = max(options.warningTexts, GraphSink.keptWarnings)
         super.init(options: options.parse)
         checker.extensions = options.extensions
         checker.strictNames = options.validation == .strict || options.strictChecks

@@ -49,6 +49,16 @@ public struct DocumentOptions: Sendable, Hashable {
     /// still collecting findings as warnings: what `validate` does. Keys inside attribute
     /// values and `meta` objects are never checked (any JSON).
     var strictChecks = false
+
+    /// How many warnings a reader words (message, place, pointer) before it hands the rest to
+    /// the handler as ``Diagnostic/textless(_:)``, counted but not worded: what a command
+    /// that prints the first thousand warnings and counts the rest asks for, so that a
+    /// document with a warning on every resource does not pay for texts no one reads. Never
+    /// fewer than the thousand a graph keeps (``Graph/warnings``).
+    ///
+    /// Each reader counts its own (each worker reads its part of the input in order), so the
+    /// first N warnings of the whole input are always worded: a reader's N+1st has N before it.
+    package var warningTexts = Int.max
 }
 
 extension DocumentOptions {

@@ -34,6 +34,18 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
         self.source = source
     }
 
+    /// A warning past the ones a command prints (``DocumentOptions/warningTexts``): counted,
+    /// with its rule, but its message, place and pointer were not made.
+    package static func textless(_ rule: Rule) -> Diagnostic {
+        Diagnostic(severity: .warning, rule: rule, message: textlessMessage, location: .start, pointer: "")
+    }
+
+    /// The message of ``textless(_:)`` (seen only if one were printed, which is a bug).
+    package static let textlessMessage = "(a warning past the ones shown: its text was not made)"
+
+    /// Whether this is a ``textless(_:)`` warning.
+    package var isTextless: Bool { severity == .warning && location == .start && message == Self.textlessMessage }
+
     /// `SOURCE:LINE:COLUMN: error[RULE]: MESSAGE (at byte N, pointer P)`.
     public var description: String {
         var s = ""

@@ -28,7 +28,10 @@ final class GraphSink: DocumentSink {
     var onDiagnostic: ((Diagnostic) -> Void)?
     var sourceName: String?
     /// Warnings kept in the graph (all are counted and passed to `onDiagnostic`).
-    let keptWarnings = 1000
+    static let keptWarnings = 1000
+    var keptWarnings: Int { Self.keptWarnings }
+    /// The warnings worded before the rest go out textless (``DocumentOptions/warningTexts``).
+    let warningTexts: Int
 
     private var documentPrimaryStart = 0
     /// `--numbers safe`: which resources and documents hold numbers to quote.
@@ -43,6 +46,7 @@ final class GraphSink: DocumentSink {
         self.policy = policy
         self.collectsOnly = collectsOnly
         self.maxResources = options.parse.limits.maxResources
+        self.warningTexts = max(options.warningTexts, Self.keptWarnings)
         self.validation = options.validation
         storage.rowsByType.reserveCapacity(16)
         storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues
@@ -242,6 +246,7 @@ final class GraphSink: DocumentSink {
         if !newIsIdentifier && !oldIsIdentifier && !bothResults {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
             warn(
+                sameDocument ? .R22 : .N01,
                 Diagnostic(
                     severity: .warning, rule: sameDocument ? .R22 : .N01,
                     message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); merged, \(winner)",
@@ -286,11 +291,20 @@ final class GraphSink: DocumentSink {
     /// `d` is made only when one of those will use it: a dump of crawled pages repeats its
     /// included resources on every page, a warning each, whose text costs more than the merge
     /// of a small resource; past the kept ones, without a handler, only the count is used.
-    private func warn(_ d: @autoclosure () -> Diagnostic) {
+    ///
+    /// Past ``warningTexts`` warnings (this sink sees them all, in input order) the handler
+    /// gets ``Diagnostic/textless(_:)``.
+    private func warn(_ rule: Rule, _ d: @autoclosure () -> Diagnostic) {
         storage.warningCount += 1
         let keeps = storage.warnings.count < keptWarnings
         guard keeps || onDiagnostic != nil else { return }
+        if !keeps && storage.warningCount > warningTexts {
+            onDiagnostic?(.textless(rule))
+            return
+        }
         let d = d()
+        // A textless warning comes after the first `warningTexts` of the input: never kept.
+        assert(!(keeps && d.isTextless), "a textless warning among the ones a graph keeps")
         if keeps { storage.warnings.append(d) }
         onDiagnostic?(d)
     }
@@ -324,5 +338,5 @@ final class GraphSink: DocumentSink {
     }
 
     /// Called by the parser's owner when a warning comes from elsewhere (builder, parser).
-    func record(_ d: Diagnostic) { warn(d) }
+    func record(_ d: Diagnostic) { warn(d.rule, d) }
 }

@@ -55,7 +55,7 @@ struct Load: ParsableCommand {
         do {
             defer { progress.finish() }
             let load = isPostgresURL(database) ? PostgresLoader.load : SQLiteLoader.load
-            summary = try load(sources, database, options, workers.applied(to: parsing.documentOptions()), input.chunkSize, warnings.print) { source, bytes, resources in
+            summary = try load(sources, database, options, warnings.applied(to: workers.applied(to: parsing.documentOptions())), input.chunkSize, warnings.print) { source, bytes, resources in
                 progress.totalBytes = source.knownSize
                 progress.update(bytes: bytes, resources: resources)
             }

@@ -55,7 +55,7 @@ struct Normalize: ParsableCommand {
         let warnings = WarningPrinter(quiet: reporting.quiet)
         let file: OutputFile
         do { file = try OutputFile(path: out.output) } catch { throw report(error) }
-        let normalizer = out.normalizer(writingTo: file, document: workers.applied(to: parsing.documentOptions()))
+        let normalizer = out.normalizer(writingTo: file, document: warnings.applied(to: workers.applied(to: parsing.documentOptions())))
         normalizer.onDiagnostic = warnings.handler
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {
@@ -102,7 +102,7 @@ struct Normalize: ParsableCommand {
         do {
             splitter = try TableSplitter(
                 directory: directory.temporaryPath, format: out.tableFormat, output: out.tableOptions(),
-                document: workers.applied(to: parsing.documentOptions()), duplicates: out.onDuplicate)
+                document: warnings.applied(to: workers.applied(to: parsing.documentOptions())), duplicates: out.onDuplicate)
         } catch {
             directory.abandon()
             throw report(error)

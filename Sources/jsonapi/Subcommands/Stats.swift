@@ -24,7 +24,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let warnings = WarningPrinter(quiet: reporting.quiet)
-        let parser = GraphParser(options: workers.applied(to: parsing.documentOptions()))
+        let parser = GraphParser(options: warnings.applied(to: workers.applied(to: parsing.documentOptions())))
         parser.onWarning = warnings.handler
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         let start = DispatchTime.now().uptimeNanoseconds
