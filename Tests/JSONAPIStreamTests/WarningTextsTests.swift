@@ -101,3 +101,25 @@ struct WarningTextsTests {
         if workers > 1 && oneDocument { #expect(limitedHanded.contains { $0.isTextless }, "each worker's share is over a thousand") }
     }
 }
+
+extension WarningTextsTests {
+    /// `--on-duplicate first` on NDJSON: the duplicate tracker words its first thousand
+    /// repeats (N01) too, beside the reader's unknown members (R14).
+    @Test func repeatsSkippedByTheFirstPolicyAreWordedTheSame() throws {
+        let input = Self.input(oneDocument: false)
+        func run(texts: Int) throws -> (String, [Diagnostic]) {
+            let out = ByteWriter()
+            let n = Normalizer(format: .ndjson, out: out, document: Self.options(workers: 1, oneDocument: false, texts: texts), duplicates: .first)
+            var handed: [Diagnostic] = []
+            n.onDiagnostic = { handed.append($0) }
+            try n.read(.bytes(input, name: "w"))
+            try n.finish()
+            return (out.string, handed)
+        }
+        let (allOut, allHanded) = try run(texts: .max)
+        let (limitedOut, limitedHanded) = try run(texts: 1000)
+        #expect(limitedOut == allOut)
+        #expect(allHanded.filter { $0.rule == .N01 }.count == 1_499)
+        Self.expectSameButTextless(allHanded, limitedHanded, textless: 500 + 499, "ndjson, first")
+    }
+}

@@ -107,7 +107,7 @@ final class DocumentBuilder: JSONEventReceiver {
         self.validation = options.validation
         self.keepsValues = sink.keepsValues
         self.keyHints = sink.keyHints.map { .passUnretained($0) }
-        self.warningTexts = max(options.warningTexts, GraphSink.keptWarnings)
+        self.warningTexts = options.wordedWarnings
         super.init(options: options.parse)
         checker.extensions = options.extensions
         checker.strictNames = options.validation == .strict || options.strictChecks

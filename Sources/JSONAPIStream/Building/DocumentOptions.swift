@@ -59,6 +59,9 @@ public struct DocumentOptions: Sendable, Hashable {
     /// Each reader counts its own (each worker reads its part of the input in order), so the
     /// first N warnings of the whole input are always worded: a reader's N+1st has N before it.
     package var warningTexts = Int.max
+
+    /// ``warningTexts``, never fewer than the thousand a graph keeps.
+    var wordedWarnings: Int { max(warningTexts, GraphSink.keptWarnings) }
 }
 
 extension DocumentOptions {

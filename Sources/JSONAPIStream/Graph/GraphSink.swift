@@ -46,7 +46,7 @@ final class GraphSink: DocumentSink {
         self.policy = policy
         self.collectsOnly = collectsOnly
         self.maxResources = options.parse.limits.maxResources
-        self.warningTexts = max(options.warningTexts, Self.keptWarnings)
+        self.warningTexts = options.wordedWarnings
         self.validation = options.validation
         storage.rowsByType.reserveCapacity(16)
         storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues

@@ -6,6 +6,11 @@ final class DuplicateTracker {
     private var seen = ResourceKeys()
     private var seenAt: [(document: Int32, position: SourcePosition, source: String?)] = []
 
+    /// The warnings worded before the rest go out textless (``DocumentOptions/warningTexts``;
+    /// the tracker sees its resources in input order, so its first ones are the input's).
+    var warningTexts = Int.max
+    private var warned = 0
+
     init(policy: DuplicatePolicy) { self.policy = policy }
 
     /// Whether this (type, id) is written: true when it is new, or (policy `last`) when it
@@ -26,6 +31,13 @@ final class DuplicateTracker {
         guard onDiagnostic != nil || policy == .error else { return written }
         let first = seenAt[Int(key)]
         let sameDocument = first.document == Int32(r.documentIndex)
+        if policy != .error {
+            warned += 1
+            if warned > warningTexts {
+                onDiagnostic?(.textless(sameDocument ? .R22 : .N01))
+                return written
+            }
+        }
         let firstPlace = first.source != nil && first.source != sourceName ? "\(first.source!):\(first.position)" : first.position.description
         let what = "resource (type \(quoted(String(decoding: type, as: UTF8.self))), \(r.id.isNone ? "lid" : "id") \(quoted(String(decoding: id, as: UTF8.self))))"
         if policy == .error {

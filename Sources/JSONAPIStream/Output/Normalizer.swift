@@ -54,6 +54,7 @@ public final class Normalizer {
             stream = DocumentStream(options: document, sink: sink)
         } else {
             let sink = StreamingSink(out: out, format: format, options: output, duplicates: duplicates)
+            sink.warningTexts = document.wordedWarnings
             streaming = sink
             graphSink = nil
             stream = DocumentStream(options: document, sink: sink)

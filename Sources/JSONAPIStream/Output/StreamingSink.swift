@@ -30,6 +30,12 @@ final class StreamingSink: DocumentSink, PrimaryLinkageGathering {
     var primaryCount = 0
     /// Keys seen, under `--on-duplicate first|error`.
     private let duplicates: DuplicateTracker?
+    /// The duplicate warnings worded before the rest go out textless
+    /// (``DocumentOptions/warningTexts``).
+    var warningTexts: Int {
+        get { duplicates?.warningTexts ?? .max }
+        set { duplicates?.warningTexts = newValue }
+    }
     var sourceName: String?
     var onDiagnostic: ((Diagnostic) -> Void)?
     /// Resources and documents written.

@@ -29,6 +29,12 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     private let selection: Selection
     private let selecting: Bool
     private let duplicates: DuplicateTracker?
+    /// The duplicate warnings worded before the rest go out textless
+    /// (``DocumentOptions/warningTexts``).
+    var warningTexts: Int {
+        get { duplicates?.warningTexts ?? .max }
+        set { duplicates?.warningTexts = newValue }
+    }
     let documents: FixedTable
     let relationships: FixedTable
     let edges: FixedTable

@@ -86,6 +86,7 @@ public final class TableSplitter {
         self.format = format
         self.output = output
         let sink = try TableSink(directory: directory, format: format, options: output, duplicates: duplicates)
+        sink.warningTexts = document.wordedWarnings
         self.sink = sink
         stream = DocumentStream(options: document, sink: sink)
         let one = document.forWorker
