@@ -101,7 +101,7 @@ extension GraphSink {
                     extras: d.extras.map { copy($0, of: o, into: &store) }, position: d.position, source: d.source,
                     atomicOperations: d.atomicOperations, atomicResults: d.atomicResults))
         }
-        for w in o.warnings where s.warnings.count < keptWarnings { s.warnings.append(w) }
+        for w in o.warnings where s.warnings.count < Self.keptWarnings { s.warnings.append(w) }
         s.warningCount += o.warningCount
         s.duplicateCount += o.duplicateCount
         // nil: not counted (either graph's top level may hold such numbers).

@@ -29,7 +29,6 @@ final class GraphSink: DocumentSink {
     var sourceName: String?
     /// Warnings kept in the graph (all are counted and passed to `onDiagnostic`).
     static let keptWarnings = 1000
-    var keptWarnings: Int { Self.keptWarnings }
     /// The warnings worded before the rest go out textless (``DocumentOptions/warningTexts``).
     let warningTexts: Int
 
@@ -292,11 +291,11 @@ final class GraphSink: DocumentSink {
     /// included resources on every page, a warning each, whose text costs more than the merge
     /// of a small resource; past the kept ones, without a handler, only the count is used.
     ///
-    /// Past ``warningTexts`` warnings (this sink sees them all, in input order) the handler
-    /// gets ``Diagnostic/textless(_:)``.
+    /// Past the first ``warningTexts`` warnings this sink counts (its own, and those recorded
+    /// from readers: all in input order) the handler gets ``Diagnostic/textless(_:)``.
     private func warn(_ rule: Rule, _ d: @autoclosure () -> Diagnostic) {
         storage.warningCount += 1
-        let keeps = storage.warnings.count < keptWarnings
+        let keeps = storage.warnings.count < Self.keptWarnings
         guard keeps || onDiagnostic != nil else { return }
         if !keeps && storage.warningCount > warningTexts {
             onDiagnostic?(.textless(rule))
