@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import JSONAPIStream
@@ -121,5 +122,30 @@ extension WarningTextsTests {
         #expect(limitedOut == allOut)
         #expect(allHanded.filter { $0.rule == .N01 }.count == 1_499)
         Self.expectSameButTextless(allHanded, limitedHanded, textless: 500 + 499, "ndjson, first")
+    }
+
+    /// The same for per-type tables, whose sink has a duplicate tracker of its own.
+    @Test func tablesWordTheFirstThousandToo() throws {
+        let input = Self.input(oneDocument: false)
+        func run(texts: Int) throws -> ([String: String], [Diagnostic]) {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("warning-texts-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let splitter = try TableSplitter(
+                directory: directory.path, document: Self.options(workers: 1, oneDocument: false, texts: texts), duplicates: .first)
+            var handed: [Diagnostic] = []
+            splitter.onDiagnostic = { handed.append($0) }
+            try splitter.read(.bytes(input, name: "w"))
+            _ = try splitter.finish()
+            var tables: [String: String] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+                tables[name] = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            }
+            return (tables, handed)
+        }
+        let (allTables, allHanded) = try run(texts: .max)
+        let (limitedTables, limitedHanded) = try run(texts: 1000)
+        #expect(!allTables.isEmpty && limitedTables == allTables)
+        Self.expectSameButTextless(allHanded, limitedHanded, textless: 500 + 499, "tables, first")
     }
 }

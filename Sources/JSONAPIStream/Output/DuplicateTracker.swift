@@ -8,10 +8,13 @@ final class DuplicateTracker {
 
     /// The warnings worded before the rest go out textless (``DocumentOptions/warningTexts``;
     /// the tracker sees its resources in input order, so its first ones are the input's).
-    var warningTexts = Int.max
+    private let warningTexts: Int
     private var warned = 0
 
-    init(policy: DuplicatePolicy) { self.policy = policy }
+    init(policy: DuplicatePolicy, warningTexts: Int = .max) {
+        self.policy = policy
+        self.warningTexts = warningTexts
+    }
 
     /// Whether this (type, id) is written: true when it is new, or (policy `last`) when it
     /// is written again; throws under policy `error`.

@@ -53,8 +53,7 @@ public final class Normalizer {
             streaming = nil
             stream = DocumentStream(options: document, sink: sink)
         } else {
-            let sink = StreamingSink(out: out, format: format, options: output, duplicates: duplicates)
-            sink.warningTexts = document.wordedWarnings
+            let sink = StreamingSink(out: out, format: format, options: output, duplicates: duplicates, warningTexts: document.wordedWarnings)
             streaming = sink
             graphSink = nil
             stream = DocumentStream(options: document, sink: sink)

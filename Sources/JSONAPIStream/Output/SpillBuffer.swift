@@ -27,33 +27,35 @@ final class SpillBuffer {
             memory.append(bytes)
             return
         }
-        if file == nil {
-            guard let f = tmpfile() else { throw JSONAPIError.input("cannot create a temporary file: \(String(cString: strerror(errno)))") }
-            file = f
-            try memory.withBytes { (b) throws(JSONAPIError) in try write(b, to: f) }
-            memory.removeAll()
-            memory.shrinkToFit()
-        }
-        try write(bytes, to: file!)
+        try write(bytes, to: spilled())
     }
 
     /// Appends a primary resource's identifier, `{"type":…,"id":…,"lid":…}`, after a comma
-    /// when `comma`: written where it goes while the bytes are in memory (a primary resource
-    /// of a large `data` array each has one), through a scratch arena once they are in the file.
+    /// when `comma`, written where it goes while the bytes are in memory (a primary resource
+    /// of a large `data` array each has one); once they are in the file, `memory` is the
+    /// identifier's scratch space.
     func appendIdentifier(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?, comma: Bool) throws(JSONAPIError) {
         // The most it can take: every byte escaped as `\u00XX`, and the fixed text.
         let most = 6 * (type.count + (id?.count ?? 0) + (lid?.count ?? 0)) + 32
-        if file == nil && memory.count + most <= limit {
-            let before = memory.count
-            if comma { memory.append(UInt8(ascii: ",")) }
-            JSONEscaping.appendIdentifier(type: type, id: id, lid: lid, to: &memory)
-            count += memory.count - before
-            return
-        }
-        var text = ByteArena(capacity: most)
-        if comma { text.append(UInt8(ascii: ",")) }
-        JSONEscaping.appendIdentifier(type: type, id: id, lid: lid, to: &text)
-        try text.withBytes { (b) throws(JSONAPIError) in try append(b) }
+        let file = self.file != nil || memory.count + most > limit ? try spilled() : nil
+        let before = memory.count
+        if comma { memory.append(UInt8(ascii: ",")) }
+        JSONEscaping.appendIdentifier(type: type, id: id, lid: lid, to: &memory)
+        count += memory.count - before
+        guard let file else { return }
+        try memory.withBytes { (b) throws(JSONAPIError) in try write(b, to: file) }
+        memory.removeAll()
+    }
+
+    /// The file, made when the bytes first go past the limit and given those held so far.
+    private func spilled() throws(JSONAPIError) -> UnsafeMutablePointer<FILE> {
+        if let file { return file }
+        guard let f = tmpfile() else { throw JSONAPIError.input("cannot create a temporary file: \(String(cString: strerror(errno)))") }
+        file = f
+        try memory.withBytes { (b) throws(JSONAPIError) in try write(b, to: f) }
+        memory.removeAll()
+        memory.shrinkToFit()
+        return f
     }
 
     private func write(_ b: UnsafeRawBufferPointer, to f: UnsafeMutablePointer<FILE>) throws(JSONAPIError) {

@@ -30,25 +30,21 @@ final class StreamingSink: DocumentSink, PrimaryLinkageGathering {
     var primaryCount = 0
     /// Keys seen, under `--on-duplicate first|error`.
     private let duplicates: DuplicateTracker?
-    /// The duplicate warnings worded before the rest go out textless
-    /// (``DocumentOptions/warningTexts``).
-    var warningTexts: Int {
-        get { duplicates?.warningTexts ?? .max }
-        set { duplicates?.warningTexts = newValue }
-    }
     var sourceName: String?
     var onDiagnostic: ((Diagnostic) -> Void)?
     /// Resources and documents written.
     private(set) var resourcesWritten = 0
     private(set) var documentsWritten = 0
 
-    init(out: ByteWriter, format: OutputFormat, options: OutputOptions, duplicates: DuplicatePolicy) {
+    /// `warningTexts`: the duplicate warnings worded before the rest go out textless
+    /// (``DocumentOptions/warningTexts``).
+    init(out: ByteWriter, format: OutputFormat, options: OutputOptions, duplicates: DuplicatePolicy, warningTexts: Int = .max) {
         precondition(format != .json)
         self.out = out
         self.format = format
         self.options = options
         self.writer = ResourceWriter(out: out, options: options)
-        self.duplicates = duplicates != .last ? DuplicateTracker(policy: duplicates) : nil
+        self.duplicates = duplicates != .last ? DuplicateTracker(policy: duplicates, warningTexts: warningTexts) : nil
         selection = Selection(options)
         selecting = options.selects
     }

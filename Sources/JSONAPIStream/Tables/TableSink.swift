@@ -29,12 +29,6 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     private let selection: Selection
     private let selecting: Bool
     private let duplicates: DuplicateTracker?
-    /// The duplicate warnings worded before the rest go out textless
-    /// (``DocumentOptions/warningTexts``).
-    var warningTexts: Int {
-        get { duplicates?.warningTexts ?? .max }
-        set { duplicates?.warningTexts = newValue }
-    }
     let documents: FixedTable
     let relationships: FixedTable
     let edges: FixedTable
@@ -69,9 +63,11 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     static let relationshipColumns = ["from_type", "from_id", "from_lid", "from_row", "relationship", "data", "count", "links", "meta", "_other"]
     static let edgeColumns = ["from_type", "from_id", "from_lid", "from_row", "relationship", "position", "to_type", "to_id", "to_lid", "meta", "_other"]
 
-    convenience init(directory: String, format: TableFormat, options: OutputOptions, duplicates: DuplicatePolicy) throws(JSONAPIError) {
+    /// `warningTexts`: the duplicate warnings worded before the rest go out textless
+    /// (``DocumentOptions/warningTexts``).
+    convenience init(directory: String, format: TableFormat, options: OutputOptions, duplicates: DuplicatePolicy, warningTexts: Int = .max) throws(JSONAPIError) {
         self.init(
-            directory: directory, format: format, options: options, duplicates: duplicates, collects: false,
+            directory: directory, format: format, options: options, duplicates: duplicates, warningTexts: warningTexts, collects: false,
             documents: try FixedTable(name: "_documents", columns: Self.documentColumns, directory: directory, format: format),
             relationships: try FixedTable(name: "_relationships", columns: Self.relationshipColumns, directory: directory, format: format),
             edges: try FixedTable(name: "_edges", columns: Self.edgeColumns, directory: directory, format: format))
@@ -80,14 +76,14 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
     /// A worker's sink (``collects``): the resources of each batch, for ``takePiece()``.
     convenience init(collecting format: TableFormat, options: OutputOptions) {
         self.init(
-            directory: "", format: format, options: options, duplicates: .last, collects: true,
+            directory: "", format: format, options: options, duplicates: .last, warningTexts: .max, collects: true,
             documents: FixedTable(collecting: "_documents", columns: Self.documentColumns, format: format),
             relationships: FixedTable(collecting: "_relationships", columns: Self.relationshipColumns, format: format),
             edges: FixedTable(collecting: "_edges", columns: Self.edgeColumns, format: format))
     }
 
     private init(
-        directory: String, format: TableFormat, options: OutputOptions, duplicates: DuplicatePolicy, collects: Bool,
+        directory: String, format: TableFormat, options: OutputOptions, duplicates: DuplicatePolicy, warningTexts: Int, collects: Bool,
         documents: FixedTable, relationships: FixedTable, edges: FixedTable
     ) {
         self.directory = directory
@@ -96,7 +92,7 @@ final class TableSink: DocumentSink, PrimaryLinkageGathering {
         self.collects = collects
         selection = Selection(options)
         selecting = options.selects
-        self.duplicates = duplicates != .last ? DuplicateTracker(policy: duplicates) : nil
+        self.duplicates = duplicates != .last ? DuplicateTracker(policy: duplicates, warningTexts: warningTexts) : nil
         textWriter = ResourceWriter(out: ByteWriter(), options: options)
         self.documents = documents
         self.relationships = relationships

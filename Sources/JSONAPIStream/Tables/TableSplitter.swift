@@ -85,8 +85,7 @@ public final class TableSplitter {
         self.directory = directory
         self.format = format
         self.output = output
-        let sink = try TableSink(directory: directory, format: format, options: output, duplicates: duplicates)
-        sink.warningTexts = document.wordedWarnings
+        let sink = try TableSink(directory: directory, format: format, options: output, duplicates: duplicates, warningTexts: document.wordedWarnings)
         self.sink = sink
         stream = DocumentStream(options: document, sink: sink)
         let one = document.forWorker
