@@ -305,14 +305,23 @@ struct SymbolCache {
         var prefix: UInt64 = 0
         var suffix: UInt64 = 0
     }
-    private var slots = [Slot](repeating: Slot(), count: 256)
+    private var slots: [Slot]
     private let seed: HashSeed
+    /// 64 less the bits of a slot's number.
+    private let shift: UInt64
 
-    init(seed: HashSeed = .process) { self.seed = seed }
+    /// A cache of `2^bits` slots: 256 for a graph's type and relationship names, fewer for a
+    /// table made for every document.
+    init(seed: HashSeed = .process, bits: Int = 8) {
+        precondition(bits >= 2 && bits <= 16)
+        self.seed = seed
+        slots = [Slot](repeating: Slot(), count: 1 << bits)
+        shift = UInt64(64 - bits)
+    }
 
     @inline(__always)
     private func index(_ n: Int, _ prefix: UInt64, _ suffix: UInt64) -> Int {
-        Int(truncatingIfNeeded: SeededHash.short(prefix: prefix, suffix: suffix, extra: UInt64(n), seed: seed) &>> 56)
+        Int(truncatingIfNeeded: SeededHash.short(prefix: prefix, suffix: suffix, extra: UInt64(n), seed: seed) &>> shift)
     }
 
     /// Two ways per set: a name lives in slot `i` or `i ^ 1`.

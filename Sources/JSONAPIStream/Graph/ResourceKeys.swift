@@ -8,8 +8,9 @@ struct ResourceKeys: ~Copyable {
     private(set) var types = ByteInterner()
     /// Ids and lids, tagged with their type and kind.
     private(set) var keys = ByteInterner()
-    /// The types met lately: each resource and identifier names one, most of them the same few.
-    private var recentTypes = RecentNames()
+    /// The types met lately: each resource and identifier names one, most of them the same
+    /// few. 16 slots (384 bytes): a validator makes a new table for every document.
+    private var recentTypes = SymbolCache(bits: 4)
 
     @inline(__always)
     static func idTag(_ type: UInt32) -> UInt32 { type << 1 }
@@ -66,46 +67,5 @@ struct ResourceKeys: ~Copyable {
     func describeInMessage(_ key: UInt32) -> String {
         let tag = keys.tag(of: key)
         return "type \(quoted(types.string(of: tag >> 1))) and \(tag & 1 == 1 ? "lid" : "id") \(quoted(keys.string(of: key)))"
-    }
-}
-
-/// The last four names of up to 16 bytes interned, compared in full (length, first and last
-/// eight bytes): a document's resources and identifiers name a few types over and over, so
-/// most lookups end here without hashing. Newer names replace the oldest.
-struct RecentNames {
-    private struct Slot {
-        var count: Int = -1
-        var prefix: UInt64 = 0
-        var suffix: UInt64 = 0
-        var symbol: UInt32 = 0
-    }
-    private var slots = (Slot(), Slot(), Slot(), Slot())
-    private var next = 0
-
-    @inline(__always)
-    func lookUp(_ name: UnsafeRawBufferPointer) -> UInt32? {
-        let n = name.count
-        guard n <= 16 else { return nil }
-        let (prefix, suffix) = ShortName.words(name)
-        @inline(__always) func matches(_ s: Slot) -> Bool { s.count == n && s.prefix == prefix && s.suffix == suffix }
-        if matches(slots.0) { return slots.0.symbol }
-        if matches(slots.1) { return slots.1.symbol }
-        if matches(slots.2) { return slots.2.symbol }
-        if matches(slots.3) { return slots.3.symbol }
-        return nil
-    }
-
-    mutating func remember(_ name: UnsafeRawBufferPointer, _ symbol: UInt32) {
-        let n = name.count
-        guard n <= 16 else { return }
-        let (prefix, suffix) = ShortName.words(name)
-        let slot = Slot(count: n, prefix: prefix, suffix: suffix, symbol: symbol)
-        switch next {
-        case 0: slots.0 = slot
-        case 1: slots.1 = slot
-        case 2: slots.2 = slot
-        default: slots.3 = slot
-        }
-        next = (next + 1) & 3
     }
 }
