@@ -295,33 +295,42 @@ package struct ByteInterner: ~Copyable {
     var memoryFootprint: Int { bytes.capacity + entries.capacity * MemoryLayout<Entry>.stride + tableSize * MemoryLayout<Slot>.stride }
 }
 
+/// How many slots a ``SymbolCache`` has, fixed by its type so that a slot's number is found
+/// with a constant shift.
+protocol SymbolCacheSize {
+    /// The cache has `2^bits` slots.
+    static var bits: Int { get }
+}
+
+/// 256 slots: a graph's type and relationship names.
+enum ManyNames: SymbolCacheSize { static var bits: Int { 8 } }
+
+/// 16 slots (384 bytes): the types of one document's keys, in a table a validator makes for
+/// every document.
+enum FewNames: SymbolCacheSize { static var bits: Int { 4 } }
+
+/// A slot of a ``SymbolCache`` (not nested in the generic type, whose own types would be
+/// generic too: their metadata made at run time).
+private struct SymbolCacheSlot {
+    var count: Int32 = -1
+    var symbol: UInt32 = 0
+    var prefix: UInt64 = 0
+    var suffix: UInt64 = 0
+}
+
 /// A direct-mapped cache in front of an interner for names of up to 16 bytes, keyed exactly
 /// by length, first and last eight bytes: type and relationship names repeat on every
 /// resource, so most lookups end here.
-struct SymbolCache {
-    private struct Slot {
-        var count: Int32 = -1
-        var symbol: UInt32 = 0
-        var prefix: UInt64 = 0
-        var suffix: UInt64 = 0
-    }
-    private var slots: [Slot]
+struct SymbolCache<Size: SymbolCacheSize> {
+    private typealias Slot = SymbolCacheSlot
+    private var slots = [Slot](repeating: Slot(), count: 1 << Size.bits)
     private let seed: HashSeed
-    /// 64 less the bits of a slot's number.
-    private let shift: UInt64
 
-    /// A cache of `2^bits` slots: 256 for a graph's type and relationship names, fewer for a
-    /// table made for every document.
-    init(seed: HashSeed = .process, bits: Int = 8) {
-        precondition(bits >= 2 && bits <= 16)
-        self.seed = seed
-        slots = [Slot](repeating: Slot(), count: 1 << bits)
-        shift = UInt64(64 - bits)
-    }
+    init(seed: HashSeed = .process) { self.seed = seed }
 
     @inline(__always)
     private func index(_ n: Int, _ prefix: UInt64, _ suffix: UInt64) -> Int {
-        Int(truncatingIfNeeded: SeededHash.short(prefix: prefix, suffix: suffix, extra: UInt64(n), seed: seed) &>> shift)
+        Int(truncatingIfNeeded: SeededHash.short(prefix: prefix, suffix: suffix, extra: UInt64(n), seed: seed) &>> UInt64(64 - Size.bits))
     }
 
     /// Two ways per set: a name lives in slot `i` or `i ^ 1`.

@@ -36,7 +36,7 @@ final class GraphSink: DocumentSink {
     /// `--numbers safe`: which resources and documents hold numbers to quote.
     @exclusivity(unchecked) var numberAlarm: NumberAlarm?
     /// Type and relationship names seen lately, to skip the interner.
-    @exclusivity(unchecked) private var symbolCache = SymbolCache()
+    @exclusivity(unchecked) private var symbolCache = SymbolCache<ManyNames>()
     /// What ``append(_:store:documentBase:before:)`` learns of each graph it appends, kept from
     /// one graph to the next.
     @exclusivity(unchecked) var pieceMaps = PieceMaps()

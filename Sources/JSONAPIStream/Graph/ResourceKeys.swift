@@ -9,8 +9,8 @@ struct ResourceKeys: ~Copyable {
     /// Ids and lids, tagged with their type and kind.
     private(set) var keys = ByteInterner()
     /// The types met lately: each resource and identifier names one, most of them the same
-    /// few. 16 slots (384 bytes): a validator makes a new table for every document.
-    private var recentTypes = SymbolCache(bits: 4)
+    /// few (a validator makes a new table for every document: a small cache).
+    private var recentTypes = SymbolCache<FewNames>()
 
     @inline(__always)
     static func idTag(_ type: UInt32) -> UInt32 { type << 1 }
