@@ -3,7 +3,7 @@ import Testing
 @testable import JSONAPIStream
 
 /// `ResourceKeys` numbers `(type, id)` and `(type, lid)` the same whether a type is found in its
-/// small cache of types (a `SymbolCache<FewNames>`, 16 slots) or interned again: ten types in turn and
+/// small cache of types (a `SymbolCache<FewNames>`) or interned again: ten types in turn and
 /// at random (some evict others), names longer than 16 bytes, names that share their first and
 /// last eight bytes, and an id and a lid with the same text.
 struct ResourceKeysTests {

@@ -305,9 +305,9 @@ protocol SymbolCacheSize {
 /// 256 slots: a graph's type and relationship names.
 enum ManyNames: SymbolCacheSize { static var bits: Int { 8 } }
 
-/// 16 slots (384 bytes): the types of one document's keys, in a table a validator makes for
+/// 64 slots (1.5 KiB): the types of one document's keys, in a table a validator makes for
 /// every document.
-enum FewNames: SymbolCacheSize { static var bits: Int { 4 } }
+enum FewNames: SymbolCacheSize { static var bits: Int { 6 } }
 
 /// A slot of a ``SymbolCache`` (not nested in the generic type, whose own types would be
 /// generic too: their metadata made at run time).
