@@ -41,7 +41,7 @@ struct FlatJSONWriter {
         let checksKeysOnly = dryRun && !bodiesCanFail
         out.write(#"{"data":"#)
         // The primary linkage cannot fail.
-        if !checksKeysOnly { try writePrimary(writer, parts, dryRun: dryRun) }
+        if !checksKeysOnly { try writePrimary(dryRun: dryRun) }
         out.write(#","resources":{"#)
         // Types in the order their first resource appeared.
         let selection = Selection(options)
@@ -220,11 +220,13 @@ struct FlatJSONWriter {
         if dryRun { out.discardAll() } else { try out.flushIfFull() }
     }
 
-    private func writePrimary(_ writer: ResourceWriter, _ parts: ResourceParts, dryRun: Bool) throws(JSONAPIError) {
+    private func writePrimary(dryRun: Bool) throws(JSONAPIError) {
         let s = graph.storage
         func identifier(_ row: Int32) throws(JSONAPIError) {
-            parts.fill(row: Int(row), of: s)
-            writer.writeResourceIdentifier(parts)
+            // The row's type and keys only: filling its parts would copy all its relationships.
+            let r = s.resources[Int(row)]
+            let (id, lid) = s.identity(of: r)
+            JSONEscaping.appendIdentifier(type: s.symbols.bytes(of: r.type), id: id, lid: lid, to: &out.buffer)
             try pace(dryRun: dryRun)
         }
         if s.documents.count == 1 {
