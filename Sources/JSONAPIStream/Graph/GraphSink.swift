@@ -231,23 +231,24 @@ final class GraphSink: DocumentSink {
         let oldIsIdentifier =
             old.flags & GraphStorage.ResourceRecord.included == 0
             && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
-        let sameDocument = old.document == new.document
+        // A repeat within one document breaks R22; across documents it is a merge (N01).
+        let rule: Rule = old.document == new.document ? .R22 : .N01
         // Results of several operations that name one resource (added, then updated) are
         // that resource, merged without a word.
         let bothResults = isResult && old.flags & GraphStorage.ResourceRecord.result != 0
         if policy == .error && !bothResults {
             throw JSONAPIError.document(
                 Diagnostic(
-                    severity: .error, rule: sameDocument ? .R22 : .N01,
+                    severity: .error, rule: rule,
                     message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); duplicates are refused",
                     location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier && !bothResults {
             let winner = policy == .last ? "the later members win" : "the earlier members win"
             warn(
-                sameDocument ? .R22 : .N01,
+                rule,
                 Diagnostic(
-                    severity: .warning, rule: sameDocument ? .R22 : .N01,
+                    severity: .warning, rule: rule,
                     message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); merged, \(winner)",
                     location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }

@@ -33,11 +33,11 @@ final class DuplicateTracker {
         // No one to tell (no handler, and not refused): nothing to write.
         guard onDiagnostic != nil || policy == .error else { return written }
         let first = seenAt[Int(key)]
-        let sameDocument = first.document == Int32(r.documentIndex)
+        let rule: Rule = first.document == Int32(r.documentIndex) ? .R22 : .N01
         if policy != .error {
             warned += 1
             if warned > warningTexts {
-                onDiagnostic?(.textless(sameDocument ? .R22 : .N01))
+                onDiagnostic?(.textless(rule))
                 return written
             }
         }
@@ -46,12 +46,12 @@ final class DuplicateTracker {
         if policy == .error {
             throw JSONAPIError.document(
                 Diagnostic(
-                    severity: .error, rule: sameDocument ? .R22 : .N01, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
+                    severity: .error, rule: rule, message: "\(what) appears again (first at \(firstPlace)); duplicates are refused",
                     location: r.position, pointer: r.pointer, source: sourceName))
         }
         onDiagnostic?(
             Diagnostic(
-                severity: .warning, rule: sameDocument ? .R22 : .N01,
+                severity: .warning, rule: rule,
                 message: "\(what) appears again (first at \(firstPlace)); \(written ? "written again (the later line wins)" : "skipped (the first line wins)")",
                 location: r.position, pointer: r.pointer, source: sourceName))
         return written

@@ -80,8 +80,6 @@ package final class ResourceParts {
         attributes = keptAttributes.bytes(in: 0..<keptAttributes.count)
     }
 
-    init() {}
-
     /// Fills from a draft the builder is handing to a sink, over the arenas it lends.
     func fill(_ r: ResourceDraft, in a: borrowing DraftArenas) {
         let scratch = a.scratch.bytes(in: 0..<a.scratch.count)
