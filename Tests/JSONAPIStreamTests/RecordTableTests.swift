@@ -9,9 +9,9 @@ struct RecordTableTests {
         var b: Int
     }
 
-    /// Appends past the point where the storage becomes a growing mapping (2 MiB), with every
+    /// Appends past the point where the storage becomes a growing mapping (256 KiB), with every
     /// record checked afterwards. A table that is not shared grows its own storage (`mremap`
-    /// past 2 MiB), never a copy of it: the storage object stays the same.
+    /// from then on), never a copy of it: the storage object stays the same.
     @Test func appendsGrowInPlaceAndKeepEveryRecord() {
         var t = RecordTable<Record>()
         #expect(t.isEmpty && t.capacity == 0)

@@ -4,7 +4,7 @@
 /// A Swift `Array` grows by allocating twice its capacity and moving its elements there, so
 /// while it does, both buffers are resident: the old one's records and the new one's copy. For
 /// the tables of a 128 MB document that briefly held 6 MiB more than the graph. Here the
-/// storage is a ``LargeAllocation``: past 2 MiB an anonymous mapping that `mremap` grows
+/// storage is a ``LargeAllocation``: past 256 KiB an anonymous mapping that `mremap` grows
 /// without copying (the kernel moves page tables), and that a memory budget counts. Its
 /// capacity beyond `count` is address space only: pages no record was written to are not
 /// resident (it asks for no huge pages, which would be resident 2 MiB at a time).
@@ -14,6 +14,11 @@
 struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
     /// The records; the only owner of their memory.
     private final class Buffer {
+        /// Blocks from this size on are mappings that `mremap` grows: a table of a large
+        /// graph is not copied as it doubles (which touched each new block's pages, about
+        /// as many again as the table holds), only its new pages are.
+        static var mapFrom: Int { 256 * 1024 }
+
         /// Invariant: `capacity` records' worth of memory from ``LargeAllocation``, of which
         /// the first `count` are written.
         var base: UnsafeMutablePointer<Record>
@@ -23,12 +28,12 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         init(capacity: Int) {
             self.capacity = capacity
             count = 0
-            base = LargeAllocation.allocate(byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false)
+            base = LargeAllocation.allocate(byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false, mapFrom: Self.mapFrom)
                 .bindMemory(to: Record.self, capacity: Swift.max(capacity, 1))
         }
 
         deinit {
-            LargeAllocation.deallocate(UnsafeMutableRawPointer(base), byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride)
+            LargeAllocation.deallocate(UnsafeMutableRawPointer(base), byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, mapFrom: Self.mapFrom)
         }
 
         /// Grows to `newCapacity` records, keeping the written ones (in place when the
@@ -37,7 +42,7 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
             let stride = MemoryLayout<Record>.stride
             let p = LargeAllocation.reallocate(
                 UnsafeMutableRawPointer(base), from: Swift.max(capacity, 1) * stride, to: newCapacity * stride, used: count * stride,
-                hugePages: false)
+                hugePages: false, mapFrom: Self.mapFrom)
             base = p.bindMemory(to: Record.self, capacity: newCapacity)
             capacity = newCapacity
         }

@@ -15,9 +15,17 @@ enum LargeAllocation {
     static let threshold = 1 << 21
     static let hugePage = 1 << 21
 
+    static let page = 4096
+
     /// Rounds a byte count up to what `allocate` will hand out.
     static func roundUp(_ n: Int) -> Int {
         n < threshold ? n : (n + hugePage - 1) & ~(hugePage - 1)
+    }
+
+    /// The length of the mapping for a block of `n` bytes: whole huge pages from
+    /// ``threshold`` on, whole pages below it.
+    static func mappedSize(_ n: Int) -> Int {
+        n < threshold ? (n + page - 1) & ~(page - 1) : roundUp(n)
     }
 
     /// Memory for `n` bytes. A block of ``threshold`` bytes or more is first counted against
@@ -28,10 +36,14 @@ enum LargeAllocation {
     /// large arena in cheap, but each is resident whole once touched, so a block that grows
     /// a record at a time holds up to 2 MiB it has not used yet (the graph's record tables
     /// ask for none).
-    static func allocate(byteCount n: Int, hugePages: Bool = true) -> UnsafeMutableRawPointer {
+    ///
+    /// `mapFrom`: the size from which a block is mapped rather than taken from `malloc`
+    /// (``threshold`` unless given; the same value must be passed to ``reallocate`` and
+    /// ``deallocate`` for the block). Mapped blocks below ``threshold`` are whole pages.
+    static func allocate(byteCount n: Int, hugePages: Bool = true, mapFrom: Int = threshold) -> UnsafeMutableRawPointer {
         #if os(Linux)
-        if n >= threshold {
-            let size = roundUp(n)
+        if n >= mapFrom {
+            let size = mappedSize(n)
             _ = jsonapi_memory_reserve(Int64(size))
             let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let p, p != MAP_FAILED else { MemoryBudget.outOfMemory(needing: size) }
@@ -46,29 +58,29 @@ enum LargeAllocation {
     /// Grows a block from `old` to `new` bytes, keeping its first `used` bytes (`hugePages` as
     /// for ``allocate(byteCount:hugePages:)``).
     static func reallocate(
-        _ p: UnsafeMutableRawPointer, from old: Int, to new: Int, used: Int, hugePages: Bool = true
+        _ p: UnsafeMutableRawPointer, from old: Int, to new: Int, used: Int, hugePages: Bool = true, mapFrom: Int = threshold
     ) -> UnsafeMutableRawPointer {
         #if os(Linux)
-        if old >= threshold {
-            let size = roundUp(new)
-            _ = jsonapi_memory_reserve(Int64(size - roundUp(old)))
-            // Invariant: p was mapped with mmap and is `roundUp(old)` bytes long.
-            if let q = jsonapi_mremap(p, roundUp(old), size) {
+        if old >= mapFrom {
+            let size = mappedSize(new)
+            _ = jsonapi_memory_reserve(Int64(size - mappedSize(old)))
+            // Invariant: p was mapped with mmap and is `mappedSize(old)` bytes long.
+            if let q = jsonapi_mremap(p, mappedSize(old), size) {
                 if hugePages { _ = madvise(q, size, 14 /* MADV_HUGEPAGE */) }
                 return q
             }
         }
         #endif
-        let q = allocate(byteCount: new, hugePages: hugePages)
+        let q = allocate(byteCount: new, hugePages: hugePages, mapFrom: mapFrom)
         q.copyMemory(from: p, byteCount: used)
-        deallocate(p, byteCount: old)
+        deallocate(p, byteCount: old, mapFrom: mapFrom)
         return q
     }
 
-    static func deallocate(_ p: UnsafeMutableRawPointer, byteCount n: Int) {
+    static func deallocate(_ p: UnsafeMutableRawPointer, byteCount n: Int, mapFrom: Int = threshold) {
         #if os(Linux)
-        if n >= threshold {
-            munmap(p, roundUp(n))
+        if n >= mapFrom {
+            munmap(p, mappedSize(n))
             return
         }
         #endif
