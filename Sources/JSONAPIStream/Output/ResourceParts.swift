@@ -31,14 +31,40 @@ package final class ResourceParts {
     @exclusivity(unchecked) private var relationshipList = UnsafeStack<Relationship>(capacity: 16)
     @exclusivity(unchecked) private var identifierList = UnsafeStack<Identifier>(capacity: 64)
     @exclusivity(unchecked) private var extraList = UnsafeStack<UnsafeRawBufferPointer>(capacity: 16)
+    /// The builder's draft tables the parts were filled from, while `readsDraft`: writers
+    /// read them in place (``draftAccess``) until a caller asks for the lists
+    /// (``relationships``, ``identifiers``, ``extras``, ``listAccess``, ``keepFields(_:)``).
+    @exclusivity(unchecked) private var draft = DraftAccess()
+    /// Whether the relationships, identifiers and unknown members are still only in the
+    /// draft's tables (the lists are not made).
+    @exclusivity(unchecked) private(set) var readsDraft = false
     /// The resource's relationships, valid until the next fill.
-    package var relationships: UnsafeBufferPointer<Relationship> { relationshipList.elements }
+    package var relationships: UnsafeBufferPointer<Relationship> {
+        makeLists()
+        return relationshipList.elements
+    }
     /// The linkage of all relationships (each relationship's `targets` index it), valid until
     /// the next fill.
-    package var identifiers: UnsafeBufferPointer<Identifier> { identifierList.elements }
+    package var identifiers: UnsafeBufferPointer<Identifier> {
+        makeLists()
+        return identifierList.elements
+    }
     /// `"name":value` texts of unknown members (of the resource, relationships, identifiers),
     /// valid until the next fill.
-    package var extras: UnsafeBufferPointer<UnsafeRawBufferPointer> { extraList.elements }
+    package var extras: UnsafeBufferPointer<UnsafeRawBufferPointer> {
+        makeLists()
+        return extraList.elements
+    }
+
+    /// The draft's tables, read in place (while ``readsDraft``).
+    var draftAccess: DraftAccess { draft }
+
+    /// The lists (made from the draft first, when the parts were filled from one).
+    var listAccess: ListAccess {
+        makeLists()
+        return ListAccess(relationships: relationshipList.elements, identifiers: identifierList.elements, extras: extraList.elements)
+    }
+
     @exclusivity(unchecked) package var resourceExtras: Range<Int> = 0..<0
     /// Where the resource is, for diagnostics.
     @exclusivity(unchecked) package var position = SourcePosition.start
@@ -52,6 +78,7 @@ package final class ResourceParts {
 
     /// Keeps only the attributes and relationships named in `names` (``OutputOptions/keepFields``).
     func keepFields(_ names: [[UInt8]]) {
+        makeLists()
         func kept(_ name: UnsafeRawBufferPointer) -> Bool {
             names.contains { $0.withUnsafeBytes { memoryEqual($0, name) } }
         }
@@ -80,40 +107,42 @@ package final class ResourceParts {
         attributes = keptAttributes.bytes(in: 0..<keptAttributes.count)
     }
 
-    /// Fills from a draft the builder is handing to a sink, over the arenas it lends.
+    /// Fills from a draft the builder is handing to a sink, over the arenas it lends. Its
+    /// relationships, identifiers and unknown members stay in the draft's tables until a
+    /// caller asks for them as lists (the writers read them in place).
     func fill(_ r: ResourceDraft, in a: borrowing DraftArenas) {
-        let scratch = a.scratch.bytes(in: 0..<a.scratch.count)
-        let store = a.store.bytes(in: 0..<a.store.count)
-        @inline(__always) func s(_ span: ScratchSpan) -> UnsafeRawBufferPointer? {
-            span.isNone ? nil : UnsafeRawBufferPointer(rebasing: scratch[span.range])
-        }
-        @inline(__always) func v(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
-            span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
-        }
-        // (A resource or identifier without type reaches only the user's sinks, with a
-        // warning or with validation off: its type is empty.)
-        let none = UnsafeRawBufferPointer(start: nil, count: 0)
-        type = s(r.type) ?? none
-        id = s(r.id)
-        lid = s(r.lid)
+        let d = DraftAccess(
+            scratch: a.scratch.bytes(in: 0..<a.scratch.count), store: a.store.bytes(in: 0..<a.store.count),
+            relationships: a.relationshipDrafts.elements, identifiers: a.identifierDrafts.elements, members: a.memberSpans.elements,
+            picked: r.relationships)
+        type = d.text(r.type) ?? DraftAccess.none
+        id = d.text(r.id)
+        lid = d.text(r.lid)
         isPrimary = r.isPrimary
-        begin(attributes: v(r.attributes), links: v(r.links), meta: v(r.meta), position: r.position)
-        for span in a.memberSpans.elements { extraList.push(v(span)!) }
+        begin(attributes: d.value(r.attributes), links: d.value(r.links), meta: d.value(r.meta), position: r.position)
         resourceExtras = Int(r.extras.lowerBound)..<Int(r.extras.upperBound)
-        for i in r.relationships {
-            let d = a.relationshipDrafts[Int(i)]
+        draft = d
+        readsDraft = true
+    }
+
+    /// Makes the lists from the draft the parts were filled from, if they are not made yet:
+    /// the relationships in order, each one's identifiers after the last one's.
+    @inline(__always)
+    private func makeLists() {
+        if readsDraft { makeListsFromDraft() }
+    }
+
+    @inline(never)
+    private func makeListsFromDraft() {
+        readsDraft = false
+        let d = draft
+        for span in d.members { extraList.push(d.value(span)!) }
+        for i in 0..<d.relationshipCount {
+            var rel = d.relationship(i)
             let start = identifierList.count
-            for k in d.targets {
-                let t = a.identifierDrafts[Int(k)]
-                identifierList.push(
-                    Identifier(
-                        type: s(t.type) ?? none, id: s(t.id), lid: s(t.lid), meta: v(t.meta),
-                        extras: Int(t.extras.lowerBound)..<Int(t.extras.upperBound)))
-            }
-            relationshipList.push(
-                Relationship(
-                    name: s(d.name)!, kind: d.kind, targets: start..<identifierList.count, links: v(d.links), meta: v(d.meta),
-                    extras: Int(d.extras.lowerBound)..<Int(d.extras.upperBound)))
+            for k in rel.targets { identifierList.push(d.identifier(k)) }
+            rel.targets = start..<identifierList.count
+            relationshipList.push(rel)
         }
     }
 
@@ -126,6 +155,7 @@ package final class ResourceParts {
         self.links = links
         self.meta = meta
         self.position = position
+        readsDraft = false
         relationshipList.removeAll()
         identifierList.removeAll()
         extraList.removeAll()
@@ -166,4 +196,97 @@ package final class ResourceParts {
                     links: v(rel.links), meta: v(rel.meta), extras: addExtras(g.relationshipExtras[i])))
         }
     }
+}
+
+/// A builder's draft tables, as ``ResourceParts`` reads them in place: views of the arenas
+/// the builder lends for one sink call (valid until it returns, as the parts' views are).
+/// How writers read a resource's relationships, identifiers and unknown members: from the
+/// parts' lists (``ListAccess``) or in place from a builder's draft (``DraftAccess``). The
+/// writers are generic over it, so each way is compiled on its own and neither pays for the
+/// other. A relationship's `targets` and `extras` index the same access's identifiers and
+/// unknown members.
+protocol PartsAccess {
+    var relationshipCount: Int { get }
+    /// The resource's relationship `i`, in order.
+    func relationship(_ i: Int) -> ResourceParts.Relationship
+    func identifier(_ k: Int) -> ResourceParts.Identifier
+    func extra(_ k: Int) -> UnsafeRawBufferPointer
+}
+
+/// The parts' lists (``ResourceParts/listAccess``), valid until the next fill.
+struct ListAccess: PartsAccess {
+    let relationships: UnsafeBufferPointer<ResourceParts.Relationship>
+    let identifiers: UnsafeBufferPointer<ResourceParts.Identifier>
+    let extras: UnsafeBufferPointer<UnsafeRawBufferPointer>
+
+    var relationshipCount: Int { relationships.count }
+    @inline(__always) func relationship(_ i: Int) -> ResourceParts.Relationship { relationships[i] }
+    @inline(__always) func identifier(_ k: Int) -> ResourceParts.Identifier { identifiers[k] }
+    @inline(__always) func extra(_ k: Int) -> UnsafeRawBufferPointer { extras[k] }
+}
+
+/// A builder's draft tables, read in place (``ResourceParts/draftAccess``): views of the
+/// arenas the builder lends for one sink call, valid until it returns (as the parts' views).
+struct DraftAccess: PartsAccess {
+    static var none: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+    let scratch: UnsafeRawBufferPointer
+    let store: UnsafeRawBufferPointer
+    let relationships: UnsafeBufferPointer<RelationshipDraft>
+    let identifiers: UnsafeBufferPointer<IdentifierDraft>
+    let members: UnsafeBufferPointer<ValueSpan>
+    /// The resource's relationships in `relationships`.
+    let picked: Range<Int32>
+
+    init(
+        scratch: UnsafeRawBufferPointer, store: UnsafeRawBufferPointer, relationships: UnsafeBufferPointer<RelationshipDraft>,
+        identifiers: UnsafeBufferPointer<IdentifierDraft>, members: UnsafeBufferPointer<ValueSpan>, picked: Range<Int32>
+    ) {
+        self.scratch = scratch
+        self.store = store
+        self.relationships = relationships
+        self.identifiers = identifiers
+        self.members = members
+        self.picked = picked
+    }
+
+    /// No tables.
+    init() {
+        self.init(
+            scratch: Self.none, store: Self.none, relationships: UnsafeBufferPointer(start: nil, count: 0),
+            identifiers: UnsafeBufferPointer(start: nil, count: 0), members: UnsafeBufferPointer(start: nil, count: 0), picked: 0..<0)
+    }
+
+    @inline(__always)
+    func text(_ span: ScratchSpan) -> UnsafeRawBufferPointer? {
+        span.isNone ? nil : UnsafeRawBufferPointer(rebasing: scratch[span.range])
+    }
+
+    @inline(__always)
+    func value(_ span: ValueSpan) -> UnsafeRawBufferPointer? {
+        span.isNone ? nil : UnsafeRawBufferPointer(rebasing: store[span.range])
+    }
+
+    var relationshipCount: Int { picked.count }
+
+    /// The resource's relationship `i`; its targets index the draft's identifiers.
+    @inline(__always)
+    func relationship(_ i: Int) -> ResourceParts.Relationship {
+        let d = relationships[Int(picked.lowerBound) &+ i]
+        return ResourceParts.Relationship(
+            name: text(d.name)!, kind: d.kind, targets: Int(d.targets.lowerBound)..<Int(d.targets.upperBound), links: value(d.links),
+            meta: value(d.meta), extras: Int(d.extras.lowerBound)..<Int(d.extras.upperBound))
+    }
+
+    /// Identifier `k` of the draft's table. (One without type reaches only the user's
+    /// sinks, with a warning or with validation off: its type is empty.)
+    @inline(__always)
+    func identifier(_ k: Int) -> ResourceParts.Identifier {
+        let t = identifiers[k]
+        return ResourceParts.Identifier(
+            type: text(t.type) ?? Self.none, id: text(t.id), lid: text(t.lid), meta: value(t.meta),
+            extras: Int(t.extras.lowerBound)..<Int(t.extras.upperBound))
+    }
+
+    @inline(__always)
+    func extra(_ k: Int) -> UnsafeRawBufferPointer { value(members[k])! }
 }

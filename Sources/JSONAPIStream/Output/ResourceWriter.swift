@@ -118,6 +118,10 @@ final class ResourceWriter {
 
     /// The members after the identity: attributes, relationships, links, meta, unknown ones.
     func writeBody(_ p: ResourceParts, reserved: [String]) throws(JSONAPIError) {
+        if p.readsDraft { try writeBody(p, reserved: reserved, p.draftAccess) } else { try writeBody(p, reserved: reserved, p.listAccess) }
+    }
+
+    private func writeBody<A: PartsAccess>(_ p: ResourceParts, reserved: [String], _ a: A) throws(JSONAPIError) {
         out.write(#","attributes":"#)
         if let a = p.attributes {
             try writeObject(a, formatNames: true, what: "attribute", at: p, pointer: "/attributes")
@@ -127,8 +131,8 @@ final class ResourceWriter {
         out.write(#","relationships":{"#)
         seenNames.clearKeepingCapacity()
         let formatsNames = options.formatsNames
-        for i in 0..<p.relationships.count {
-            let rel = p.relationships[i]
+        for i in 0..<a.relationshipCount {
+            let rel = a.relationship(i)
             if i > 0 { out.write(byte: UInt8(ascii: ",")) }
             // Names as they are (the usual case) need no comparing: distinct in the input.
             if formatsNames {
@@ -137,7 +141,7 @@ final class ResourceWriter {
                 writeQuoted(rel.name)
             }
             out.write(byte: UInt8(ascii: ":"))
-            try writeRelationshipObject(rel, p)
+            try writeRelationshipObject(rel, p, a)
         }
         out.write(byte: UInt8(ascii: "}"))
         if let l = p.links {
@@ -149,7 +153,7 @@ final class ResourceWriter {
             try writeObject(m, formatNames: true, what: "meta member", at: p, pointer: "/meta")
         }
         for k in p.resourceExtras {
-            let member = p.extras[k]
+            let member = a.extra(k)
             if !reserved.isEmpty {
                 let n = memberName(member)
                 if reserved.contains(n) {
@@ -161,8 +165,13 @@ final class ResourceWriter {
         }
     }
 
-    /// `{"data":…,"links":…,"meta":…,…}`; `data` only when the input had it.
+    /// `{"data":…,"links":…,"meta":…,…}`; `data` only when the input had it. `rel` is one of
+    /// `p`'s ``ResourceParts/relationships``.
     func writeRelationshipObject(_ rel: ResourceParts.Relationship, _ p: ResourceParts) throws(JSONAPIError) {
+        try writeRelationshipObject(rel, p, p.listAccess)
+    }
+
+    private func writeRelationshipObject<A: PartsAccess>(_ rel: ResourceParts.Relationship, _ p: ResourceParts, _ a: A) throws(JSONAPIError) {
         out.write(byte: UInt8(ascii: "{"))
         var first = true
         func comma() { if !first { out.write(byte: UInt8(ascii: ",")) }; first = false }
@@ -172,13 +181,13 @@ final class ResourceWriter {
         case .toOne:
             comma()
             out.write(#""data":"#)
-            try writeIdentifier(p.identifiers[rel.targets.lowerBound], p)
+            try writeIdentifier(a.identifier(rel.targets.lowerBound), p, a)
         case .toMany:
             comma()
             out.write(#""data":["#)
             for (i, k) in rel.targets.enumerated() {
                 if i > 0 { out.write(byte: UInt8(ascii: ",")) }
-                try writeIdentifier(p.identifiers[k], p)
+                try writeIdentifier(a.identifier(k), p, a)
             }
             out.write(byte: UInt8(ascii: "]"))
         }
@@ -188,12 +197,12 @@ final class ResourceWriter {
             out.write(#""meta":"#)
             try writeObject(m, formatNames: true, what: "meta member", at: p, pointer: "/relationships")
         }
-        for k in rel.extras { comma(); out.write(p.extras[k]) }
+        for k in rel.extras { comma(); out.write(a.extra(k)) }
         out.write(byte: UInt8(ascii: "}"))
     }
 
     /// `{"type":…,"id":…}` with `lid`, `meta` and unknown members when present.
-    func writeIdentifier(_ t: ResourceParts.Identifier, _ p: ResourceParts) throws(JSONAPIError) {
+    private func writeIdentifier<A: PartsAccess>(_ t: ResourceParts.Identifier, _ p: ResourceParts, _ a: A) throws(JSONAPIError) {
         out.write(#"{"type":"#)
         writeQuoted(t.type)
         writeIDs(t.id, t.lid)
@@ -201,7 +210,7 @@ final class ResourceWriter {
             out.write(#","meta":"#)
             try writeObject(m, formatNames: true, what: "meta member", at: p, pointer: "/relationships")
         }
-        for k in t.extras { out.write(byte: UInt8(ascii: ",")); out.write(p.extras[k]) }
+        for k in t.extras { out.write(byte: UInt8(ascii: ",")); out.write(a.extra(k)) }
         out.write(byte: UInt8(ascii: "}"))
     }
 
@@ -214,10 +223,16 @@ final class ResourceWriter {
 
     /// One line per linkage entry: `{"from":{…},"relationship":…,"to":{…},"position":N}`.
     func writeEdges(_ p: ResourceParts) throws(JSONAPIError) {
+        if p.readsDraft { try writeEdges(p, p.draftAccess) } else { try writeEdges(p, p.listAccess) }
+    }
+
+    private func writeEdges<A: PartsAccess>(_ p: ResourceParts, _ a: A) throws(JSONAPIError) {
         seenNames.clearKeepingCapacity()
-        for rel in p.relationships where rel.kind == .toOne || rel.kind == .toMany {
+        for i in 0..<a.relationshipCount {
+            let rel = a.relationship(i)
+            guard rel.kind == .toOne || rel.kind == .toMany else { continue }
             for (position, k) in rel.targets.enumerated() {
-                let t = p.identifiers[k]
+                let t = a.identifier(k)
                 out.write(#"{"from":"#)
                 writeResourceIdentifier(p)
                 out.write(#","relationship":"#)
