@@ -136,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "jsonapiTests",
-            dependencies: ["jsonapi", "JSONAPIStream", "JSONAPIBenchmarking", "JSONAPILoad", "CPostgres"]
+            dependencies: ["jsonapi", "JSONAPIStream", "JSONAPIBenchmarking", "JSONAPILoad", "JSONAPICommandSupport", "CPostgres"]
         ),
         // End to end against the Django test server (TestServer/, Scripts/test-server.sh).
         .testTarget(

@@ -93,6 +93,7 @@ public final class Normalizer {
                 }
             })
         reader.splitsElements = document.splitsElements
+        reader.largeDocumentsOnly = document.parse.largeDocumentsOnly
     }
 
     /// Receives warnings as they are found.
@@ -129,6 +130,8 @@ public final class Normalizer {
     var mostInFlight: (batches: Int, bytes: Int) { reader.mostInFlight }
     /// The bounds of what may be in flight (tests).
     var windowBounds: (batches: Int, bytes: Int) { reader.windowBounds }
+    /// The most room a batch of whole documents took (tests).
+    var largestBatchRoom: Int { reader.largestBatchRoom }
 
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
     func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {

@@ -91,6 +91,10 @@ public struct ParseOptions: Sendable, Hashable {
     /// within 1.5 %), and with 2 workers the NDJSON of a 1 GB document peaks about 4 MiB
     /// lower.
     public var workerBatchBytes: Int = 256 * 1024
+    /// Workers read one large document only (a range of its elements each); an input of
+    /// many documents stays on one reader. (`jsonapi normalize`'s default for NDJSON and edge
+    /// lines of a large file on two cores: see `WorkerOptions`.)
+    package var largeDocumentsOnly = false
     /// Limits on depth, sizes and counts.
     public var limits: Limits = .default
     /// What a UTF-8 byte order mark does: an error (J10), or it is stripped with a warning (N02).
@@ -116,6 +120,9 @@ public struct ParseOptions: Sendable, Hashable {
     /// process may use, or 1 with ``concurrency`` `sequential`. The output is the same on any
     /// number.
     var threadsAfterReading: Int { concurrency == .sequential ? 1 : Int(jsonapi_usable_cores()) }
+
+    /// The cores this process may use (its affinity and its cgroup's CPU limit).
+    package static var usableCores: Int { Int(jsonapi_usable_cores()) }
 
     /// The workers ``workers`` asks for: 1 when ``concurrency`` is `sequential` or only
     /// one JSON text is read.

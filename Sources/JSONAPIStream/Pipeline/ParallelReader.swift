@@ -89,6 +89,9 @@ final class ParallelReader {
     /// Whether one large document may be read by workers, a range of its elements each
     /// (``DocumentOptions/splitsElements``).
     var splitsElements = false
+    /// Whether workers read one large document only: an input of many documents then stays
+    /// on the caller's stream (``ParseOptions/largeDocumentsOnly``).
+    var largeDocumentsOnly = false
 
     /// Bytes fed while the workers' side reads (undecided, or on workers).
     private var bytesFed = 0
@@ -134,6 +137,8 @@ final class ParallelReader {
     var mostInFlight: (batches: Int, bytes: Int) { (delivery.mostInFlight, delivery.mostInFlightBytes) }
     /// The window's bounds (tests).
     var windowBounds: (batches: Int, bytes: Int) { (delivery.window, delivery.byteWindow) }
+    /// The most room a batch of whole documents took (tests).
+    private(set) var largestBatchRoom = 0
 
     /// Resources read so far (delivered ones, when workers read).
     var resourcesRead: Int {
@@ -219,13 +224,15 @@ final class ParallelReader {
             // times a 1.3 MB document, on this thread). Below that, batches of small documents
             // that pass their first room a little go on doubling, on the heap; and so do the
             // batches of a batch size so large that their most would be a lot of room to hold.
-            let needed = batch.bytes.count + piece.count
+            let cut = split.scan(piece, cutAfter: cutFrom)
+            // (What is appended: up to the cut when a document ends in the piece.)
+            let needed = batch.bytes.count + (cut ?? piece.count)
             if needed > batch.bytes.capacity && needed / 2 > batchBytes && continuationBytes <= Self.roomAtOnce {
                 // (Its room is then at most 2.25 batch sizes, so `reserveCapacity` grows it to
                 // exactly this, 8 batch sizes.)
                 batch.bytes.reserveCapacity(continuationBytes)
             }
-            if let cut = split.scan(piece, cutAfter: cutFrom) {
+            if let cut {
                 batch.bytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
                 try close(batch, endsSegment: true, endsInput: false)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
@@ -327,6 +334,7 @@ final class ParallelReader {
     /// Hands `batch` over (or holds it, before the decision).
     private func close(_ batch: ParallelBatch, endsSegment: Bool, endsInput: Bool) throws(JSONAPIError) {
         current = nil
+        largestBatchRoom = max(largestBatchRoom, batch.bytes.capacity)
         batch.endsSegment = endsSegment
         batch.endsInput = endsInput
         segmentOpen = !endsSegment
@@ -335,7 +343,9 @@ final class ParallelReader {
             held.append(batch)
             heldBytes += batch.bytes.count
             heldBoundary = heldBoundary || endsSegment
-            if heldBytes >= decisionBytes {
+            // (Workers for one large document only: a document's end says that the input is
+            // not one, and the rest goes to the caller's stream without holding more.)
+            if heldBytes >= decisionBytes || (heldBoundary && largeDocumentsOnly) {
                 // Workers pay off when the first bytes hold a document boundary: documents
                 // smaller than that. Larger ones are read a range of elements per worker,
                 // when the pipeline can.
@@ -352,7 +362,7 @@ final class ParallelReader {
         let batches = held
         held = []
         heldBytes = 0
-        if parallel {
+        if parallel && !largeDocumentsOnly {
             mode = .parallel
             delivery.startWorkers(batchBytes: batchBytes)
             for b in batches { try delivery.dispatch(b) }

@@ -1,0 +1,71 @@
+import Foundation
+import JSONAPICommandSupport
+import JSONAPIStream
+import Testing
+
+/// `normalize`'s default for NDJSON and edge lines on two cores: two workers for one large
+/// file document, one reader otherwise (`WorkerOptions.linesDefault`).
+struct WorkerDefaultsTests {
+    @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
+        let large = WorkerOptions.largeInput
+        #expect(large == 12 << 20)
+        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: large)! == (2, true))
+        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: 1 << 30)! == (2, true))
+        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: large - 1) == nil)
+        // Size unknown (standard input, a pipe): the library's default.
+        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: nil) == nil)
+        // One core, or 3 and more (where the library's default is already a worker per core).
+        for cores in [1, 3, 4, 16] { #expect(WorkerOptions.linesDefault(cores: cores, inputBytes: 1 << 30) == nil) }
+    }
+
+    @Test func theFilesSizesAddUpAndUnknownSizesGiveNone() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.json"), b = dir.appendingPathComponent("b.json")
+        try Data(count: 1000).write(to: a)
+        try Data(count: 234).write(to: b)
+        let options = try WorkerOptions.parse([])
+        func workers(_ files: [String]) -> (Int?, Bool) {
+            let o = options.applied(toLinesOf: DocumentOptions(), files: files)
+            return (o.parse.workers, o.parse.largeDocumentsOnly)
+        }
+        // Small files: the library's default, whatever the cores.
+        #expect(workers([a.path, b.path]) == (nil, false))
+        #expect(workers([]) == (nil, false))
+        #expect(workers(["-"]) == (nil, false))
+        // A file of more than 12 MiB: on two cores, two workers for one large document.
+        let big = dir.appendingPathComponent("big.json")
+        try Data(count: 13 << 20).write(to: big)
+        let expected: (Int?, Bool) = ParseOptions.usableCores == 2 ? (2, true) : (nil, false)
+        #expect(workers([big.path]) == expected)
+        // With standard input among the files, or a FIFO, the size is not known.
+        #expect(workers([big.path, "-"]) == (nil, false))
+        let fifo = dir.appendingPathComponent("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(workers([big.path, fifo.path]) == (nil, false))
+        // --workers wins; so does --concurrency sequential (one thread).
+        let asked = try WorkerOptions.parse(["--workers", "1"]).applied(toLinesOf: DocumentOptions(), files: [big.path])
+        #expect(asked.parse.workers == 1 && !asked.parse.largeDocumentsOnly)
+        var sequential = DocumentOptions()
+        sequential.parse.concurrency = .sequential
+        #expect(options.applied(toLinesOf: sequential, files: [big.path]).parse.workers == nil)
+    }
+
+    /// End to end: a generated document over 12 MiB as NDJSON and edges, by default and on
+    /// one reader: the same bytes (on this 2-core machine the default reads it on two workers).
+    @Test func aLargeFileWritesTheSameLinesByDefault() throws {
+        let generated = try run(["generate", "--resources", "7500", "--seed", "3"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stdout.count > 12 << 20)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("one.json").path
+        try generated.stdout.write(to: URL(fileURLWithPath: path))
+        for format in ["ndjson", "edges"] {
+            let byDefault = try run(["normalize", "--format", format, path])
+            let one = try run(["normalize", "--format", format, "--workers", "1", path])
+            #expect(byDefault.status == 0 && one.status == 0, "\(byDefault.stderr) \(one.stderr)")
+            #expect(byDefault.stdout == one.stdout && byDefault.stdout.count > 1 << 20, "\(format)")
+        }
+    }
+}
