@@ -8,20 +8,7 @@ import Testing
 /// document is read a range of its elements per worker. Either way the bytes are one reader's.
 struct LargeDocumentsOnlyTests {
     static func normalize(_ input: [UInt8], chunk: Int, largeOnly: Bool, format: OutputFormat = .ndjson) -> (Normalizer, String) {
-        var o = DocumentOptions()
-        o.parse.workers = 2
-        o.parse.largeDocumentsOnly = largeOnly
-        let out = ByteWriter()
-        let n = Normalizer(format: format, out: out, document: o)
-        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
-        n.onDiagnostic = { _ in }
-        do throws(JSONAPIError) {
-            try readInputs([("input", input)], chunk: chunk, into: n)
-            try n.finish()
-        } catch {
-            Issue.record("\(error)")
-        }
-        return (n, out.string)
+        BatchWindowTests.normalizeOnTwoWorkers(input, chunk: chunk, format: format, largeDocumentsOnly: largeOnly)
     }
 
     @Test(arguments: [0, 7, 4096])

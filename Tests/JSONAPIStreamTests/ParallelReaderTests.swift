@@ -381,13 +381,16 @@ struct BatchWindowTests {
         return Array(text.utf8)
     }
 
-    /// NDJSON of `input` on 2 workers with batches of 900 bytes (read `chunk` bytes at a time),
-    /// and the normalizer, for what it saw in flight.
-    static func normalizeOnTwoWorkers(_ input: [UInt8], chunk: Int) -> (Normalizer, String) {
+    /// NDJSON (or `format`) of `input` on 2 workers with batches of 900 bytes (read `chunk`
+    /// bytes at a time), and the normalizer, for what it saw in flight.
+    static func normalizeOnTwoWorkers(
+        _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false
+    ) -> (Normalizer, String) {
         var o = DocumentOptions()
         o.parse.workers = 2
+        o.parse.largeDocumentsOnly = largeDocumentsOnly
         let out = ByteWriter()
-        let n = Normalizer(format: .ndjson, out: out, document: o)
+        let n = Normalizer(format: format, out: out, document: o)
         n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
         do throws(JSONAPIError) {
             try readInputs([("dump", input)], chunk: chunk, into: n)

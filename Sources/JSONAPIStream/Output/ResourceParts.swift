@@ -237,25 +237,6 @@ struct DraftAccess: PartsAccess {
     /// The resource's relationships in `relationships`.
     let picked: Range<Int32>
 
-    init(
-        scratch: UnsafeRawBufferPointer, store: UnsafeRawBufferPointer, relationships: UnsafeBufferPointer<RelationshipDraft>,
-        identifiers: UnsafeBufferPointer<IdentifierDraft>, members: UnsafeBufferPointer<ValueSpan>, picked: Range<Int32>
-    ) {
-        self.scratch = scratch
-        self.store = store
-        self.relationships = relationships
-        self.identifiers = identifiers
-        self.members = members
-        self.picked = picked
-    }
-
-    /// No tables.
-    init() {
-        self.init(
-            scratch: Self.none, store: Self.none, relationships: UnsafeBufferPointer(start: nil, count: 0),
-            identifiers: UnsafeBufferPointer(start: nil, count: 0), members: UnsafeBufferPointer(start: nil, count: 0), picked: 0..<0)
-    }
-
     @inline(__always)
     func text(_ span: ScratchSpan) -> UnsafeRawBufferPointer? {
         span.isNone ? nil : UnsafeRawBufferPointer(rebasing: scratch[span.range])
@@ -289,4 +270,13 @@ struct DraftAccess: PartsAccess {
 
     @inline(__always)
     func extra(_ k: Int) -> UnsafeRawBufferPointer { value(members[k])! }
+}
+
+extension DraftAccess {
+    /// No tables.
+    init() {
+        self.init(
+            scratch: Self.none, store: Self.none, relationships: UnsafeBufferPointer(start: nil, count: 0),
+            identifiers: UnsafeBufferPointer(start: nil, count: 0), members: UnsafeBufferPointer(start: nil, count: 0), picked: 0..<0)
+    }
 }
