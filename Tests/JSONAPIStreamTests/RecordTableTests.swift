@@ -26,6 +26,29 @@ struct RecordTableTests {
         #expect(t[12] == Record(a: 1, b: 2) && t[13] == Record(a: 13, b: -13))
     }
 
+    /// Appending to a table known unshared, past every growth (in the heap, then mapped): the
+    /// records `append` gives, and the table's own storage object throughout.
+    @Test func appendingToAnOwnTableKeepsEveryRecord() {
+        var own = RecordTable<Record>()
+        var model = RecordTable<Record>()
+        own.appendToOwn(Record(a: 0, b: 0))
+        model.append(Record(a: 0, b: 0))
+        let storage = own.storageIdentity
+        for i in 1..<100_000 {
+            own.appendToOwn(Record(a: UInt32(i), b: ~i))
+            model.append(Record(a: UInt32(i), b: ~i))
+        }
+        #expect(own.count == 100_000 && own.storageIdentity == storage)
+        #expect(own.elementsEqual(model))
+        // After a copy that is gone, the table is its own again.
+        do {
+            let copy = own
+            #expect(copy.count == own.count)
+        }
+        own.appendToOwn(Record(a: 7, b: 7))
+        #expect(own.count == 100_001 && own[100_000] == Record(a: 7, b: 7) && own[99_999] == Record(a: 99_999, b: ~99_999))
+    }
+
     @Test func copiesShareUntilOneChanges() {
         var a = RecordTable<Record>()
         for i in 0..<100 { a.append(Record(a: UInt32(i), b: i)) }

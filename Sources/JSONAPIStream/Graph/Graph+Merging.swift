@@ -64,13 +64,13 @@ extension GraphSink {
                 for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
                     let l = o.linkage[t]
                     s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], store: &store)
-                    s.linkage.append(
+                    s.linkage.appendToOwn(
                         GraphStorage.LinkageRecord(
                             meta: copy(l.meta, of: o, into: &store), key: rekey(l.key, of: o, &maps),
                             lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(l.lidKey, of: o, &maps)))
                 }
                 s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], store: &store)
-                s.relationships.append(
+                s.relationships.appendToOwn(
                     GraphStorage.RelationshipRecord(
                         links: copy(rel.links, of: o, into: &store), meta: copy(rel.meta, of: o, into: &store),
                         name: symbol(rel.name, of: o, &maps), targetStart: targetStart, targetCount: rel.targetCount,
@@ -174,7 +174,7 @@ extension GraphSink {
     private func appendMembers(of o: GraphStorage, _ range: Range<Int>, store: inout ByteArena) -> Range<Int> {
         if range.isEmpty { return 0..<0 }
         let start = storage.members.count
-        for m in o.members[range] { storage.members.append(copy(m, of: o, into: &store)) }
+        for m in o.members[range] { storage.members.appendToOwn(copy(m, of: o, into: &store)) }
         return start..<storage.members.count
     }
 }

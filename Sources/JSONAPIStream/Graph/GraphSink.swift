@@ -73,7 +73,7 @@ final class GraphSink: DocumentSink {
         }
         let relCount = UInt32(s.relationships.count) - relStart
         let extraStart = s.members.count
-        for i in r.extras { s.members.append(a.memberSpans[Int(i)]) }
+        for i in r.extras { s.members.appendToOwn(a.memberSpans[Int(i)]) }
         growKeyRows()
 
         var flags: UInt8 = r.isPrimary ? GraphStorage.ResourceRecord.primary : GraphStorage.ResourceRecord.included
@@ -101,7 +101,7 @@ final class GraphSink: DocumentSink {
         let s = storage
         if collectsOnly {
             s.resourceExtras[s.resources.count] = extras
-            s.resources.append(record)
+            s.resources.appendToOwn(record)
             s.rowsByType[Int(record.type)].append(Int32(s.resources.count - 1))
             return Int32(s.resources.count - 1)
         }
@@ -120,7 +120,7 @@ final class GraphSink: DocumentSink {
                     location: storage.position(record.position), pointer: place.pointer, source: sourceName))
         }
         s.resourceExtras[s.resources.count] = extras
-        s.resources.append(record)
+        s.resources.appendToOwn(record)
         if s.keyRow[Int(record.key)] < 0 { s.keyRow[Int(record.key)] = row }
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow[Int(record.lidKey)] = row }
         s.rowsByType[Int(record.type)].append(row)
@@ -168,17 +168,17 @@ final class GraphSink: DocumentSink {
             }
             if !t.extras.isEmpty {
                 let extraStart = s.members.count
-                for k in t.extras { s.members.append(a.memberSpans[Int(k)]) }
+                for k in t.extras { s.members.appendToOwn(a.memberSpans[Int(k)]) }
                 s.linkageExtras[s.linkage.count] = extraStart..<s.members.count
             }
-            s.linkage.append(GraphStorage.LinkageRecord(meta: s.pack(t.meta), key: key, lidKey: lidKey))
+            s.linkage.appendToOwn(GraphStorage.LinkageRecord(meta: s.pack(t.meta), key: key, lidKey: lidKey))
         }
         if !d.extras.isEmpty {
             let extraStart = s.members.count
-            for k in d.extras { s.members.append(a.memberSpans[Int(k)]) }
+            for k in d.extras { s.members.appendToOwn(a.memberSpans[Int(k)]) }
             s.relationshipExtras[s.relationships.count] = extraStart..<s.members.count
         }
-        s.relationships.append(
+        s.relationships.appendToOwn(
             GraphStorage.RelationshipRecord(
                 links: s.pack(d.links), meta: s.pack(d.meta), name: name, targetStart: targetStart,
                 targetCount: UInt32(s.linkage.count) - targetStart, kind: d.kind))

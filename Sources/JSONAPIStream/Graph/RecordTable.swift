@@ -121,6 +121,22 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         b.count = n + 1
     }
 
+    /// ``append(_:)`` to a table the caller owns alone: a sink's tables while it builds them,
+    /// before any graph over them exists. The uniqueness check `append` makes for
+    /// copy-on-write is a call into the runtime per record; this skips it while there is room
+    /// (debug builds check it all the same). A table shared with a copy must not be given
+    /// here: the copy would see the record.
+    @inline(__always)
+    mutating func appendToOwn(_ record: Record) {
+        assert(buffer == nil || isKnownUniquelyReferenced(&buffer), "appendToOwn on a shared table")
+        if let b = buffer, b.count < b.capacity {
+            b.base[b.count] = record
+            b.count &+= 1
+            return
+        }
+        append(record)
+    }
+
     mutating func reserveCapacity(_ n: Int) {
         makeUnique(capacity: Swift.max(n, count))
     }
