@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 internal import CPlatform
 
 /// Interns byte strings (with a small integer tag) to dense `UInt32` numbers, without
@@ -36,7 +44,7 @@ package struct ByteInterner: ~Copyable {
     let seed: HashSeed
     private(set) var bytes = ByteArena(capacity: 4096)
     private(set) var entries: [Entry] = []
-    private var table = UnsafeMutablePointer<Slot>.allocate(capacity: 64)
+    private var table = ByteInterner.emptySlots(64)
     private var tableSize = 64
     private var mask: UInt64 = 63
 
@@ -48,10 +56,18 @@ package struct ByteInterner: ~Copyable {
 
     private init(seedValue seed: HashSeed) {
         self.seed = seed
-        table.initialize(repeating: Slot(prefix: 0, suffix: 0, info: 0), count: 64)
     }
 
-    deinit { table.deallocate() }
+    deinit { free(table) }
+
+    /// `n` empty slots, from `calloc`: a large table then comes from fresh pages of the
+    /// system, already zero, instead of being written over with zeros first (a memset of the
+    /// whole table at each doubling); freed with `free`.
+    private static func emptySlots(_ n: Int) -> UnsafeMutablePointer<Slot> {
+        // Invariant: `Slot` is plain data, and all zeros is an empty slot (`info` 0).
+        guard let p = calloc(n, MemoryLayout<Slot>.stride) else { MemoryBudget.outOfMemory(needing: n * MemoryLayout<Slot>.stride) }
+        return p.bindMemory(to: Slot.self, capacity: n)
+    }
 
     package var count: Int { entries.count }
 
@@ -202,8 +218,7 @@ package struct ByteInterner: ~Copyable {
     /// little of the hash to move by it; hashing the names again costs a few nanoseconds
     /// each, once per doubling).
     private mutating func rebuild(size: Int) {
-        let newTable = UnsafeMutablePointer<Slot>.allocate(capacity: size)
-        newTable.initialize(repeating: Slot(prefix: 0, suffix: 0, info: 0), count: size)
+        let newTable = Self.emptySlots(size)
         let newMask = UInt64(size - 1)
         /// Entry `entry`'s hash and first and last eight bytes.
         @inline(__always)
@@ -252,7 +267,7 @@ package struct ByteInterner: ~Copyable {
                 }
             }
         }
-        table.deallocate()
+        free(table)
         table = newTable
         tableSize = size
         mask = newMask
