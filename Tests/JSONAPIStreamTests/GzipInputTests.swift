@@ -62,6 +62,40 @@ import Testing
         #expect(InputSource.bytes(plain, name: "plain").knownSize == plain.count)
     }
 
+    /// A FIFO is not opened to look at its size or its first bytes in advance (opening it
+    /// waits for a writer, and the bytes read are gone); read in its turn, a compressed
+    /// stream through it still comes out whole.
+    @Test func aFIFOIsNotOpenedBeforeItIsRead() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("in").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let source = InputSource.file(fifo)
+        let plain = Array(try Data(contentsOf: corpusURL("documents/spec-compound.json")))
+        let compressed = try Self.gzip(plain)
+        #expect(compressed.count < 16 << 10, "fits a pipe's buffer")
+        // Held open for reading and writing (which does not wait for a partner) with the
+        // compressed bytes in it: looking at the FIFO must not take any of them.
+        let held = open(fifo, O_RDWR | O_NONBLOCK)
+        #expect(held >= 0)
+        #expect(compressed.withUnsafeBytes { write(held, $0.baseAddress!, $0.count) } == compressed.count)
+        #expect(source.knownSize == nil)
+        #expect(source.compression == Compression.none)
+        var back = [UInt8](repeating: 0, count: compressed.count + 1)
+        let n = back.withUnsafeMutableBytes { read(held, $0.baseAddress!, $0.count) }
+        #expect(n == compressed.count, "bytes taken from the FIFO before its turn")
+        close(held)
+        // Read in its turn: gzip through the FIFO, the same lines as the plain bytes.
+        Thread.detachNewThread {
+            let w = open(fifo, O_WRONLY)
+            guard w >= 0 else { return }
+            _ = compressed.withUnsafeBytes { write(w, $0.baseAddress!, $0.count) }
+            close(w)
+        }
+        #expect(try Self.ndjson(source, chunk: 3) == Self.ndjson(.bytes(plain, name: "plain"), chunk: 1 << 20))
+    }
+
     @Test func membersOneAfterAnotherAreOneStream() throws {
         let a = Array(#"{"data":{"type":"a","id":"1"}}"#.utf8) + [0x0A]
         let b = Array(#"{"data":{"type":"b","id":"2"}}"#.utf8) + [0x0A]

@@ -39,4 +39,48 @@ import Testing
         let r = try run(["normalize", cut.path])
         #expect(r.status == 2 && r.stderr.contains("gzip stream ends inside a member"), "\(r.status): \(r.stderr)")
     }
+
+    /// A named pipe (or a shell's `<(...)`) is read as it comes, like standard input: nothing
+    /// opens it before its turn (which would take its first bytes, or wait for a writer that
+    /// has already gone). Each run has `timeout -s KILL` around it, so that such a wait fails
+    /// the test instead of hanging it.
+    @Test func commandsReadANamedPipe() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plain = repositoryRoot.appendingPathComponent("Corpus/documents/spec-compound.json").path
+        let gz = dir.appendingPathComponent("doc.json.gz").path
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", #"gzip -n -c "$1" > "$2""#, "sh", plain, gz]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let fifo = dir.appendingPathComponent("in").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for command in [["normalize", "--format", "ndjson"], ["normalize"], ["validate"]] {
+            let expected = try run(command + [plain])
+            for source in [plain, gz] {
+                // The writer runs beside the command, as a shell pipeline's would.
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/bin/sh")
+                // (The writer's own output goes to /dev/null before it opens the FIFO, so that
+                // a writer left waiting does not hold the output pipe open.)
+                let script = #"src=$1 fifo=$2 bin=$3; shift 3; cat "$src" >/dev/null >"$fifo" & exec timeout -s KILL 60 "$bin" "$@""#
+                p.arguments = ["-c", script, "sh", source, fifo, jsonapiBinary.path] + command + [fifo]
+                let out = Pipe()
+                p.standardOutput = out
+                p.standardError = FileHandle.nullDevice
+                p.standardInput = FileHandle.nullDevice
+                try p.run()
+                let got = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                p.waitUntilExit()
+                // A writer still waiting for a reader (the command did not read its turn)
+                // is let go: this open pairs with it, and it ends on the closed FIFO.
+                let release = open(fifo, O_RDONLY | O_NONBLOCK)
+                if release >= 0 { close(release) }
+                #expect(p.terminationStatus == expected.status, "\(command) \(source) (124: timed out)")
+                #expect(got.replacingOccurrences(of: fifo, with: plain) == expected.out, "\(command) \(source)")
+            }
+        }
+    }
 }

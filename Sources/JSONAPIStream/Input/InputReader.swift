@@ -31,15 +31,21 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
     /// The size in bytes when it is known in advance (regular files, bytes; not a
     /// compressed file, whose decompressed size is not known before the end).
     public var knownSize: Int? {
-        if compression != .none { return nil }
         switch self {
         case .file(let p):
-            var st = stat()
-            guard stat(p, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-            return Int(st.st_size)
+            guard let size = Self.regularFileSize(p), compression == .none else { return nil }
+            return size
         case .standardInput: return nil
-        case .bytes(let b, _): return b.count
+        case .bytes(let b, _): return compression == .none ? b.count : nil
         }
+    }
+
+    /// The size of the regular file at `path`; nil for anything else (a pipe, a device, a
+    /// socket), which must not be opened or read before its turn.
+    private static func regularFileSize(_ path: String) -> Int? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(st.st_size)
     }
 
     /// Reads the source in chunks of `chunkSize` bytes, calling `body` with each.
@@ -57,13 +63,15 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
         while try puller.step(body) {}
     }
 
-    /// How the source is compressed (files and bytes; standard input is not looked at in
-    /// advance).
+    /// How the source is compressed (regular files and bytes; standard input, pipes and
+    /// devices are not looked at in advance: opening a FIFO waits for its writer, and its
+    /// first bytes, once read, are gone. Their reading still decompresses what it finds).
     public var compression: Compression {
         switch self {
         case .bytes(let b, _): return Compression.detect(Array(b.prefix(4))).known
         case .standardInput: return .none
         case .file(let p):
+            guard Self.regularFileSize(p) != nil else { return .none }
             let fd = open(p, O_RDONLY)
             guard fd >= 0 else { return .none }
             defer { close(fd) }
