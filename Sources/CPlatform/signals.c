@@ -13,6 +13,9 @@
 
 static volatile sig_atomic_t forward_fd = -1;
 
+/// The signals that stop a run (and have its temporary files removed first).
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
 static void forward(int sig) {
     int saved = errno;
     unsigned char byte = (unsigned char)sig;
@@ -31,15 +34,18 @@ int jsonapi_forward_signals(int fd) {
     action.sa_handler = forward;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    const int signals[] = {SIGINT, SIGTERM, SIGHUP};
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
-        if (sigaction(signals[i], &action, NULL) != 0) return -1;
-        sigaddset(&set, signals[i]);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+        if (sigaction(stop_signals[i], &action, NULL) != 0) return -1;
     }
     // A parent may hand its blocked mask down through exec (a test runner's worker thread
     // does): then the signals would stay pending for ever. The calling thread takes them.
+    return jsonapi_unblock_stop_signals();
+}
+
+int jsonapi_unblock_stop_signals(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) sigaddset(&set, stop_signals[i]);
     return pthread_sigmask(SIG_UNBLOCK, &set, NULL) == 0 ? 0 : -1;
 }
 

@@ -121,6 +121,9 @@ extension ParsableCommand {
         // such a limit each thread keeps its own (with one, two threads allocating at once
         // queue for its lock: decoding on both cores spent a quarter of its time waiting).
         _ = jsonapi_malloc_arenas_for_limits()
+        // Stoppable whatever mask the launcher handed down (SIGINT, SIGTERM and SIGHUP end
+        // the run by their default action until an output file installs ``Cleanup``).
+        _ = jsonapi_unblock_stop_signals()
         // An allocation the system refuses between two checks of the memory budget: a
         // report with the input position and status 1, never a signal.
         MemoryBudget.exhaustionHandler = { bytes, offset in

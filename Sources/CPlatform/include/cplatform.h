@@ -129,6 +129,12 @@ size_t jsonapi_uri_plain_prefix(const void *p, size_t n);
 /// errno set. The handler does nothing else.
 int jsonapi_forward_signals(int fd);
 
+/// Unblocks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in the threads it
+/// starts from now on); returns 0, or -1. A parent may hand a blocked mask down through
+/// exec (a test runner's worker thread does, as may other launchers): the process would
+/// then not stop on `kill`, `timeout` or Ctrl-C while it waits, say on a FIFO's open.
+int jsonapi_unblock_stop_signals(void);
+
 /// Ends the process by `sig` with its default action (so the parent sees the signal), or
 /// with exit status 128 + `sig` should the signal not end it.
 void jsonapi_die_of_signal(int sig);
