@@ -27,7 +27,7 @@ package struct WorkerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Workers that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but for normalize's ndjson and edges of files of 12 MiB or more on 2 cores: 2 for one large document. load: many documents only, and one reader unless N is given.",
+            "Workers that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but for normalize's ndjson and edges of uncompressed files of 12 MiB or more on 2 cores: 2 for one large document. load: many documents only, and one reader unless N is given.",
             valueName: "n"))
     package var workers: Int?
 
@@ -42,47 +42,37 @@ package struct WorkerOptions: ParsableArguments {
         return o
     }
 
-    /// Input files from this size on (all together) are "large" for ``linesDefault(cores:inputBytes:)``.
+    /// Inputs from this size on (all together) are "large" for ``twoWorkersForLines(cores:inputBytes:)``.
     package static let largeInput = 12 << 20
 
-    /// `normalize --format ndjson|edges` with no `--workers`: on a machine of two usable
-    /// cores, files of ``largeInput`` bytes or more are written by two workers when they hold
-    /// one large document (a range of its elements each), by one reader (on two threads) when
-    /// they hold many documents. Elsewhere the library's default (`nil`: one worker per core
-    /// from 3 cores up, else one reader). Measured on two cores (medians of interleaved
-    /// rounds): one document of 15.7, 128.5 and 1,064 MB 1.13, 1.23 and 1.17 times as fast
-    /// on two workers as on one reader; of 4 and 8 MB 0.90 and 0.98 (the ranges' overhead
-    /// outweighs the second parser there); a dump of many documents about as fast either
-    /// way (1.00 at 129 MB, 1.06 at 1 GB) and larger on two workers.
-    package static func linesDefault(cores: Int, inputBytes: Int?) -> (workers: Int, largeDocumentsOnly: Bool)? {
-        guard cores == 2, let inputBytes, inputBytes >= largeInput else { return nil }
-        return (2, true)
+    /// Whether `normalize --format ndjson|edges` with no `--workers` asks for two workers,
+    /// for one large document only (``ParseOptions/largeDocumentsOnly``): on a machine of two
+    /// usable cores, for inputs of ``largeInput`` bytes or more. A large document is then
+    /// read a range of its elements per worker; an input of many documents by one reader (on
+    /// two threads), as elsewhere on two cores. Measured on two cores (medians of interleaved
+    /// rounds): one document of 15.7, 128.5 and 1,064 MB 1.13, 1.23 and 1.17 times as fast on
+    /// two workers as on one reader; of 4 and 8 MB 0.90 and 0.98 (the ranges' overhead
+    /// outweighs the second parser there); a dump of many documents about as fast either way
+    /// (1.00 at 129 MB, 1.06 at 1 GB) and larger on two workers.
+    package static func twoWorkersForLines(cores: Int, inputBytes: Int?) -> Bool {
+        guard let inputBytes else { return false }
+        return cores == 2 && inputBytes >= largeInput
     }
 
-    /// ``applied(to:)`` for a command writing NDJSON or edge lines of `files` (standard input
-    /// when empty or `-`, whose size is unknown): with no `--workers`, ``linesDefault(cores:inputBytes:)``.
-    package func applied(toLinesOf options: DocumentOptions, files: [String]) -> DocumentOptions {
+    /// ``applied(to:)`` for a command writing NDJSON or edge lines of `sources`: with no
+    /// `--workers`, two workers for one large document when
+    /// ``twoWorkersForLines(cores:inputBytes:)`` says so. The sources' sizes are
+    /// ``InputSource/knownSize``: none for standard input, a pipe or a compressed file.
+    package func applied(toLinesOf options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
         var o = applied(to: options)
-        guard workers == nil, o.parse.concurrency != .sequential, o.parse.multipleDocuments,
-            let chosen = Self.linesDefault(cores: ParseOptions.usableCores, inputBytes: Self.totalBytes(of: files))
-        else { return o }
-        o.parse.workers = chosen.workers
-        o.parse.largeDocumentsOnly = chosen.largeDocumentsOnly
-        return o
-    }
-
-    /// The bytes of `files` together; nil when one of them is standard input or not a
-    /// regular file (a pipe, a device), whose size is not known before it is read.
-    static func totalBytes(of files: [String]) -> Int? {
-        guard !files.isEmpty else { return nil }
-        var total = 0
-        for path in files {
-            guard path != "-", let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int
-            else { return nil }
-            total += size
+        guard workers == nil, o.parse.concurrency != .sequential, o.parse.multipleDocuments else { return o }
+        let sizes = sources.map(\.knownSize)
+        let total = sizes.contains(nil) ? nil : sizes.reduce(0) { $0 + $1! }
+        if Self.twoWorkersForLines(cores: ParseOptions.usableCores, inputBytes: total) {
+            o.parse.workers = 2
+            o.parse.largeDocumentsOnly = true
         }
-        return total
+        return o
     }
 }
 

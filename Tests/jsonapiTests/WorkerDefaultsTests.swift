@@ -4,18 +4,18 @@ import JSONAPIStream
 import Testing
 
 /// `normalize`'s default for NDJSON and edge lines on two cores: two workers for one large
-/// file document, one reader otherwise (`WorkerOptions.linesDefault`).
+/// file document, one reader otherwise (`WorkerOptions.twoWorkersForLines`).
 struct WorkerDefaultsTests {
     @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
         let large = WorkerOptions.largeInput
         #expect(large == 12 << 20)
-        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: large)! == (2, true))
-        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: 1 << 30)! == (2, true))
-        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: large - 1) == nil)
+        #expect(WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: large))
+        #expect(WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: 1 << 30))
+        #expect(!WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: large - 1))
         // Size unknown (standard input, a pipe): the library's default.
-        #expect(WorkerOptions.linesDefault(cores: 2, inputBytes: nil) == nil)
+        #expect(!WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: nil))
         // One core, or 3 and more (where the library's default is already a worker per core).
-        for cores in [1, 3, 4, 16] { #expect(WorkerOptions.linesDefault(cores: cores, inputBytes: 1 << 30) == nil) }
+        for cores in [1, 3, 4, 16] { #expect(!WorkerOptions.twoWorkersForLines(cores: cores, inputBytes: 1 << 30)) }
     }
 
     @Test func theFilesSizesAddUpAndUnknownSizesGiveNone() throws {
@@ -25,30 +25,36 @@ struct WorkerDefaultsTests {
         try Data(count: 1000).write(to: a)
         try Data(count: 234).write(to: b)
         let options = try WorkerOptions.parse([])
-        func workers(_ files: [String]) -> (Int?, Bool) {
-            let o = options.applied(toLinesOf: DocumentOptions(), files: files)
+        // The sources as the command makes them from its file arguments.
+        func sources(_ files: [String]) throws -> [InputSource] { try InputOptions.parse(files).sources }
+        func workers(_ files: [String]) throws -> (Int?, Bool) {
+            let o = options.applied(toLinesOf: DocumentOptions(), sources: try sources(files))
             return (o.parse.workers, o.parse.largeDocumentsOnly)
         }
         // Small files: the library's default, whatever the cores.
-        #expect(workers([a.path, b.path]) == (nil, false))
-        #expect(workers([]) == (nil, false))
-        #expect(workers(["-"]) == (nil, false))
+        #expect(try workers([a.path, b.path]) == (nil, false))
+        #expect(try workers([]) == (nil, false))
+        #expect(try workers(["-"]) == (nil, false))
         // A file of more than 12 MiB: on two cores, two workers for one large document.
         let big = dir.appendingPathComponent("big.json")
         try Data(count: 13 << 20).write(to: big)
         let expected: (Int?, Bool) = ParseOptions.usableCores == 2 ? (2, true) : (nil, false)
-        #expect(workers([big.path]) == expected)
+        #expect(try workers([big.path]) == expected)
         // With standard input among the files, or a FIFO, the size is not known.
-        #expect(workers([big.path, "-"]) == (nil, false))
+        #expect(try workers([big.path, "-"]) == (nil, false))
         let fifo = dir.appendingPathComponent("fifo")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        #expect(workers([big.path, fifo.path]) == (nil, false))
+        #expect(try workers([big.path, fifo.path]) == (nil, false))
+        // A compressed file: its size says nothing of the bytes read.
+        let gz = dir.appendingPathComponent("big.json.gz")
+        try (Data([0x1F, 0x8B]) + Data(count: 13 << 20)).write(to: gz)
+        #expect(try workers([gz.path]) == (nil, false))
         // --workers wins; so does --concurrency sequential (one thread).
-        let asked = try WorkerOptions.parse(["--workers", "1"]).applied(toLinesOf: DocumentOptions(), files: [big.path])
+        let asked = try WorkerOptions.parse(["--workers", "1"]).applied(toLinesOf: DocumentOptions(), sources: try sources([big.path]))
         #expect(asked.parse.workers == 1 && !asked.parse.largeDocumentsOnly)
         var sequential = DocumentOptions()
         sequential.parse.concurrency = .sequential
-        #expect(options.applied(toLinesOf: sequential, files: [big.path]).parse.workers == nil)
+        #expect(options.applied(toLinesOf: sequential, sources: try sources([big.path])).parse.workers == nil)
     }
 
     /// End to end: a generated document over 12 MiB as NDJSON and edges, by default and on

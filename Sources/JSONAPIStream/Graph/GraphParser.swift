@@ -31,7 +31,7 @@ public final class GraphParser {
             makeWorker: { GraphPieceMerger.worker(options: options, policy: duplicates) },
             deliver: { (o) throws(JSONAPIError) in if let piece = o.piece { try merger.merge(piece) } })
         reader.onDiagnostic = { [sink] d in sink.record(d) }
-        reader.splitsElements = options.splitsElements
+        reader.follow(options)
     }
 
     /// Called with each warning as it is found (besides being kept in the graph).

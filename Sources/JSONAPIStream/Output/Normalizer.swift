@@ -92,8 +92,7 @@ public final class Normalizer {
                     if let primary = o.primary { try streaming?.continuePrimary(primary) }
                 }
             })
-        reader.splitsElements = document.splitsElements
-        reader.largeDocumentsOnly = document.parse.largeDocumentsOnly
+        reader.follow(document)
     }
 
     /// Receives warnings as they are found.

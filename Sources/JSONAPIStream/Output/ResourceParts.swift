@@ -198,8 +198,6 @@ package final class ResourceParts {
     }
 }
 
-/// A builder's draft tables, as ``ResourceParts`` reads them in place: views of the arenas
-/// the builder lends for one sink call (valid until it returns, as the parts' views are).
 /// How writers read a resource's relationships, identifiers and unknown members: from the
 /// parts' lists (``ListAccess``) or in place from a builder's draft (``DraftAccess``). The
 /// writers are generic over it, so each way is compiled on its own and neither pays for the

@@ -92,8 +92,9 @@ public struct ParseOptions: Sendable, Hashable {
     /// lower.
     public var workerBatchBytes: Int = 256 * 1024
     /// Workers read one large document only (a range of its elements each); an input of
-    /// many documents stays on one reader. (`jsonapi normalize`'s default for NDJSON and edge
-    /// lines of a large file on two cores: see `WorkerOptions`.)
+    /// many documents stays on one reader, whichever pipeline reads it. (`jsonapi
+    /// normalize`'s default for NDJSON and edge lines of a large file on two cores: see
+    /// `WorkerOptions`.)
     package var largeDocumentsOnly = false
     /// Limits on depth, sizes and counts.
     public var limits: Limits = .default
@@ -119,7 +120,7 @@ public struct ParseOptions: Sendable, Hashable {
     /// rewritten from their spills, the flat object's entries written): one per core this
     /// process may use, or 1 with ``concurrency`` `sequential`. The output is the same on any
     /// number.
-    var threadsAfterReading: Int { concurrency == .sequential ? 1 : Int(jsonapi_usable_cores()) }
+    var threadsAfterReading: Int { concurrency == .sequential ? 1 : Self.usableCores }
 
     /// The cores this process may use (its affinity and its cgroup's CPU limit).
     package static var usableCores: Int { Int(jsonapi_usable_cores()) }
@@ -129,7 +130,7 @@ public struct ParseOptions: Sendable, Hashable {
     var effectiveWorkers: Int {
         guard concurrency != .sequential && multipleDocuments else { return 1 }
         if let workers { return max(1, workers) }
-        let cores = Int(jsonapi_usable_cores())
+        let cores = Self.usableCores
         return cores >= 3 ? cores : 1
     }
 }

@@ -88,10 +88,17 @@ final class ParallelReader {
     private var heldBoundary = false
     /// Whether one large document may be read by workers, a range of its elements each
     /// (``DocumentOptions/splitsElements``).
-    var splitsElements = false
+    private(set) var splitsElements = false
     /// Whether workers read one large document only: an input of many documents then stays
     /// on the caller's stream (``ParseOptions/largeDocumentsOnly``).
-    var largeDocumentsOnly = false
+    private(set) var largeDocumentsOnly = false
+
+    /// Takes from `document` what workers may do with a large document (every owner of a
+    /// reader calls it once, before the first byte).
+    func follow(_ document: DocumentOptions) {
+        splitsElements = document.splitsElements
+        largeDocumentsOnly = document.parse.largeDocumentsOnly
+    }
 
     /// Bytes fed while the workers' side reads (undecided, or on workers).
     private var bytesFed = 0

@@ -28,9 +28,9 @@ enum LargeAllocation {
         n < threshold ? (n + page - 1) & ~(page - 1) : roundUp(n)
     }
 
-    /// Memory for `n` bytes. A block of ``threshold`` bytes or more is first counted against
-    /// the ``MemoryBudget`` (past it, the run is marked over and the parser stops at its next
-    /// check); a block the system refuses ends in ``MemoryBudget/outOfMemory(needing:)``.
+    /// Memory for `n` bytes. A block that is mapped (``threshold`` bytes or more, or `mapFrom`)
+    /// is first counted against the ``MemoryBudget`` (past it, the run is marked over and the
+    /// parser stops at its next check); a block the system refuses ends in ``MemoryBudget/outOfMemory(needing:)``.
     ///
     /// `hugePages`: whether a mapping asks for transparent huge pages. They make faulting a
     /// large arena in cheap, but each is resident whole once touched, so a block that grows

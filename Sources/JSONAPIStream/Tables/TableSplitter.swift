@@ -112,7 +112,7 @@ public final class TableSplitter {
                 if let primary = o.primary { try sink.continuePrimary(primary) }
             })
         // One large document: a range of its elements per worker.
-        reader.splitsElements = document.splitsElements
+        reader.follow(document)
     }
 
     /// Receives warnings as they are found.

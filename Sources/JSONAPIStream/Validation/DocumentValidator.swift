@@ -73,7 +73,7 @@ public final class DocumentValidator {
                     },
                     deliver: { _ in })
                 // One large document: ranges of its elements on workers too.
-                reader.splitsElements = options.splitsElements
+                reader.follow(options)
                 reader.sequential.onDiagnostic = { collect($0) }
                 reader.onDiagnostic = { collect($0) }
                 defer { reader.abandon() }
