@@ -105,7 +105,8 @@ package final class OutputDirectory {
             let full = directory + "/" + name
             var st = stat()
             guard lstat(full, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
-            let fd = open(full + "/.lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            // (O_NONBLOCK: a FIFO named .lock must not wait for a writer.)
+            let fd = open(full + "/.lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { continue }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { removeTree(full) }
             close(fd)

@@ -101,7 +101,8 @@ package final class OutputFile {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) {
             let full = directory + "/" + name
-            let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            // (O_NONBLOCK: a FIFO of that name must not wait for a writer; it is not removed.)
+            let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { continue }
             var st = stat()
             if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 {

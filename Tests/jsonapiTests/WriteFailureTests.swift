@@ -102,6 +102,28 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [], "left behind after signal \(signal)")
     }
 
+    /// A FIFO named like a temporary file of the target is left alone, and the run does not
+    /// wait on it (looking for abandoned files opened it, which waits for a writer). Under
+    /// `timeout -s KILL`, so that such a wait fails the test instead of hanging it.
+    @Test func aFIFONamedLikeATemporaryFileDoesNotStopTheRun() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent(".out.ndjson.tmp-999999-fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let target = dir.appendingPathComponent("out.ndjson").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = ["-s", "KILL", "60", jsonapiBinary.path, "normalize", "--format", "ndjson", "-o", target, "Corpus/documents/spec-compound.json"]
+        p.currentDirectoryURL = repositoryRoot
+        p.standardInput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "status \(p.terminationStatus) (killed after 60 s: it waited on the FIFO)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".out.ndjson.tmp-999999-fifo", "out.ndjson"])
+        #expect(try run(["normalize", "--format", "ndjson", "Corpus/documents/spec-compound.json"]).stdout == (try Data(contentsOf: URL(fileURLWithPath: target))))
+    }
+
     @Test func aFileLeftBySIGKILLIsRemovedByTheNextRunButNotALiveOne() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
