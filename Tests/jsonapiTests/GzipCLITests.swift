@@ -42,7 +42,8 @@ import Testing
 
     /// A named pipe (or a shell's `<(...)`) is read as it comes, like standard input: nothing
     /// opens it before its turn (which would take its first bytes, or wait for a writer that
-    /// has already gone). Each run has `timeout -s KILL` around it, so that such a wait fails
+    /// has already gone), neither for its size, nor its compression, nor (denormalize) to
+    /// see whether it is a database. Each run has `timeout -s KILL` around it, so that such a wait fails
     /// the test instead of hanging it.
     @Test func commandsReadANamedPipe() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fifo-\(UUID().uuidString)")
@@ -57,30 +58,44 @@ import Testing
         gzip.waitUntilExit()
         let fifo = dir.appendingPathComponent("in").path
         #expect(mkfifo(fifo, 0o600) == 0)
+        // `command` on `source` written into the FIFO by a writer beside it, as a shell
+        // pipeline's would be: its status and output (the FIFO's path read as `source`).
+        func throughFIFO(_ command: [String], _ source: String) throws -> (Int32, String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            // (The writer's own output goes to /dev/null before it opens the FIFO, so that
+            // a writer left waiting does not hold the output pipe open.)
+            let script = #"src=$1 fifo=$2 bin=$3; shift 3; cat "$src" >/dev/null >"$fifo" & exec timeout -s KILL 60 "$bin" "$@""#
+            p.arguments = ["-c", script, "sh", source, fifo, jsonapiBinary.path] + command + [fifo]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
+            let got = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            // A writer still waiting for a reader (the command did not read its turn)
+            // is let go: this open pairs with it, and it ends on the closed FIFO.
+            let release = open(fifo, O_RDONLY | O_NONBLOCK)
+            if release >= 0 { close(release) }
+            return (p.terminationStatus, got.replacingOccurrences(of: fifo, with: source))
+        }
         for command in [["normalize", "--format", "ndjson"], ["normalize"], ["validate"]] {
             let expected = try run(command + [plain])
             for source in [plain, gz] {
-                // The writer runs beside the command, as a shell pipeline's would.
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: "/bin/sh")
-                // (The writer's own output goes to /dev/null before it opens the FIFO, so that
-                // a writer left waiting does not hold the output pipe open.)
-                let script = #"src=$1 fifo=$2 bin=$3; shift 3; cat "$src" >/dev/null >"$fifo" & exec timeout -s KILL 60 "$bin" "$@""#
-                p.arguments = ["-c", script, "sh", source, fifo, jsonapiBinary.path] + command + [fifo]
-                let out = Pipe()
-                p.standardOutput = out
-                p.standardError = FileHandle.nullDevice
-                p.standardInput = FileHandle.nullDevice
-                try p.run()
-                let got = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                p.waitUntilExit()
-                // A writer still waiting for a reader (the command did not read its turn)
-                // is let go: this open pairs with it, and it ends on the closed FIFO.
-                let release = open(fifo, O_RDONLY | O_NONBLOCK)
-                if release >= 0 { close(release) }
-                #expect(p.terminationStatus == expected.status, "\(command) \(source) (124: timed out)")
-                #expect(got.replacingOccurrences(of: fifo, with: plain) == expected.out, "\(command) \(source)")
+                let (status, got) = try throughFIFO(command, source)
+                #expect(status == expected.status, "\(command) \(source) (9: killed after 60 s)")
+                #expect(got.replacingOccurrences(of: gz, with: plain) == expected.out, "\(command) \(source)")
             }
         }
+        // denormalize tells a database from a document by its first bytes: a FIFO is a
+        // document, and its first bytes stay in it.
+        let normalized = dir.appendingPathComponent("normalized.json").path
+        try run(["normalize", plain]).stdout.write(to: URL(fileURLWithPath: normalized))
+        let expected = try run(["denormalize", normalized])
+        #expect(expected.status == 0 && !expected.out.isEmpty)
+        let (status, got) = try throughFIFO(["denormalize"], normalized)
+        #expect(status == 0, "denormalize: status \(status)")
+        #expect(got == expected.out)
     }
 }
