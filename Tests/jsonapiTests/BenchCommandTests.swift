@@ -86,6 +86,21 @@ struct BenchCommandTests {
         #expect(unknown.stderr.contains("nope"), "\(unknown.stderr)")
         let missing = try run(["bench", "no-such-file.json", "--runs", "1"])
         #expect(missing.status == 2, "\(missing.stderr)")
+        // A compressed file, a FIFO (as a shell's <(...) is): every pass would fail to read
+        // them (each reads the file whole, in its own process), so bench refuses them at
+        // once, without opening them, and says why. (Standard input is refused as usage.)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let gz = dir.appendingPathComponent("doc.json.gz")
+        try (Data([0x1F, 0x8B]) + Data(count: 100)).write(to: gz)
+        let fifo = dir.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for input in [gz.path, fifo] {
+            let refused = try run(["bench", input, "--runs", "1", "--passes", "ndjson"])
+            #expect(refused.status == 2, "\(input): \(refused.stderr)")
+            #expect(refused.stderr.contains("bench measures regular, uncompressed files"), "\(input): \(refused.stderr)")
+            #expect(refused.stdout.isEmpty, "\(input): a report was written")
+        }
         let pass = try run(["bench-pass", "--pass", "nope", "Corpus/documents/spec-compound.json"])
         #expect(pass.status == 2)
     }

@@ -33,7 +33,7 @@ struct Bench: ParsableCommand {
             bytes, MiB = 2^20.
             """)
 
-    @Argument(help: "Documents to measure, each on its own (no standard input).")
+    @Argument(help: "Documents to measure, each on its own: regular, uncompressed files (no standard input, pipe or .gz).")
     var files: [String] = []
 
     @Option(name: .customLong("resources"), help: "Measure a generated document with this many primary resources (repeatable; 600 ≈ 1 MB, 9000 ≈ 16 MB, 73000 ≈ 128 MB).")
@@ -118,8 +118,15 @@ struct Bench: ParsableCommand {
         // Check each input once (and count its resources) before timing anything.
         for i in inputs.indices {
             progress("checking \(inputs[i].name)")
-            do {
-                inputs[i].bytes = InputSource.file(inputs[i].path).knownSize ?? 0
+            do throws(JSONAPIError) {
+                // Each pass reads the file whole, in its own process, once per run: a pipe
+                // can be read only once (and a shell's <(...) is not open in the passes), and
+                // a compressed file would be measured as its compressed bytes.
+                guard let size = InputSource.file(inputs[i].path).knownSize else {
+                    throw JSONAPIError.input(
+                        "bench measures regular, uncompressed files (each pass reads the file whole, in its own process, once per run); decompress it or save it to a file first")
+                }
+                inputs[i].bytes = size
                 let devNull = open("/dev/null", O_WRONLY)
                 defer { close(devNull) }
                 let normalizer = Normalizer(format: .ndjson, out: ByteWriter(fd: devNull))
