@@ -27,12 +27,14 @@ package struct WorkerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Workers that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but for normalize's ndjson and edges of uncompressed files of 12 MiB or more on 2 cores: 2 for one large document. load: many documents only, and one reader unless N is given.",
+            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but for normalize's ndjson and edges of uncompressed files of 12 MiB or more on 2 cores: 2 for one large document. load: many documents only, and one reader unless N is given.",
             valueName: "n"))
     package var workers: Int?
 
     package func validate() throws {
-        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
+        if let workers, !(1...ParseOptions.maxWorkers).contains(workers) {
+            throw ValidationError("--workers must be from 1 to \(ParseOptions.maxWorkers)")
+        }
     }
 
     /// `options` with the workers asked for.

@@ -121,6 +121,20 @@ struct ParallelReaderTests {
         }
     }
 
+    /// A count past ``ParseOptions/maxWorkers`` starts that many, with the same bytes (100000
+    /// took gigabytes and minutes before the limit).
+    @Test func workersAreAtMostTheLimit() {
+        var o = ParseOptions()
+        o.workers = 100_000
+        #expect(o.effectiveWorkers == ParseOptions.maxWorkers)
+        o.workers = 3
+        #expect(o.effectiveWorkers == 3)
+        let one = Self.run([("dump", Self.dump)], workers: 1, chunk: 0)
+        let many = Self.run([("dump", Self.dump)], workers: 100_000, chunk: 4096)
+        #expect(many.byWorkers && many.error == nil)
+        #expect(many.output == one.output)
+    }
+
     @Test func strictModeAndSafeNumbersGiveTheSameBytes() {
         var o = DocumentOptions()
         o.validation = .strict

@@ -145,9 +145,17 @@ struct NormalizeCommandTests {
         return (files, r.status, r.stderr.replacingOccurrences(of: out, with: "DIR"))
     }
 
-    @Test func workersMustBeAtLeastOne() throws {
-        let r = try run(["normalize", "--workers", "0", "Corpus/documents/spec-compound.json"])
-        #expect(r.status == 2 && r.stderr.contains("--workers must be at least 1"))
+    /// From 1 to 256: a mistyped count such as 100000 took 8.5 GB and more than a minute
+    /// starting workers before this limit.
+    @Test func workersMustBeFromOneTo256() throws {
+        for workers in ["0", "257", "100000"] {
+            let r = try run(["normalize", "--workers", workers, "Corpus/documents/spec-compound.json"])
+            #expect(r.status == 2 && r.stderr.contains("--workers must be from 1 to 256"), "\(workers): \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+        let most = try run(["normalize", "--format", "ndjson", "--workers", "256", "Corpus/documents/spec-compound.json"])
+        let expected = try run(["normalize", "--format", "ndjson", "Corpus/documents/spec-compound.json"])
+        #expect(most.status == 0 && most.stdout == expected.stdout)
         let g = try run(["generate", "--resources", "10", "--documents", "0"])
         #expect(g.status == 2 && g.stderr.contains("--documents must be at least 1"))
     }

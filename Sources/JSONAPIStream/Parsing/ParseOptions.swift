@@ -77,7 +77,8 @@ public struct ParseOptions: Sendable, Hashable {
     /// (the compound-document rules, ``DocumentOptions/checksCompoundRules``, are checked on
     /// the caller from what the workers gather); a request document (``DocumentContext``
     /// other than `response`), and the arrays of one that may apply Atomic Operations, stay
-    /// on the caller's stream (two threads, as ``concurrency`` says).
+    /// on the caller's stream (two threads, as ``concurrency`` says). At most
+    /// ``maxWorkers`` are started.
     public var workers: Int? = nil
     /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after
     /// the first document that reaches this size). A document longer than 8 times this goes
@@ -129,8 +130,13 @@ public struct ParseOptions: Sendable, Hashable {
     /// one JSON text is read.
     var effectiveWorkers: Int {
         guard concurrency != .sequential && multipleDocuments else { return 1 }
-        if let workers { return max(1, workers) }
+        if let workers { return min(max(1, workers), Self.maxWorkers) }
         let cores = Self.usableCores
-        return cores >= 3 ? cores : 1
+        return cores >= 3 ? min(cores, Self.maxWorkers) : 1
     }
+
+    /// The most workers a reader starts, whatever ``workers`` asks (the output is the same on
+    /// any number). Each worker has its own thread, parser and batches in flight, so a
+    /// mistyped count (`100000`) would otherwise take gigabytes and minutes to start.
+    public static let maxWorkers = 256
 }

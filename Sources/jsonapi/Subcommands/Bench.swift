@@ -78,7 +78,9 @@ struct Bench: ParsableCommand {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard chunkSize >= 1 else { throw ValidationError("--chunk-size must be at least 1") }
-        guard workers.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--workers must be at least 1") }
+        guard workers.allSatisfy({ (1...ParseOptions.maxWorkers).contains($0) }) else {
+            throw ValidationError("--workers must be from 1 to \(ParseOptions.maxWorkers)")
+        }
         guard documents >= 1 else { throw ValidationError("--documents must be at least 1") }
         guard generated.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--resources must be at least 1") }
         guard !files.contains("-") else { throw ValidationError("bench reads files, not standard input") }
