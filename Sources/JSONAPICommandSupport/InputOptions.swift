@@ -13,7 +13,9 @@ package struct InputOptions: ParsableArguments {
     package var chunkSize: Int = 1 << 20
 
     package func validate() throws {
-        guard chunkSize >= 1 else { throw ValidationError("--chunk-size must be at least 1") }
+        guard (1...InputSource.maxChunkSize).contains(chunkSize) else {
+            throw ValidationError("--chunk-size must be from 1 to \(InputSource.maxChunkSize) (1 GiB)")
+        }
     }
 
     package var sources: [InputSource] {

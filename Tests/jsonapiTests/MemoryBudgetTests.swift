@@ -40,6 +40,16 @@ import Testing
         #expect(o.stderr.contains("memory") && o.stderr.contains("byte "), "\(what): \(o.stderr)", sourceLocation: sourceLocation)
     }
 
+    /// A read buffer the system refuses (the largest `--chunk-size`, 1 GiB, under a 700 MB
+    /// address-space limit): J12 and status 1, not a crash; with room, the same output.
+    @Test func aReadBufferTheSystemRefuses() throws {
+        let o = try Self.run(["normalize", "--chunk-size", "1073741824", "Corpus/documents/spec-compound.json"], addressSpaceKiB: 700_000)
+        #expect(o.reason == .exit, "ended by signal \(o.status)")
+        #expect(o.status == 1 && o.stderr.contains("J12") && o.stderr.contains("1073741824"), "exit \(o.status): \(o.stderr)")
+        let fits = try Self.run(["normalize", "--chunk-size", "1048576", "Corpus/documents/spec-compound.json"], addressSpaceKiB: 700_000)
+        #expect(fits.status == 0, "\(fits.stderr)")
+    }
+
     /// A 60 MiB string, under the 64 MiB string limit: it used to need 337 MB resident (yajl's
     /// doubling copy), and died of SIGSEGV inside yajl under `ulimit -v 250000`.
     @Test func aLongStringUnderAnAddressSpaceLimit() throws {

@@ -145,6 +145,19 @@ struct NormalizeCommandTests {
         return (files, r.status, r.stderr.replacingOccurrences(of: out, with: "DIR"))
     }
 
+    /// From 1 byte to 1 GiB: a read size of 100 GB crashed allocating its buffer (signal 6).
+    @Test func chunkSizeMustBeFromOneByteToAGiB() throws {
+        for size in ["0", "1073741825", "100000000000"] {
+            for command in [["normalize"], ["validate"], ["stats"], ["bench", "--runs", "1"]] {
+                let r = try run(command + ["--chunk-size", size, "Corpus/documents/spec-compound.json"])
+                #expect(r.status == 2 && r.stderr.contains("--chunk-size must be from 1 to 1073741824 (1 GiB)"), "\(command) \(size): \(r.stderr)")
+            }
+        }
+        let most = try run(["normalize", "--chunk-size", "1073741824", "Corpus/documents/spec-compound.json"])
+        let expected = try run(["normalize", "Corpus/documents/spec-compound.json"])
+        #expect(most.status == 0 && most.stdout == expected.stdout, "\(most.stderr)")
+    }
+
     /// From 1 to 256: a mistyped count such as 100000 took 8.5 GB and more than a minute
     /// starting workers before this limit.
     @Test func workersMustBeFromOneTo256() throws {

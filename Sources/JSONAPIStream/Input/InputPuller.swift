@@ -29,12 +29,20 @@ final class InputPuller {
 
     init(_ source: InputSource, chunkSize: Int) {
         self.source = source
-        size = max(1, chunkSize)
+        size = min(max(1, chunkSize), InputSource.maxChunkSize)
     }
 
     deinit {
         closeFile()
-        buffer?.deallocate()
+        free(buffer)
+    }
+
+    /// The read buffer, from `malloc`: a size the system refuses (a large `--chunk-size` under
+    /// an address-space limit) ends in ``MemoryBudget/outOfMemory(needing:)``, an error with
+    /// status 1 in the command, not a crash.
+    private static func allocateBuffer(_ size: Int) -> UnsafeMutableRawPointer {
+        guard let p = malloc(size) else { MemoryBudget.outOfMemory(needing: size) }
+        return p
     }
 
     /// Reads one chunk of the source and gives `body` what it holds (decompressed when the
@@ -115,7 +123,7 @@ final class InputPuller {
             case .bytes: return nil
             }
         }
-        let buffer = self.buffer ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        let buffer = self.buffer ?? Self.allocateBuffer(size)
         self.buffer = buffer
         while true {
             let n = systemRead(fd, buffer, size)

@@ -48,7 +48,12 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
         return Int(st.st_size)
     }
 
-    /// Reads the source in chunks of `chunkSize` bytes, calling `body` with each.
+    /// The largest read: a `chunkSize` above it reads this much at a time (the result is the
+    /// same for any read size; `read(2)` itself returns at most about 2 GiB).
+    public static let maxChunkSize = 1 << 30
+
+    /// Reads the source in chunks of `chunkSize` bytes (at most ``maxChunkSize``), calling
+    /// `body` with each.
     ///
     /// A source that starts with gzip's magic bytes (`1f 8b`) or zstd's (`28 b5 2f fd`) is
     /// decompressed as it is read (several members or frames read as one stream); `body`

@@ -77,7 +77,9 @@ struct Bench: ParsableCommand {
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
-        guard chunkSize >= 1 else { throw ValidationError("--chunk-size must be at least 1") }
+        guard (1...InputSource.maxChunkSize).contains(chunkSize) else {
+            throw ValidationError("--chunk-size must be from 1 to \(InputSource.maxChunkSize) (1 GiB)")
+        }
         guard workers.allSatisfy({ (1...ParseOptions.maxWorkers).contains($0) }) else {
             throw ValidationError("--workers must be from 1 to \(ParseOptions.maxWorkers)")
         }
