@@ -112,7 +112,7 @@ struct DenormalizeCommandTests {
         #expect(try JSONValue(parsing: Array(one.stdout))["data"]?.arrayValue?.count == 3000)
         let zero = try run(["denormalize", "--workers", "0"], stdin: Data("{}\n".utf8))
         #expect(zero.status == 2)
-        #expect(zero.stderr.contains("--workers must be at least 1"), "\(zero.stderr)")
+        #expect(zero.stderr.contains("--workers must be from 1 to 256"), "\(zero.stderr)")
     }
 
     /// Atomic Operations through the commands: operations and results come back as the

@@ -77,7 +77,7 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
         case .standardInput: return .none
         case .file(let p):
             guard Self.regularFileSize(p) != nil else { return .none }
-            let fd = open(p, O_RDONLY)
+            let fd = open(p, O_RDONLY | O_NONBLOCK)  // (should the path have become a FIFO since)
             guard fd >= 0 else { return .none }
             defer { close(fd) }
             var magic = [UInt8](repeating: 0, count: 4)
