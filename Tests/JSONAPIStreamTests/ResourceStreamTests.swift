@@ -57,6 +57,15 @@ struct ResourceStreamTests {
         try p.run()
         p.waitUntilExit()
         #expect(try await Self.lines(ResourceStream(contentsOf: gz.path, chunkSize: 64)) == expected)
+        // Any read size, the largest too: read at most `InputSource.maxChunkSize` at a time,
+        // with nothing set aside for it up front (Int.max trapped reserving its buffer).
+        #expect(try await Self.lines(ResourceStream(contentsOf: Self.compound, chunkSize: .max)) == expected)
+        #expect(try await Self.lines(ResourceStream(.bytes(bytes, name: "doc"), chunkSize: .max)) == expected)
+        let again = AsyncStream<UInt8> { c in
+            for b in bytes { c.yield(b) }
+            c.finish()
+        }
+        #expect(try await Self.lines(ResourceStream(bytes: again, chunkSize: .max)) == expected)
     }
 
     @Test func severalDocumentsAndOnlyResources() async throws {

@@ -117,7 +117,10 @@ public struct ResourceStream: AsyncSequence, Sendable {
             self.chunkSize = chunkSize
             // Parsed on the iterating task, so that events come during `feed`.
             stream = EventCollector.stream(options: options) { [unowned self] in self.events.append($0) }
-            chunk.reserveCapacity(chunkSize)
+            // Only a byte sequence is gathered here (a source is read into its puller's
+            // buffer), and then as its bytes come: no more than 1 MiB is set aside up front,
+            // whatever the read size.
+            if case .bytes = reading { chunk.reserveCapacity(Swift.min(chunkSize, 1 << 20)) }
         }
 
         deinit { if !done { stream.abandon() } }
