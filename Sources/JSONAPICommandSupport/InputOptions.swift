@@ -13,6 +13,11 @@ package struct InputOptions: ParsableArguments {
     package var chunkSize: Int = 1 << 20
 
     package func validate() throws {
+        try Self.check(chunkSize: chunkSize)
+    }
+
+    /// A `--chunk-size` any command takes: 1 byte to ``InputSource/maxChunkSize``.
+    package static func check(chunkSize: Int) throws {
         guard (1...InputSource.maxChunkSize).contains(chunkSize) else {
             throw ValidationError("--chunk-size must be from 1 to \(InputSource.maxChunkSize) (1 GiB)")
         }
@@ -34,7 +39,12 @@ package struct WorkerOptions: ParsableArguments {
     package var workers: Int?
 
     package func validate() throws {
-        if let workers, !(1...ParseOptions.maxWorkers).contains(workers) {
+        if let workers { try Self.check(workers: workers) }
+    }
+
+    /// A `--workers` any command takes: 1 to ``ParseOptions/maxWorkers``.
+    package static func check(workers: Int) throws {
+        guard (1...ParseOptions.maxWorkers).contains(workers) else {
             throw ValidationError("--workers must be from 1 to \(ParseOptions.maxWorkers)")
         }
     }
@@ -59,8 +69,7 @@ package struct WorkerOptions: ParsableArguments {
     /// outweighs the second parser there); a dump of many documents about as fast either way
     /// (1.00 at 129 MB, 1.06 at 1 GB) and larger on two workers.
     package static func twoWorkersForLines(cores: Int, inputBytes: Int?) -> Bool {
-        guard let inputBytes else { return false }
-        return cores == 2 && inputBytes >= largeInput
+        cores == 2 && (inputBytes ?? 0) >= largeInput
     }
 
     /// ``applied(to:)`` for a command writing NDJSON or edge lines of `sources`: with no
@@ -70,8 +79,8 @@ package struct WorkerOptions: ParsableArguments {
     package func applied(toLinesOf options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
         var o = applied(to: options)
         guard workers == nil, o.parse.concurrency != .sequential, o.parse.multipleDocuments else { return o }
-        let sizes = sources.map(\.knownSize)
-        let total = sizes.contains(nil) ? nil : sizes.reduce(0) { $0 + $1! }
+        // All the sizes together; none when one of them is not known.
+        let total = sources.reduce(Int?(0)) { sum, source in sum.flatMap { s in source.knownSize.map { s + $0 } } }
         if Self.twoWorkersForLines(cores: ParseOptions.usableCores, inputBytes: total) {
             o.parse.workers = 2
             o.parse.largeDocumentsOnly = true

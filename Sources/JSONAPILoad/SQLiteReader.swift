@@ -11,8 +11,7 @@ public enum SQLiteReader {
     public static func isSQLiteFile(_ path: String) -> Bool {
         // Only a regular file is looked at: opening a FIFO (or a shell's `<(...)`) would
         // wait for a writer, and the bytes read would be gone from the input.
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard InputSource.regularFileSize(path) != nil else { return false }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }

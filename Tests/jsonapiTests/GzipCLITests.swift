@@ -46,8 +46,7 @@ import Testing
     /// see whether it is a database. Each run has `timeout -s KILL` around it, so that such a wait fails
     /// the test instead of hanging it.
     @Test func commandsReadANamedPipe() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fifo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = repositoryRoot.appendingPathComponent("Corpus/documents/spec-compound.json").path
         let gz = dir.appendingPathComponent("doc.json.gz").path

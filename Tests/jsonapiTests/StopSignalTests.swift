@@ -7,8 +7,7 @@ import Testing
 struct StopSignalTests {
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
     func aBlockedMaskFromTheLauncherDoesNotKeepItRunning(_ signal: Int32) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-stop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let fifo = dir.appendingPathComponent("in").path
         #expect(mkfifo(fifo, 0o600) == 0)

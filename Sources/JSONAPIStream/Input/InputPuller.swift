@@ -29,7 +29,7 @@ final class InputPuller {
 
     init(_ source: InputSource, chunkSize: Int) {
         self.source = source
-        size = min(max(1, chunkSize), InputSource.maxChunkSize)
+        size = InputSource.readSize(chunkSize)
     }
 
     deinit {

@@ -33,7 +33,7 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
     public var knownSize: Int? {
         switch self {
         case .file(let p):
-            guard let size = Self.regularFileSize(p), compression == .none else { return nil }
+            guard let size = Self.regularFileSize(p), Self.compression(ofRegularFile: p) == .none else { return nil }
             return size
         case .standardInput: return nil
         case .bytes(let b, _): return compression == .none ? b.count : nil
@@ -42,7 +42,7 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
 
     /// The size of the regular file at `path`; nil for anything else (a pipe, a device, a
     /// socket), which must not be opened or read before its turn.
-    private static func regularFileSize(_ path: String) -> Int? {
+    package static func regularFileSize(_ path: String) -> Int? {
         var st = stat()
         guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int(st.st_size)
@@ -51,6 +51,9 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
     /// The largest read: a `chunkSize` above it reads this much at a time (the result is the
     /// same for any read size; `read(2)` itself returns at most about 2 GiB).
     public static let maxChunkSize = 1 << 30
+
+    /// The read size for a `chunkSize` asked: from 1 to ``maxChunkSize``.
+    package static func readSize(_ chunkSize: Int) -> Int { min(max(1, chunkSize), maxChunkSize) }
 
     /// Reads the source in chunks of `chunkSize` bytes (at most ``maxChunkSize``), calling
     /// `body` with each.
@@ -75,15 +78,19 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .bytes(let b, _): return Compression.detect(Array(b.prefix(4))).known
         case .standardInput: return .none
-        case .file(let p):
-            guard Self.regularFileSize(p) != nil else { return .none }
-            let fd = open(p, O_RDONLY | O_NONBLOCK)  // (should the path have become a FIFO since)
-            guard fd >= 0 else { return .none }
-            defer { close(fd) }
-            var magic = [UInt8](repeating: 0, count: 4)
-            let n = magic.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress!, 4) }
-            return Compression.detect(Array(magic.prefix(max(n, 0)))).known
+        case .file(let p): return Self.regularFileSize(p) == nil ? .none : Self.compression(ofRegularFile: p)
         }
+    }
+
+    /// The compression the first bytes of the file at `path` say, which the caller has found
+    /// to be a regular file (`O_NONBLOCK`, should it have become a FIFO since).
+    private static func compression(ofRegularFile path: String) -> Compression {
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { return .none }
+        defer { close(fd) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        let n = magic.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress!, 4) }
+        return Compression.detect(Array(magic.prefix(max(n, 0)))).known
     }
 }
 

@@ -43,7 +43,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
     public init(_ source: InputSource, options: DocumentOptions = .default, chunkSize: Int = 1 << 16) {
         input = .source(source)
         self.options = options
-        self.chunkSize = Swift.min(Swift.max(1, chunkSize), InputSource.maxChunkSize)
+        self.chunkSize = InputSource.readSize(chunkSize)
     }
 
     /// The documents of a file (`-` for standard input).
@@ -58,7 +58,7 @@ public struct ResourceStream: AsyncSequence, Sendable {
     ) where Bytes.Element == UInt8 {
         input = .bytes { AsyncByteReader.Reading(bytes.makeAsyncIterator(), name: name) }
         self.options = options
-        self.chunkSize = Swift.min(Swift.max(1, chunkSize), InputSource.maxChunkSize)
+        self.chunkSize = InputSource.readSize(chunkSize)
     }
 
     /// Only the resources.

@@ -77,12 +77,8 @@ struct Bench: ParsableCommand {
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
-        guard (1...InputSource.maxChunkSize).contains(chunkSize) else {
-            throw ValidationError("--chunk-size must be from 1 to \(InputSource.maxChunkSize) (1 GiB)")
-        }
-        guard workers.allSatisfy({ (1...ParseOptions.maxWorkers).contains($0) }) else {
-            throw ValidationError("--workers must be from 1 to \(ParseOptions.maxWorkers)")
-        }
+        try InputOptions.check(chunkSize: chunkSize)
+        for w in workers { try WorkerOptions.check(workers: w) }
         guard documents >= 1 else { throw ValidationError("--documents must be at least 1") }
         guard generated.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--resources must be at least 1") }
         guard !files.contains("-") else { throw ValidationError("bench reads files, not standard input") }
