@@ -132,7 +132,7 @@ final class DocumentBuilder: JSONEventReceiver {
 
     // MARK: - Events
 
-    override func onStartObject() -> Bool {
+    @inline(__always) override func onStartObject() -> Bool {
         if raw.isActive { return rawStartContainer(open: UInt8(ascii: "{"), isObject: true) }
         guard let top = frames.last else { return startDocument() }
         switch top {
@@ -198,7 +198,7 @@ final class DocumentBuilder: JSONEventReceiver {
         }
     }
 
-    override func onStartArray() -> Bool {
+    @inline(__always) override func onStartArray() -> Bool {
         if raw.isActive { return rawStartContainer(open: UInt8(ascii: "["), isObject: false) }
         guard let top = frames.last else {
             return fatal(.R01, "the root value MUST be a JSON object (a JSON:API document), not an array", container: true)
@@ -260,7 +260,7 @@ final class DocumentBuilder: JSONEventReceiver {
         }
     }
 
-    override func onEndObject() -> Bool {
+    @inline(__always) override func onEndObject() -> Bool {
         if raw.isActive { return rawEndContainer(close: UInt8(ascii: "}")) }
         guard let top = frames.popLast() else { return true }
         switch top {
@@ -274,7 +274,7 @@ final class DocumentBuilder: JSONEventReceiver {
         }
     }
 
-    override func onEndArray() -> Bool {
+    @inline(__always) override func onEndArray() -> Bool {
         if raw.isActive { return rawEndContainer(close: UInt8(ascii: "]")) }
         if frames.popLast() == .resultsArray { finishResults() }
         return true
@@ -328,7 +328,7 @@ final class DocumentBuilder: JSONEventReceiver {
         }
     }
 
-    override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+    @inline(__always) override func onString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         if raw.isActive { return rawString(value, escaped: escaped) }
         switch frames.last {
         case .resource:
@@ -372,7 +372,7 @@ final class DocumentBuilder: JSONEventReceiver {
     /// for them only in the documents that have any.
     var numberAlarm: NumberAlarm?
 
-    override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+    @inline(__always) override func onNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         if let alarm = numberAlarm, !SafeNumbers.isSafe(text) { alarm.raise() }
         if raw.isActive { return rawLiteral(text, .number) }
         if member == .id, let top = frames.last, top == .resource || top == .identifier {
@@ -385,7 +385,7 @@ final class DocumentBuilder: JSONEventReceiver {
         }
     }
 
-    override func onBool(_ value: Bool) -> Bool {
+    @inline(__always) override func onBool(_ value: Bool) -> Bool {
         if raw.isActive { return rawLiteral(value ? staticBytes("true") : staticBytes("false"), .bool) }
         return scalar {
             $0.arenas.store.append(value ? "true" : "false")
@@ -394,7 +394,7 @@ final class DocumentBuilder: JSONEventReceiver {
         }
     }
 
-    override func onNull() -> Bool {
+    @inline(__always) override func onNull() -> Bool {
         if raw.isActive { return rawLiteral(staticBytes("null"), .null) }
         if skipsPrefixNull { return skipPrefixNull() }
         switch frames.last {
