@@ -100,8 +100,7 @@ final class ResourceWriter {
     /// `{"type":…,"id":…,"primary":…,"attributes":{…},"relationships":{…},…}` and a newline.
     func writeLine(_ p: ResourceParts) throws(JSONAPIError) {
         let lineStart = out.mark
-        out.write(#"{"type":"#)
-        writeQuoted(p.type)
+        JSONEscaping.appendMember(#"{"type":"#, quoting: p.type, to: &out.buffer)
         writeIDs(p.id, p.lid)
         let identityEnd = out.mark
         out.write(p.isPrimary ? #","primary":true"# : #","primary":false"#)
@@ -133,14 +132,14 @@ final class ResourceWriter {
         let formatsNames = options.formatsNames
         for i in 0..<a.relationshipCount {
             let rel = a.relationship(i)
-            if i > 0 { out.write(byte: UInt8(ascii: ",")) }
             // Names as they are (the usual case) need no comparing: distinct in the input.
             if formatsNames {
+                if i > 0 { out.write(byte: UInt8(ascii: ",")) }
                 try formattedName(rel.name, what: "relationship", at: p, pointer: "/relationships")
+                out.write(byte: UInt8(ascii: ":"))
             } else {
-                writeQuoted(rel.name)
+                JSONEscaping.appendName(rel.name, comma: i > 0, to: &out.buffer)
             }
-            out.write(byte: UInt8(ascii: ":"))
             try writeRelationshipObject(rel, p, a)
         }
         out.write(byte: UInt8(ascii: "}"))
@@ -172,22 +171,20 @@ final class ResourceWriter {
     }
 
     private func writeRelationshipObject<A: PartsAccess>(_ rel: ResourceParts.Relationship, _ p: ResourceParts, _ a: A) throws(JSONAPIError) {
-        out.write(byte: UInt8(ascii: "{"))
-        var first = true
+        // `data` comes first: the object's brace and the member's name are written with it.
+        var first = false
         func comma() { if !first { out.write(byte: UInt8(ascii: ",")) }; first = false }
         switch rel.kind {
-        case .absent: break
-        case .null: comma(); out.write(#""data":null"#)
+        case .absent:
+            out.write(byte: UInt8(ascii: "{"))
+            first = true
+        case .null: out.write(#"{"data":null"#)
         case .toOne:
-            comma()
-            out.write(#""data":"#)
-            try writeIdentifier(a.identifier(rel.targets.lowerBound), p, a)
+            try writeIdentifier(a.identifier(rel.targets.lowerBound), p, a, after: #"{"data":{"type":"#)
         case .toMany:
-            comma()
-            out.write(#""data":["#)
+            if rel.targets.isEmpty { out.write(#"{"data":["#) }
             for (i, k) in rel.targets.enumerated() {
-                if i > 0 { out.write(byte: UInt8(ascii: ",")) }
-                try writeIdentifier(a.identifier(k), p, a)
+                try writeIdentifier(a.identifier(k), p, a, after: i == 0 ? #"{"data":[{"type":"# : #",{"type":"#)
             }
             out.write(byte: UInt8(ascii: "]"))
         }
@@ -201,10 +198,12 @@ final class ResourceWriter {
         out.write(byte: UInt8(ascii: "}"))
     }
 
-    /// `{"type":…,"id":…}` with `lid`, `meta` and unknown members when present.
-    private func writeIdentifier<A: PartsAccess>(_ t: ResourceParts.Identifier, _ p: ResourceParts, _ a: A) throws(JSONAPIError) {
-        out.write(#"{"type":"#)
-        writeQuoted(t.type)
+    /// `{"type":…,"id":…}` with `lid`, `meta` and unknown members when present; `lead` is what
+    /// comes before the type's value, from `{"type":` back to what precedes it in the
+    /// relationship object (one check for room covers it; inlined, so its length is known).
+    @inline(__always)
+    private func writeIdentifier<A: PartsAccess>(_ t: ResourceParts.Identifier, _ p: ResourceParts, _ a: A, after lead: StaticString) throws(JSONAPIError) {
+        JSONEscaping.appendMember(lead, quoting: t.type, to: &out.buffer)
         writeIDs(t.id, t.lid)
         if let m = t.meta {
             out.write(#","meta":"#)

@@ -49,23 +49,58 @@ package enum JSONEscaping {
     /// Appends `,"id":…` and `,"lid":…`, each when present (the members after a `type`).
     @inline(__always)
     package static func appendIDs(id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?, to out: inout ByteArena) {
-        if let id {
-            out.append(#","id":"#)
-            appendQuoted(id, to: &out)
-        }
-        if let lid {
-            out.append(#","lid":"#)
-            appendQuoted(lid, to: &out)
-        }
+        if let id { appendMember(#","id":"#, quoting: id, to: &out) }
+        if let lid { appendMember(#","lid":"#, quoting: lid, to: &out) }
     }
 
     /// Appends a resource identifier object: `{"type":…,"id":…,"lid":…}`, `id` and `lid`
     /// when present.
     package static func appendIdentifier(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer?, lid: UnsafeRawBufferPointer?, to out: inout ByteArena) {
-        out.append(#"{"type":"#)
-        appendQuoted(type, to: &out)
+        appendMember(#"{"type":"#, quoting: type, to: &out)
         appendIDs(id: id, lid: lid, to: &out)
         out.append(0x7D)
+    }
+
+    /// Appends `prefix` (a member's name and colon, say) and then `bytes` (UTF-8) as a quoted
+    /// JSON string. Bytes that need no escaping (the usual type or id) take one check for
+    /// room and are copied once, rather than one check per piece.
+    @inline(__always)
+    package static func appendMember(_ prefix: StaticString, quoting bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
+        guard isPlain(bytes) else {
+            out.append(prefix)
+            out.append(0x22)
+            appendEscaped(bytes, to: &out)
+            out.append(0x22)
+            return
+        }
+        let k = prefix.utf8CodeUnitCount
+        let n = bytes.count
+        let p = out.reserveTail(k &+ n &+ 2)
+        copyBytes(to: p, from: prefix.utf8Start, count: k)
+        p.storeBytes(of: 0x22, toByteOffset: k, as: UInt8.self)
+        if let b = bytes.baseAddress { copyBytes(to: p + (k &+ 1), from: b, count: n) }
+        p.storeBytes(of: 0x22, toByteOffset: k &+ 1 &+ n, as: UInt8.self)
+    }
+
+    /// Appends a member name: `"name":`, after a comma when `comma`; one check for room when
+    /// the name needs no escaping.
+    @inline(__always)
+    package static func appendName(_ bytes: UnsafeRawBufferPointer, comma: Bool, to out: inout ByteArena) {
+        guard isPlain(bytes) else {
+            if comma { out.append(0x2C) }
+            out.append(0x22)
+            appendEscaped(bytes, to: &out)
+            out.append(0x22, 0x3A)
+            return
+        }
+        let k = comma ? 1 : 0
+        let n = bytes.count
+        let p = out.reserveTail(k &+ n &+ 3)
+        p.storeBytes(of: 0x2C, as: UInt8.self)  // overwritten by the quote when there is no comma
+        p.storeBytes(of: 0x22, toByteOffset: k, as: UInt8.self)
+        if let b = bytes.baseAddress { copyBytes(to: p + (k &+ 1), from: b, count: n) }
+        p.storeBytes(of: 0x22, toByteOffset: k &+ 1 &+ n, as: UInt8.self)
+        p.storeBytes(of: 0x3A, toByteOffset: k &+ 2 &+ n, as: UInt8.self)
     }
 
     /// Appends `bytes` (UTF-8) to `out` as a quoted JSON string.
