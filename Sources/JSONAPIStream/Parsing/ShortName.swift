@@ -8,14 +8,21 @@ enum ShortName {
     /// The first (up to) eight bytes of `name`, little-endian, zero-padded.
     @inline(__always)
     static func prefix(_ name: UnsafeRawBufferPointer) -> UInt64 {
-        if name.count >= 8 { return name.loadUnaligned(as: UInt64.self) }
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        for b in name {
-            v |= UInt64(b) << shift
-            shift &+= 8
+        let n = name.count
+        if n >= 8 { return name.loadUnaligned(as: UInt64.self) }
+        // Without a loop: two loads that may overlap for 4 to 7 bytes, the first, middle and
+        // last byte for 1 to 3 (a byte read twice lands in the same place, so the OR is
+        // exact).
+        if n >= 4 {
+            let low = UInt64(name.loadUnaligned(as: UInt32.self))
+            let high = UInt64(name.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+            return low | high &<< (UInt64(truncatingIfNeeded: n &- 4) &* 8)
         }
-        return v
+        if n == 0 { return 0 }
+        let m = n &>> 1
+        let last = n &- 1
+        return UInt64(name[0]) | UInt64(name[m]) &<< (UInt64(truncatingIfNeeded: m) &* 8)
+            | UInt64(name[last]) &<< (UInt64(truncatingIfNeeded: last) &* 8)
     }
 
     /// ``prefix(_:)`` of a name that lies in a buffer ending at `end`: one load when eight
@@ -38,16 +45,7 @@ enum ShortName {
         if n >= 8 {
             return (name.loadUnaligned(as: UInt64.self), n > 8 && n <= 16 ? name.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) : 0)
         }
-        // The same bytes as ``prefix(_:)``, in a loop of its own: the interner's and the
-        // receiver's hot paths each compile best with their own (callgrind: 0.9 and 0.2
-        // instructions per input byte when they shared one).
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        for b in name {
-            v |= UInt64(b) &<< shift
-            shift &+= 8
-        }
-        return (v, 0)
+        return (prefix(name), 0)
     }
 
     /// The second word of ``words(_:)``: the last eight bytes of a name of 9 to 16 bytes,
