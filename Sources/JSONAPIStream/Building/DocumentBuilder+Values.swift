@@ -71,6 +71,7 @@ extension DocumentBuilder {
         if let schema, validation != .off {
             checker.begin(schema)
             raw.isChecked = true
+            raw.checksValues = true
             if !check(self) { return false }
         }
         finishRaw()
@@ -91,8 +92,11 @@ extension DocumentBuilder {
     func beginRaw(_ target: RawTarget, checked schema: ValueChecker.Schema?, object: Bool) -> Bool {
         startRawValue(target)
         if let schema, validation != .off {
-            checker.begin(schema)
             raw.isChecked = true
+            if schema.constrainsValues {
+                checker.begin(schema)
+                raw.checksValues = true
+            }
         }
         return rawStartContainer(open: object ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: object)
     }
@@ -110,14 +114,14 @@ extension DocumentBuilder {
     @inline(__always)
     func rawStartContainer(open: UInt8, isObject: Bool) -> Bool {
         raw.startContainer(open, store: &arenas.store)
-        if raw.isChecked { return isObject ? checker.startObject(reporter: self) : checker.startArray(reporter: self) }
+        if raw.checksValues { return isObject ? checker.startObject(reporter: self) : checker.startArray(reporter: self) }
         return true
     }
 
     @inline(__always)
     func rawEndContainer(close: UInt8) -> Bool {
         raw.endContainer(close, store: &arenas.store)
-        if raw.isChecked, !checker.endContainer(reporter: self) { return false }
+        if raw.checksValues, !checker.endContainer(reporter: self) { return false }
         if raw.isComplete { finishRaw() }
         return true
     }
@@ -132,7 +136,7 @@ extension DocumentBuilder {
     @inline(__always)
     func rawString(_ value: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         raw.string(value, escaped: escaped, store: &arenas.store)
-        if raw.isChecked, !checker.string(value, reporter: self) { return false }
+        if raw.checksValues, !checker.string(value, reporter: self) { return false }
         if raw.isComplete { finishRaw() }
         return true
     }
@@ -140,7 +144,7 @@ extension DocumentBuilder {
     @inline(__always)
     func rawLiteral(_ text: UnsafeRawBufferPointer, _ kind: ValueChecker.ScalarKind) -> Bool {
         raw.literal(text, store: &arenas.store)
-        if raw.isChecked, !checker.scalar(kind, reporter: self) { return false }
+        if raw.checksValues, !checker.scalar(kind, reporter: self) { return false }
         if raw.isComplete { finishRaw() }
         return true
     }

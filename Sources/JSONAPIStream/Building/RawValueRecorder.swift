@@ -41,8 +41,11 @@ struct RawValueRecorder {
     private(set) var depth = 0
     /// Where the value goes.
     private(set) var target = RawTarget.discard
-    /// Whether the value checker follows this value's events.
+    /// Whether the value's member names are checked (``DocumentBuilder/checkKey(_:)``).
     var isChecked = false
+    /// Whether the value checker follows this value's events: every checked value but a
+    /// resource's attributes, which are any JSON (only their names are checked).
+    var checksValues = false
     /// Whether the next value or member needs a comma before it.
     private var needsComma = false
     /// Where the value starts in the store.
@@ -57,6 +60,7 @@ struct RawValueRecorder {
         needsComma = false
         self.target = target
         isChecked = false
+        checksValues = false
         start = store.count
     }
 
@@ -66,6 +70,7 @@ struct RawValueRecorder {
     mutating func finish(store: inout ByteArena) -> ValueSpan {
         isActive = false
         isChecked = false
+        checksValues = false
         if target == .discard {
             store.truncate(to: start)
             return ValueSpan(start: start, count: 0)

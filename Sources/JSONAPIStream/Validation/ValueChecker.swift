@@ -14,6 +14,13 @@ struct ValueChecker: ~Copyable {
     enum Schema {
         case meta, jsonapi, errors, attributes
         case links(LinksOwner)
+
+        /// Whether the checker has anything to say about a value's contents: not about a
+        /// resource's attributes, which are any JSON (their names are checked apart).
+        var constrainsValues: Bool {
+            if case .attributes = self { return false }
+            return true
+        }
     }
 
     enum Expect: Equatable {
