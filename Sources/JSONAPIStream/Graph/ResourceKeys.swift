@@ -20,6 +20,9 @@ struct ResourceKeys: ~Copyable {
     /// Keys so far.
     var count: Int { keys.count }
 
+    /// Makes room for `n` keys without growing on the way.
+    mutating func reserveCapacity(_ n: Int) { keys.reserveCapacity(n) }
+
     /// The key of `(type, id)`, or of `(type, lid)` when `isLid`, adding it when new.
     mutating func intern(type: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, isLid: Bool) -> UInt32 {
         let t = recentTypes.lookUp(type) ?? internType(type)

@@ -52,10 +52,18 @@ final class CompoundFacts: @unchecked Sendable {
     private let recordsBase: Int
     private let quotedBase: Int
 
-    init(out: ByteWriter?) {
+    /// `sizedLike`: the facts of the batch before, whose size these start with (a range's
+    /// batches are alike; a table that doubled its way up from empty rehashed and zeroed
+    /// itself at every step: 388 times over a 16 MB document).
+    init(out: ByteWriter?, sizedLike previous: CompoundFacts? = nil) {
         self.out = out
         recordsBase = out?.recordsCompleted ?? 0
         quotedBase = out?.numbersQuoted ?? 0
+        if let previous {
+            keys.reserveCapacity(previous.keys.count)
+            rows.reserveCapacity(previous.rows.count)
+            edges.reserveCapacity(previous.edges.count)
+        }
     }
 
     func appendEdge(_ key: UInt32) { edges.append(key) }

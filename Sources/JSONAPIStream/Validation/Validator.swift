@@ -118,7 +118,7 @@ final class Validator: DocumentSink {
     /// The facts gathered since the last call (nil when they hold no resource), and a fresh set.
     func takeFacts() -> CompoundFacts? {
         guard let taken = facts else { return nil }
-        facts = CompoundFacts(out: taken.out)
+        facts = CompoundFacts(out: taken.out, sizedLike: taken)
         return taken.rows.isEmpty ? nil : taken
     }
 
