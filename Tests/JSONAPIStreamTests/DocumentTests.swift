@@ -347,6 +347,27 @@ struct DocumentTests {
         }
     }
 
+    // MARK: - Lines
+
+    /// A resource line with a type, id and relationship name that need escaping, and every
+    /// shape of relationship object: to-one with meta, to-many (with a lid and an
+    /// identifier's meta), empty, null with links, and links and meta without data. The
+    /// writer puts a linkage entry's type together with what precedes it (`{"data":{"type":`,
+    /// `,{"type":`) and a relationship's name with its comma and colon.
+    @Test func aLineWritesEscapedNamesAndEveryRelationshipShape() throws {
+        let doc = #"""
+            {"data":{"type":"a\"t","id":"1\\2","attributes":{"x":1},"relationships":{"r\"q":{"data":{"type":"p\u0001","id":"9"},"meta":{"m":true}},"many":{"data":[{"type":"c","id":"c\"1"},{"type":"c","lid":"l1","meta":{"k":2}}]},"empty":{"data":[]},"nul":{"data":null,"links":{"self":"/s"}},"only":{"links":{"related":"/r"},"meta":{"n":1}}}},"included":[{"type":"p\u0001","id":"9"},{"type":"c","id":"c\"1"}]}
+            """#
+        let lines = try normalize(doc).split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                #"{"type":"a\"t","id":"1\\2","primary":true,"attributes":{"x":1},"relationships":{"r\"q":{"data":{"type":"p\u0001","id":"9"},"meta":{"m":true}},"many":{"data":[{"type":"c","id":"c\"1"},{"type":"c","lid":"l1","meta":{"k":2}}]},"empty":{"data":[]},"nul":{"data":null,"links":{"self":"/s"}},"only":{"links":{"related":"/r"},"meta":{"n":1}}}}"#,
+                #"{"type":"p\u0001","id":"9","primary":false,"attributes":{},"relationships":{}}"#,
+                #"{"type":"c","id":"c\"1","primary":false,"attributes":{},"relationships":{}}"#,
+                #"{"document":{"data":{"type":"a\"t","id":"1\\2"}}}"#,
+            ])
+    }
+
     // MARK: - Streaming never hands out half a resource
 
     @Test func truncationAtEveryByteGivesWholeResourcesOnly() throws {

@@ -64,6 +64,29 @@ struct JSONEscapingTests {
         #expect(checked > 10_000)
     }
 
+    /// The writers' one-check helpers: `appendMember` (a name and colon, then the quoted
+    /// value) and `appendName` (a member name with its colon, after a comma or not) give the
+    /// same bytes as writing the pieces one by one, plain or escaped, at every length to 24.
+    @Test func memberAndNameHelpersWriteWhatThePiecesWould() {
+        var seeded = XorShift(seed: 5)
+        let alphabet: [UInt8] = Array("ab1-_".utf8) + [0x22, 0x5C, 0x0A, 0x01, 0xC3, 0xA9]
+        for length in 0...24 {
+            for _ in 0..<40 {
+                let t = (0..<length).map { _ in alphabet[Int(seeded.next() % UInt64(alphabet.count))] }
+                let quoted = [0x22] + Self.reference(t) + [0x22]
+                var member = ByteArena(capacity: 16)
+                member.append(UInt8(ascii: "["))
+                t.withUnsafeBytes { JSONEscaping.appendMember(#","id":"#, quoting: $0, to: &member) }
+                #expect(member.array(0..<member.count) == Array("[,\"id\":".utf8) + quoted, "\(t)")
+                for comma in [false, true] {
+                    var name = ByteArena(capacity: 16)
+                    t.withUnsafeBytes { JSONEscaping.appendName($0, comma: comma, to: &name) }
+                    #expect(name.array(0..<name.count) == (comma ? [0x2C] : []) + quoted + [0x3A], "\(t) comma \(comma)")
+                }
+            }
+        }
+    }
+
     /// `isPlain` gathers short strings and the tails of long ones into overlapping words:
     /// every byte value at every position of every length up to three words, on ASCII
     /// filler (where the answer must be exact) and on UTF-8 filler (where it may only err
