@@ -187,12 +187,12 @@ nonisolated(unsafe) private let builderCallbacks: UnsafeMutablePointer<yajl_call
 }()
 
 /// The document builder's entry points for yajl, one per event: each is one function with
-/// the event's handling inlined (the builder's `on…` handlers are `@inline(__always)`; not
-/// `onKey`, which stays a call whatever it is marked),
-/// returning yajl's continue (1) or stop (0), so that the C callback above is no more than a
-/// jump to it. They are static, with the builder as their first argument in the register of
-/// yajl's context: as methods, the builder went in the register Swift keeps `self` in, which
-/// C callers preserve, so each callback was a frame of its own that saved it and called on
+/// the event's handling inlined (the builder's `on…` handlers are `@inline(__always)`, but
+/// `onKey`, which the compiler keeps a call whatever it is marked), returning yajl's continue
+/// (1) or stop (0), so that the C callback above is no more than a jump to it. They are
+/// static, with the builder as their first argument, in the register yajl's context comes in:
+/// as methods, the builder went in the register Swift keeps `self` in, which a C caller
+/// expects preserved, so each callback was a frame of its own that saved it and called on
 /// (12 instructions per event; NDJSON on 2 workers, 16 MB: 57.5 to 56.9 instructions per
 /// byte, and to 55.6 with the handlers inlined).
 extension DocumentBuilder {
