@@ -34,7 +34,7 @@ package struct WorkerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but for normalize's ndjson and edges of uncompressed files of 12 MiB or more on 2 cores: 2 for one large document. load: many documents only, and one reader unless N is given.",
+            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but for normalize's ndjson and edges of uncompressed files of 6 MiB or more on 2 cores: 2 for one large document. load: many documents only, and one reader unless N is given.",
             valueName: "n"))
     package var workers: Int?
 
@@ -57,17 +57,20 @@ package struct WorkerOptions: ParsableArguments {
     }
 
     /// Inputs from this size on (all together) are "large" for ``twoWorkersForLines(cores:inputBytes:)``.
-    package static let largeInput = 12 << 20
+    package static let largeInput = 6 << 20
 
     /// Whether `normalize --format ndjson|edges` with no `--workers` asks for two workers,
     /// for one large document only (``ParseOptions/largeDocumentsOnly``): on a machine of two
     /// usable cores, for inputs of ``largeInput`` bytes or more. A large document is then
     /// read a range of its elements per worker; an input of many documents by one reader (on
-    /// two threads), as elsewhere on two cores. Measured on two cores (medians of interleaved
-    /// rounds): one document of 15.7, 128.5 and 1,064 MB 1.13, 1.23 and 1.17 times as fast on
-    /// two workers as on one reader; of 4 and 8 MB 0.90 and 0.98 (the ranges' overhead
-    /// outweighs the second parser there); a dump of many documents about as fast either way
-    /// (1.00 at 129 MB, 1.06 at 1 GB) and larger on two workers.
+    /// two threads), as elsewhere on two cores. Measured on two cores (`jsonapi bench
+    /// --workers 1 --workers 2`, medians of interleaved rounds): one document of 6.1, 7.0, 8.1
+    /// and 12.1 MB 1.10 to 1.13, 1.13, 1.09 to 1.17 and 1.18 times as fast on two workers as on
+    /// one reader, of 4.0 and 5.1 MB 1.02 to 1.08 and 1.04 (not worth the 6 MiB more they
+    /// take); before the release that cut 3 instructions per byte from both, 15.7, 128.5 and
+    /// 1,064 MB 1.13, 1.23 and 1.17 times, and 4 and 8 MB 0.90 and 0.98. A dump of many
+    /// documents is about as fast either way (1.00 at 129 MB, 1.06 at 1 GB) and larger on two
+    /// workers.
     package static func twoWorkersForLines(cores: Int, inputBytes: Int?) -> Bool {
         cores == 2 && (inputBytes ?? 0) >= largeInput
     }

@@ -8,7 +8,7 @@ import Testing
 struct WorkerDefaultsTests {
     @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
         let large = WorkerOptions.largeInput
-        #expect(large == 12 << 20)
+        #expect(large == 6 << 20)
         #expect(WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: large))
         #expect(WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: 1 << 30))
         #expect(!WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: large - 1))
@@ -35,7 +35,7 @@ struct WorkerDefaultsTests {
         #expect(try workers([a.path, b.path]) == (nil, false))
         #expect(try workers([]) == (nil, false))
         #expect(try workers(["-"]) == (nil, false))
-        // A file of more than 12 MiB: on two cores, two workers for one large document.
+        // A file of more than 6 MiB: on two cores, two workers for one large document.
         let big = dir.appendingPathComponent("big.json")
         try Data(count: 13 << 20).write(to: big)
         let expected: (Int?, Bool) = ParseOptions.usableCores == 2 ? (2, true) : (nil, false)
@@ -57,12 +57,12 @@ struct WorkerDefaultsTests {
         #expect(options.applied(toLinesOf: sequential, sources: try sources([big.path])).parse.workers == nil)
     }
 
-    /// End to end: a generated document over 12 MiB as NDJSON and edges, by default and on
+    /// End to end: a generated document over 6 MiB as NDJSON and edges, by default and on
     /// one reader: the same bytes (on this 2-core machine the default reads it on two workers).
     @Test func aLargeFileWritesTheSameLinesByDefault() throws {
-        let generated = try run(["generate", "--resources", "7500", "--seed", "3"])
+        let generated = try run(["generate", "--resources", "4000", "--seed", "3"])
         #expect(generated.status == 0, "\(generated.stderr)")
-        #expect(generated.stdout.count > 12 << 20)
+        #expect(generated.stdout.count > WorkerOptions.largeInput)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("one.json").path

@@ -12,7 +12,7 @@ struct Normalize: ParsableCommand {
             relationship linkage entry. Several files, and several documents per input, merge.
 
             Inputs of many documents are read on --workers workers (by default one per core \
-            with 3 or more cores; with 2, ndjson and edges of uncompressed files of 12 MiB or more are \
+            with 3 or more cores; with 2, ndjson and edges of uncompressed files of 6 MiB or more are \
             written by two workers when they hold one large document), with the same output, \
             warnings and first error as one: for \
             json each worker builds part of the graph, merged in input order; ndjson and edges \
