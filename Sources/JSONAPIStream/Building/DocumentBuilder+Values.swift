@@ -70,7 +70,7 @@ extension DocumentBuilder {
         raw.wroteValue()
         if let schema, validation != .off {
             checker.begin(schema)
-            raw.isChecked = true
+            raw.checksNames = true
             raw.checksValues = true
             if !check(self) { return false }
         }
@@ -92,13 +92,19 @@ extension DocumentBuilder {
     func beginRaw(_ target: RawTarget, checked schema: ValueChecker.Schema?, object: Bool) -> Bool {
         startRawValue(target)
         if let schema, validation != .off {
-            raw.isChecked = true
-            if schema.constrainsValues {
-                checker.begin(schema)
-                raw.checksValues = true
-            }
+            checker.begin(schema)
+            raw.checksNames = true
+            raw.checksValues = true
         }
         return rawStartContainer(open: object ? UInt8(ascii: "{") : UInt8(ascii: "["), isObject: object)
+    }
+
+    /// A resource's attributes: any JSON, so the value checker does not follow them (it would
+    /// only skip their events); their names are checked (``checkKey(_:)``).
+    func beginRawAttributes() -> Bool {
+        startRawValue(.resourceAttributes)
+        raw.checksNames = validation != .off
+        return rawStartContainer(open: UInt8(ascii: "{"), isObject: true)
     }
 
     /// A container where the rule wants something else but nothing is lost by keeping it.
@@ -129,7 +135,7 @@ extension DocumentBuilder {
     @inline(__always)
     func rawKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         raw.key(name, escaped: escaped, store: &arenas.store)
-        if raw.isChecked { return checkKey(name) }
+        if raw.checksNames { return checkKey(name) }
         return true
     }
 

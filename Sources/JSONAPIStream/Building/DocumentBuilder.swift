@@ -159,7 +159,7 @@ final class DocumentBuilder: JSONEventReceiver {
         case .resource:
             switch member {
             case .attributes:
-                return beginRaw(.resourceAttributes, checked: validation == .off ? nil : .attributes, object: true)
+                return beginRawAttributes()
             case .relationships:
                 resource.hadRelationships = true
                 frames.push(.relationships)

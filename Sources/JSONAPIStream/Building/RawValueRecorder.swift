@@ -42,7 +42,7 @@ struct RawValueRecorder {
     /// Where the value goes.
     private(set) var target = RawTarget.discard
     /// Whether the value's member names are checked (``DocumentBuilder/checkKey(_:)``).
-    var isChecked = false
+    var checksNames = false
     /// Whether the value checker follows this value's events: every checked value but a
     /// resource's attributes, which are any JSON (only their names are checked).
     var checksValues = false
@@ -59,7 +59,7 @@ struct RawValueRecorder {
         depth = 0
         needsComma = false
         self.target = target
-        isChecked = false
+        checksNames = false
         checksValues = false
         start = store.count
     }
@@ -69,7 +69,7 @@ struct RawValueRecorder {
     @inline(__always)
     mutating func finish(store: inout ByteArena) -> ValueSpan {
         isActive = false
-        isChecked = false
+        checksNames = false
         checksValues = false
         if target == .discard {
             store.truncate(to: start)

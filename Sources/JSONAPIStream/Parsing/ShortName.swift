@@ -40,13 +40,7 @@ enum ShortName {
 
     /// The first eight bytes (zero-padded) and, for 9 to 16 bytes, the last eight (else 0).
     @inline(__always)
-    static func words(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-        let n = name.count
-        if n >= 8 {
-            return (name.loadUnaligned(as: UInt64.self), n > 8 && n <= 16 ? name.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) : 0)
-        }
-        return (prefix(name), 0)
-    }
+    static func words(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64) { (prefix(name), suffix(name)) }
 
     /// The second word of ``words(_:)``: the last eight bytes of a name of 9 to 16 bytes,
     /// else 0.

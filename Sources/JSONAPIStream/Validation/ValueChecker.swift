@@ -12,15 +12,8 @@ struct ValueChecker: ~Copyable {
     enum LinksOwner: UInt8 { case document, resource, relationship, error, linkObject }
 
     enum Schema {
-        case meta, jsonapi, errors, attributes
+        case meta, jsonapi, errors
         case links(LinksOwner)
-
-        /// Whether the checker has anything to say about a value's contents: not about a
-        /// resource's attributes, which are any JSON (their names are checked apart).
-        var constrainsValues: Bool {
-            if case .attributes = self { return false }
-            return true
-        }
     }
 
     enum Expect: Equatable {
@@ -67,7 +60,6 @@ struct ValueChecker: ~Copyable {
         case errors
         case error(members: Int32)
         case source
-        case attributes
     }
 
     var expect = Expect.anything
@@ -88,7 +80,6 @@ struct ValueChecker: ~Copyable {
         case .jsonapi: expect = .jsonapiObject
         case .errors: expect = .errorsArray
         case .links(let owner): expect = .linksObject(owner)
-        case .attributes: expect = .anything; stack.push(.attributes)
         }
     }
 
@@ -207,7 +198,7 @@ struct ValueChecker: ~Copyable {
         @inline(__always) func named(_ word: UInt64, _ length: Int) -> Bool { p == word && n == length }
         let top = stack.topPointer
         switch top.pointee {
-        case .skip, .attributes:
+        case .skip:
             expect = .anything
             return true
         case .meta:

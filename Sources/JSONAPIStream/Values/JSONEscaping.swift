@@ -61,46 +61,33 @@ package enum JSONEscaping {
         out.append(0x7D)
     }
 
-    /// Appends `prefix` (a member's name and colon, say) and then `bytes` (UTF-8) as a quoted
-    /// JSON string. Bytes that need no escaping (the usual type or id) take one check for
-    /// room and are copied once, rather than one check per piece.
+    /// Appends `prefix` (a member's name and colon, say), then `bytes` (UTF-8) as a quoted
+    /// JSON string, then a colon when `colon`. Bytes that need no escaping (the usual type, id
+    /// or name) take one check for room and are copied once, rather than one check per piece.
     @inline(__always)
-    package static func appendMember(_ prefix: StaticString, quoting bytes: UnsafeRawBufferPointer, to out: inout ByteArena) {
+    package static func appendMember(_ prefix: StaticString, quoting bytes: UnsafeRawBufferPointer, colon: Bool = false, to out: inout ByteArena) {
         guard isPlain(bytes) else {
             out.append(prefix)
             out.append(0x22)
             appendEscaped(bytes, to: &out)
             out.append(0x22)
+            if colon { out.append(0x3A) }
             return
         }
         let k = prefix.utf8CodeUnitCount
         let n = bytes.count
-        let p = out.reserveTail(k &+ n &+ 2)
+        let p = out.reserveTail(k &+ n &+ (colon ? 3 : 2))
         copyBytes(to: p, from: prefix.utf8Start, count: k)
         p.storeBytes(of: 0x22, toByteOffset: k, as: UInt8.self)
         if let b = bytes.baseAddress { copyBytes(to: p + (k &+ 1), from: b, count: n) }
         p.storeBytes(of: 0x22, toByteOffset: k &+ 1 &+ n, as: UInt8.self)
+        if colon { p.storeBytes(of: 0x3A, toByteOffset: k &+ 2 &+ n, as: UInt8.self) }
     }
 
-    /// Appends a member name: `"name":`, after a comma when `comma`; one check for room when
-    /// the name needs no escaping.
+    /// Appends a member name, `"name":`, after a comma when `comma`.
     @inline(__always)
     package static func appendName(_ bytes: UnsafeRawBufferPointer, comma: Bool, to out: inout ByteArena) {
-        guard isPlain(bytes) else {
-            if comma { out.append(0x2C) }
-            out.append(0x22)
-            appendEscaped(bytes, to: &out)
-            out.append(0x22, 0x3A)
-            return
-        }
-        let k = comma ? 1 : 0
-        let n = bytes.count
-        let p = out.reserveTail(k &+ n &+ 3)
-        p.storeBytes(of: 0x2C, as: UInt8.self)  // overwritten by the quote when there is no comma
-        p.storeBytes(of: 0x22, toByteOffset: k, as: UInt8.self)
-        if let b = bytes.baseAddress { copyBytes(to: p + (k &+ 1), from: b, count: n) }
-        p.storeBytes(of: 0x22, toByteOffset: k &+ 1 &+ n, as: UInt8.self)
-        p.storeBytes(of: 0x3A, toByteOffset: k &+ 2 &+ n, as: UInt8.self)
+        if comma { appendMember(",", quoting: bytes, colon: true, to: &out) } else { appendMember("", quoting: bytes, colon: true, to: &out) }
     }
 
     /// Appends `bytes` (UTF-8) to `out` as a quoted JSON string.
