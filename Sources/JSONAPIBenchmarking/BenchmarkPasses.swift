@@ -40,9 +40,7 @@ public enum BenchmarkPasses {
 
     /// Building a ``Graph`` with ``GraphParser``.
     public static func graph(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: DocumentOptions = .default) throws(JSONAPIError) -> Graph {
-        let parser = GraphParser(options: options)
-        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
-        return try parser.finish()
+        try GraphParser(options: options).finish(reading: bytes, named: "input", chunkSize: chunkSize)
     }
 
     /// Reads everything a client of the graph would: each resource's type and id, every
@@ -156,9 +154,7 @@ public enum BenchmarkPasses {
     private static func normalize(_ format: OutputFormat, _ bytes: UnsafeRawBufferPointer, chunkSize: Int, options: DocumentOptions) throws(JSONAPIError) -> Int {
         let out = ByteWriter(fd: devNull)
         let normalizer = Normalizer(format: format, out: out, document: options)
-        try normalizer.beginInput(named: "input")
-        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try normalizer.feed(chunk) }
-        try normalizer.finish()
+        try normalizer.finish(reading: bytes, named: "input", chunkSize: chunkSize)
         return normalizer.resourcesRead
     }
 

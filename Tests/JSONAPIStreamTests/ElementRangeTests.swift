@@ -21,13 +21,15 @@ struct ElementRangeTests {
     ) -> Bool {
         let one = ParallelReaderTests.run([(name, bytes)], format: format, workers: 1, chunk: 0, options: options)
         var byElements = false
+        // The last read size once more with the input read whole: ranges view its bytes.
+        let reads = chunks.map { ($0, false) } + [(chunks.last ?? 0, true)]
         for w in workers {
-            for chunk in chunks {
+            for (chunk, whole) in reads {
                 for size in sizes {
                     let many = ParallelReaderTests.run(
                         [(name, bytes)], format: format, workers: w, chunk: chunk, options: options,
-                        batch: size.batch, continuation: size.continuation, decision: 16)
-                    let what = "\(name), \(w) workers, reads of \(chunk), batches of \(size.batch)"
+                        batch: size.batch, continuation: size.continuation, decision: 16, whole: whole)
+                    let what = "\(name), \(w) workers, reads of \(chunk)\(whole ? " (whole)" : ""), batches of \(size.batch)"
                     #expect(many.error == one.error, "\(what): \(String(describing: many.error)) vs \(String(describing: one.error))", sourceLocation: sourceLocation)
                     #expect(many.output == one.output, "\(what): output differs", sourceLocation: sourceLocation)
                     #expect(many.warnings == one.warnings, "\(what): warnings differ", sourceLocation: sourceLocation)

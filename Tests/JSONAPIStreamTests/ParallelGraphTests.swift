@@ -19,7 +19,7 @@ struct ParallelGraphTests {
 
     static func run(
         _ inputs: [(String, [UInt8])], workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(),
-        duplicates: DuplicatePolicy = .last, batch: Int = 900, continuation: Int = 2500, decision: Int = 4000
+        duplicates: DuplicatePolicy = .last, batch: Int = 900, continuation: Int = 2500, decision: Int = 4000, whole: Bool = false
     ) -> Run {
         var o = options
         o.parse.workers = workers
@@ -28,8 +28,18 @@ struct ParallelGraphTests {
         var warnings: [Diagnostic] = []
         parser.onWarning = { warnings.append($0) }
         do throws(JSONAPIError) {
-            try readInputs(inputs, chunk: chunk, into: parser)
-            let graph = try parser.finish()
+            let graph: Graph
+            if whole {
+                // One input read in place (`finish(reading:)`): batches view its bytes.
+                precondition(inputs.count == 1, "one input read whole")
+                let (name, bytes) = inputs[0]
+                graph = try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in
+                    try parser.finish(reading: b, named: name, chunkSize: chunk <= 0 ? max(b.count, 1) : chunk)
+                }
+            } else {
+                try readInputs(inputs, chunk: chunk, into: parser)
+                graph = try parser.finish()
+            }
             let out = ByteWriter()
             try FlatJSONWriter(graph: graph, out: out, options: OutputOptions()).write()
             return Run(flat: out.string, statistics: graph.statistics, error: nil, warnings: warnings, byWorkers: parser.isReadByWorkers)
@@ -50,12 +60,14 @@ struct ParallelGraphTests {
         #expect(one.warnings.contains { $0.rule == .N01 }, "resources repeated across documents are merged with a warning")
         #expect(one.statistics?.duplicates ?? 0 > 100)
         for workers in [2, 3] {
-            for chunk in [0, 7, 4096] {
-                let many = Self.run([("dump", Self.twice)], workers: workers, chunk: chunk)
-                #expect(many.byWorkers, "\(workers) workers, read size \(chunk)")
-                #expect(many.flat == one.flat, "\(workers) workers, read size \(chunk): graph differs")
-                #expect(many.statistics == one.statistics, "\(workers) workers, read size \(chunk): statistics differ")
-                #expect(many.warnings == one.warnings, "\(workers) workers, read size \(chunk): warnings differ")
+            // (Read whole: the batches view the input rather than copy it.)
+            for (chunk, whole) in [(0, false), (7, false), (4096, false), (0, true), (4096, true)] {
+                let many = Self.run([("dump", Self.twice)], workers: workers, chunk: chunk, whole: whole)
+                let what = "\(workers) workers, read size \(chunk)\(whole ? ", read whole" : "")"
+                #expect(many.byWorkers, "\(what)")
+                #expect(many.flat == one.flat, "\(what): graph differs")
+                #expect(many.statistics == one.statistics, "\(what): statistics differ")
+                #expect(many.warnings == one.warnings, "\(what): warnings differ")
                 #expect(many.error == nil)
             }
         }

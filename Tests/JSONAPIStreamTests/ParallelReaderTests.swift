@@ -21,7 +21,8 @@ struct ParallelReaderTests {
     /// Normalizes `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time.
     static func run(
         _ inputs: [(String, [UInt8])], format: OutputFormat = .ndjson, workers: Int, chunk: Int,
-        options: DocumentOptions = DocumentOptions(), batch: Int = 900, continuation: Int = 2500, decision: Int = 4000
+        options: DocumentOptions = DocumentOptions(), batch: Int = 900, continuation: Int = 2500, decision: Int = 4000,
+        whole: Bool = false
     ) -> Run {
         var o = options
         o.parse.workers = workers
@@ -31,8 +32,17 @@ struct ParallelReaderTests {
         var warnings: [Diagnostic] = []
         n.onDiagnostic = { warnings.append($0) }
         do throws(JSONAPIError) {
-            try readInputs(inputs, chunk: chunk, into: n)
-            try n.finish()
+            if whole {
+                // One input read in place (`finish(reading:)`): batches view its bytes.
+                precondition(inputs.count == 1, "one input read whole")
+                let (name, bytes) = inputs[0]
+                try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in
+                    try n.finish(reading: b, named: name, chunkSize: chunk <= 0 ? max(b.count, 1) : chunk)
+                }
+            } else {
+                try readInputs(inputs, chunk: chunk, into: n)
+                try n.finish()
+            }
             return Run(output: out.string, error: nil, warnings: warnings, byWorkers: n.isReadByWorkers, byElements: n.readsElementRanges)
         } catch {
             return Run(output: out.string, error: error, warnings: warnings, byWorkers: n.isReadByWorkers, byElements: n.readsElementRanges)
@@ -111,11 +121,13 @@ struct ParallelReaderTests {
         #expect(!one.byWorkers)
         #expect(one.output.count > 4_000)
         for workers in [2, 3] {
-            for chunk in [0, 1, 7, 4096] {
-                let many = Self.run([("dump", Self.dump)], format: format, workers: workers, chunk: chunk)
-                #expect(many.byWorkers, "\(workers) workers, read size \(chunk)")
-                #expect(many.output == one.output, "\(format), \(workers) workers, read size \(chunk): output differs")
-                #expect(many.warnings == one.warnings, "\(format), \(workers) workers, read size \(chunk): warnings differ")
+            // (Read whole: the batches view the input rather than copy it.)
+            for (chunk, whole) in [(0, false), (1, false), (7, false), (4096, false), (0, true), (7, true), (4096, true)] {
+                let many = Self.run([("dump", Self.dump)], format: format, workers: workers, chunk: chunk, whole: whole)
+                let what = "\(format), \(workers) workers, read size \(chunk)\(whole ? ", read whole" : "")"
+                #expect(many.byWorkers, "\(what)")
+                #expect(many.output == one.output, "\(what): output differs")
+                #expect(many.warnings == one.warnings, "\(what): warnings differ")
                 #expect(many.error == nil)
             }
         }

@@ -34,8 +34,8 @@ public struct Graph: Sendable {
     /// Parses `bytes` (one or more documents).
     public init(bytes: some Collection<UInt8>, options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) throws(JSONAPIError) {
         let parser = GraphParser(options: options, duplicates: duplicates)
-        try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try parser.feed(b) }
-        self = try parser.finish()
+        // (Workers, if any, read the bytes where they are: they stop before the view ends.)
+        self = try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try parser.finish(reading: b) }
     }
 
     /// Parses `data` (one or more documents).

@@ -82,6 +82,16 @@ public final class GraphParser {
         try reader.read(source, chunkSize: chunkSize)
     }
 
+    /// Reads `bytes`, a whole input in memory, and returns the graph (as ``finish()``):
+    /// workers read the bytes where they are, not copies
+    /// (``ParallelReader/readWhole(_:name:chunkSize:)``). The workers have stopped when it
+    /// returns or throws.
+    package func finish(reading bytes: UnsafeRawBufferPointer, named name: String? = nil, chunkSize: Int = 1 << 20) throws(JSONAPIError) -> Graph {
+        defer { reader.abandon() }
+        try reader.readWhole(bytes, name: name, chunkSize: chunkSize)
+        return try finish()
+    }
+
     /// Sets the sizes the workers' reader works with (tests: small inputs through workers).
     func tuneWorkers(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
         reader.tune(batchBytes: batchBytes, continuationBytes: continuationBytes, decisionBytes: decisionBytes)

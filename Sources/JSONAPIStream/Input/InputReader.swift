@@ -55,6 +55,15 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
     /// The read size for a `chunkSize` asked: from 1 to ``maxChunkSize``.
     package static func readSize(_ chunkSize: Int) -> Int { min(max(1, chunkSize), maxChunkSize) }
 
+    /// Calls `body` with the source's bytes when they are in memory already and need no
+    /// decompressing (``bytes(_:name:)``), else with `nil`; the view is valid only inside `body`.
+    package func withBytesInMemory<R>(_ body: (UnsafeRawBufferPointer?) throws(JSONAPIError) -> R) throws(JSONAPIError) -> R {
+        if case .bytes(let b, _) = self, compression == .none {
+            return try withContiguousBytes(of: b) { (view) throws(JSONAPIError) -> R in try body(view) }
+        }
+        return try body(nil)
+    }
+
     /// Reads the source in chunks of `chunkSize` bytes (at most ``maxChunkSize``), calling
     /// `body` with each.
     ///

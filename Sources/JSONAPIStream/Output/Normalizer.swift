@@ -153,6 +153,15 @@ public final class Normalizer {
         try reader.read(source, chunkSize: chunkSize)
     }
 
+    /// Reads `bytes`, a whole input in memory, and finishes (as ``finish()``): workers read
+    /// the bytes where they are, not copies (``ParallelReader/readWhole(_:name:chunkSize:)``).
+    /// The workers have stopped when it returns or throws.
+    package func finish(reading bytes: UnsafeRawBufferPointer, named name: String?, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
+        defer { reader.abandon() }
+        try reader.readWhole(bytes, name: name, chunkSize: chunkSize)
+        try finish()
+    }
+
     /// Starts an input fed with ``feed(_:)``.
     public func beginInput(named name: String?) throws(JSONAPIError) { try reader.beginInput(named: name) }
 

@@ -31,7 +31,7 @@ final class ElementBatcher {
 
     /// The range being gathered, where it starts, and whether a piece of it was handed over.
     private var inRange = false
-    private var rangeBytes = ByteArena(capacity: 16)
+    private var rangeBytes = BatchBytes()
     private var rangeStart = SegmentStart()
     private var rangeHanded = false
 
@@ -46,8 +46,10 @@ final class ElementBatcher {
         callerBegins = true
     }
 
-    /// Cuts `chunk` (the next bytes of the input), handing batches to `reader` as they close.
-    func feed(_ chunk: UnsafeRawBufferPointer, to reader: ParallelReader) throws(JSONAPIError) {
+    /// Cuts `chunk` (the next bytes of the input), handing batches to `reader` as they close;
+    /// `stable`: the chunk stays valid until the workers stop (ranges view it, see
+    /// ``BatchBytes``).
+    func feed(_ chunk: UnsafeRawBufferPointer, stable: Bool, to reader: ParallelReader) throws(JSONAPIError) {
         var rest = chunk
         while !rest.isEmpty {
             guard inRange else {
@@ -73,16 +75,16 @@ final class ElementBatcher {
             switch split.scan(piece, cutFrom: cutFrom) {
             case .next(let cut):
                 // The comma belongs to neither range.
-                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]))
+                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]), stable: stable)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
                 try handRange(to: reader, ends: true, closes: true)
                 startRange()
             case .close(let cut):
-                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
+                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]), stable: stable)
                 rest = UnsafeRawBufferPointer(rebasing: rest[(cut + 1)...])
                 try closeArray(to: reader)
             case nil:
-                rangeBytes.append(piece)
+                rangeBytes.append(piece, stable: stable)
                 rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
                 if rangeBytes.count >= continuationBytes { try handRange(to: reader, ends: false, closes: false) }
             case .open:
@@ -107,9 +109,10 @@ final class ElementBatcher {
     private func startRange() {
         inRange = true
         rangeHanded = false
-        // Room for a whole range from the start (one grows to about `batchBytes`, then to the
-        // end of the element it reached): growing by doubling copied each range about once more.
-        rangeBytes = ByteArena(capacity: max(4096, batchBytes + batchBytes / 8))
+        // Room for a whole range at once when it is copied (one grows to about `batchBytes`,
+        // then to the end of the element it reached): growing by doubling copied each range
+        // about once more.
+        rangeBytes = BatchBytes(room: max(4096, batchBytes + batchBytes / 8))
         rangeStart = SegmentStart(
             offset: split.offset, line: split.line, lineStart: split.lineStart,
             documentIndex: documentsBefore + split.documents - 1, startsInput: false, precededBy: nil,
@@ -134,7 +137,7 @@ final class ElementBatcher {
     private func handRange(to reader: ParallelReader, ends: Bool, closes: Bool) throws(JSONAPIError) {
         // The caller's bytes before it come first.
         if !callerBytes.isEmpty || callerBegins || resume != nil { try handCallerBytes(to: reader) }
-        var bytes = ByteArena(capacity: ends ? 16 : 64 * 1024)
+        var bytes = BatchBytes(room: ends ? 16 : 64 * 1024)
         swap(&bytes, &rangeBytes)
         let batch = ParallelBatch(segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
         batch.endsSegment = ends
@@ -146,7 +149,7 @@ final class ElementBatcher {
     private func handCallerBytes(to reader: ParallelReader, endsInput: Bool = false) throws(JSONAPIError) {
         var bytes = ByteArena(capacity: 64 * 1024)
         swap(&bytes, &callerBytes)
-        let batch = ParallelBatch(segment: nil, name: name, bytes: bytes)
+        let batch = ParallelBatch(segment: nil, name: name, bytes: BatchBytes(copy: bytes))
         batch.onCaller = true
         batch.beginsInputOnCaller = callerBegins
         batch.resume = resume

@@ -71,6 +71,9 @@ final class ParallelReader {
     }
     private var mode = Mode.undecided
     private var finished = false
+    /// The input ``readWhole(_:name:chunkSize:)`` reads (empty otherwise): its bytes stay
+    /// valid until the workers stop, so batches view them rather than copy them.
+    private var stable = UnsafeRawBufferPointer(start: nil, count: 0)
 
     // The splitter's place in the current input.
     private var split = DocumentSplitter()
@@ -209,14 +212,47 @@ final class ParallelReader {
         if case .elements(let batcher) = mode { batcher.beginInput(named: name) }
     }
 
+    /// Reads `bytes` as a whole input (named `name`), in chunks of `chunkSize`, without
+    /// copying them into batches: workers read them where they are.
+    ///
+    /// The caller keeps `bytes` valid and unchanged until ``finish()`` or ``abandon()`` has
+    /// returned (both stop the workers first), and calls one of them before it lets go of
+    /// the bytes, also when this throws.
+    func readWhole(_ bytes: UnsafeRawBufferPointer, name: String?, chunkSize: Int) throws(JSONAPIError) {
+        try beginInput(named: name)
+        stable = bytes
+        // (Bytes of later inputs are copied: the promise covers these.)
+        defer { stable = UnsafeRawBufferPointer(start: nil, count: 0) }
+        do throws(JSONAPIError) {
+            let size = InputSource.readSize(chunkSize)
+            var i = 0
+            while i < bytes.count {
+                let end = min(i + size, bytes.count)
+                try feed(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+                i = end
+            }
+            try endInput()
+        } catch {
+            throw name.map { error.withSourceIfMissing($0) } ?? error
+        }
+    }
+
+    /// Whether `chunk` lies in the input being read by ``readWhole(_:name:chunkSize:)``.
+    @inline(__always)
+    private func isStable(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard let start = chunk.baseAddress, let whole = stable.baseAddress else { return false }
+        return start >= whole && start + chunk.count <= whole + stable.count
+    }
+
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         try checkUsable()
         if case .sequential = mode { return try sequential.feed(chunk) }
         if !inputOpen { try beginInput(named: nil) }
         guard chunk.count > 0 else { return }
         bytesFed += chunk.count
+        let stable = isStable(chunk)
         if case .elements(let batcher) = mode {
-            try batcher.feed(chunk, to: self)
+            try batcher.feed(chunk, stable: stable, to: self)
             return try deliverReady(waiting: false)
         }
         var rest = chunk
@@ -240,11 +276,11 @@ final class ParallelReader {
                 batch.bytes.reserveCapacity(continuationBytes)
             }
             if let cut {
-                batch.bytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
+                batch.bytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]), stable: stable)
                 try close(batch, endsSegment: true, endsInput: false)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
             } else {
-                batch.bytes.append(piece)
+                batch.bytes.append(piece, stable: stable)
                 rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
                 if batch.bytes.count >= continuationBytes {
                     try close(batch, endsSegment: false, endsInput: false)
@@ -257,7 +293,7 @@ final class ParallelReader {
                 return
             case .elements(let batcher):
                 // Decided while gathering: the rest is cut by elements.
-                if !rest.isEmpty { try batcher.feed(rest, to: self) }
+                if !rest.isEmpty { try batcher.feed(rest, stable: stable, to: self) }
                 return try deliverReady(waiting: false)
             case .undecided, .parallel:
                 continue
@@ -333,7 +369,7 @@ final class ParallelReader {
         }
         // Room for a batch's usual size from the start (it closes after the first document
         // ending past `batchBytes`), so that it is not copied as it grows.
-        let b = ParallelBatch(segment: segment, name: inputName, bytes: ByteArena(capacity: min(batchBytes + batchBytes / 8, continuationBytes)))
+        let b = ParallelBatch(segment: segment, name: inputName, bytes: BatchBytes(room: min(batchBytes + batchBytes / 8, continuationBytes)))
         current = b
         return b
     }
@@ -383,7 +419,7 @@ final class ParallelReader {
             delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
             for b in batches {
                 if let segment = b.segment, segment.startsInput { batcher.beginInput(named: b.name) }
-                try b.bytes.withBytes { (bytes) throws(JSONAPIError) in try batcher.feed(bytes, to: self) }
+                try b.bytes.withBytes { (bytes) throws(JSONAPIError) in try batcher.feed(bytes, stable: isStable(bytes), to: self) }
                 if b.endsInput { try batcher.endInput(to: self) }
             }
             return

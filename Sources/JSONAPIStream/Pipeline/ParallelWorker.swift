@@ -75,13 +75,80 @@ final class WorkerPool: @unchecked Sendable {
     }
 }
 
+/// A batch's input bytes: a view of the input itself while they follow on from one another
+/// in input the reader was told stays valid (``ParallelReader/readWhole(_:name:chunkSize:)``),
+/// otherwise a copy. A view costs nothing to make; a worker reads the input where it is.
+struct BatchBytes: ~Copyable {
+    private var copy: ByteArena
+    /// Invariant: empty, or the only bytes (`copy` is then empty): whoever made the batch
+    /// keeps them valid and unchanged until the batch is read (see
+    /// ``ParallelReader/readWhole(_:name:chunkSize:)``).
+    private var view = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The room a copy takes at once, when there comes to be one.
+    private var room: Int
+
+    /// Bytes to come, copied into `room` bytes at once when they must be copied.
+    init(room: Int = 16) {
+        copy = ByteArena(capacity: 16)
+        self.room = room
+    }
+
+    /// A copy made elsewhere.
+    init(copy: consuming ByteArena) {
+        self.copy = copy
+        room = 16
+    }
+
+    var count: Int { view.count + copy.count }
+    var isEmpty: Bool { count == 0 }
+    /// The room taken for a copy (none for a view).
+    var capacity: Int { copy.capacity }
+
+    /// Appends `bytes`, as a view when they are `stable` (valid until the batch is read)
+    /// and follow on from the view so far.
+    mutating func append(_ bytes: UnsafeRawBufferPointer, stable: Bool) {
+        guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+        if stable && copy.isEmpty {
+            guard let viewStart = view.baseAddress else {
+                view = bytes
+                return
+            }
+            if viewStart + view.count == start {
+                view = UnsafeRawBufferPointer(start: viewStart, count: view.count + bytes.count)
+                return
+            }
+        }
+        if copy.isEmpty { copy.reserveCapacity(max(room, view.count + bytes.count)) }
+        if !view.isEmpty {
+            copy.append(view)
+            view = UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        copy.append(bytes)
+    }
+
+    /// Room for `n` bytes, when they are copied.
+    mutating func reserveCapacity(_ n: Int) {
+        if view.isEmpty && !copy.isEmpty { copy.reserveCapacity(n) } else { room = max(room, n) }
+    }
+
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        if !view.isEmpty { return try body(view) }
+        return try copy.withBytes(body)
+    }
+
+    /// Whether every byte is JSON white space, or there are none.
+    var isJSONBlank: Bool {
+        withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+    }
+}
+
 /// A run of whole documents (or a piece of one) for one worker, and what reading it gave.
 /// The reader's thread fills it, one worker reads it, then the reader's thread delivers it:
 /// only one thread at a time touches it (handed over under the reader's lock).
 final class ParallelBatch: @unchecked Sendable {
     /// Its place in input order, given when it is handed over (``BatchDelivery``).
     var id = -1
-    var bytes: ByteArena
+    var bytes: BatchBytes
     /// Its input bytes, counted in the window while it is in flight (``BatchDelivery``).
     var countedBytes = 0
     /// Where the segment it begins starts; `nil` when it goes on with the segment of the
@@ -127,7 +194,7 @@ final class ParallelBatch: @unchecked Sendable {
     var notices: [Diagnostic] = []
     var error: JSONAPIError?
 
-    init(segment: SegmentStart?, name: String?, bytes: consuming ByteArena = ByteArena(capacity: 64 * 1024)) {
+    init(segment: SegmentStart?, name: String?, bytes: consuming BatchBytes) {
         self.bytes = bytes
         self.segment = segment
         self.name = name
@@ -222,7 +289,7 @@ final class ParallelWorker: @unchecked Sendable {
         } catch {
             batch.error = error
         }
-        batch.bytes = ByteArena(capacity: 16)
+        batch.bytes = BatchBytes()
         if let takePiece, batch.endsSegment || batch.error != nil {
             batch.piece = GraphPiece(
                 graph: takePiece(), name: batch.name, diagnostics: pending, stamps: stamps, isElements: readingElements,

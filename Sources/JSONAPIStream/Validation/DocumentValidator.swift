@@ -76,9 +76,16 @@ public final class DocumentValidator {
                 reader.follow(options)
                 reader.sequential.onDiagnostic = { collect($0) }
                 reader.onDiagnostic = { collect($0) }
-                defer { reader.abandon() }
-                try reader.read(source, chunkSize: chunkSize)
-                try reader.finish()
+                try source.withBytesInMemory { (bytes) throws(JSONAPIError) in
+                    // Workers read bytes in memory where they are: they stop before the view ends.
+                    defer { reader.abandon() }
+                    if let bytes {
+                        try reader.readWhole(bytes, name: source.name, chunkSize: chunkSize)
+                    } else {
+                        try reader.read(source, chunkSize: chunkSize)
+                    }
+                    try reader.finish()
+                }
             }
         } catch {
             switch error {
