@@ -169,7 +169,7 @@ public enum FuzzChecks {
 
     static func normalize(
         _ body: [UInt8], format: OutputFormat, document: DocumentOptions, output: OutputOptions,
-        duplicates: DuplicatePolicy, sizes: [Int], whole: Bool = false
+        duplicates: DuplicatePolicy, sizes: [Int]
     ) -> Run {
         let out = ByteWriter()
         let normalizer = Normalizer(format: format, out: out, output: output, document: document, duplicates: duplicates)
@@ -177,15 +177,8 @@ public enum FuzzChecks {
         normalizer.onDiagnostic = { collector.diagnostics.append($0) }
         var run = Run()
         do throws(JSONAPIError) {
-            if whole {
-                // Read in place (`finish(reading:)`), in reads of the first size.
-                try withContiguousBytes(of: body) { (b) throws(JSONAPIError) in
-                    try normalizer.finish(reading: b, named: nil, chunkSize: sizes.first ?? 1 << 20)
-                }
-            } else {
-                try feed(body, sizes: sizes) { (b) throws(JSONAPIError) in try normalizer.feed(b) }
-                try normalizer.finish()
-            }
+            try feed(body, sizes: sizes) { (b) throws(JSONAPIError) in try normalizer.feed(b) }
+            try normalizer.finish()
         } catch {
             run.error = error
         }
@@ -1030,15 +1023,12 @@ public enum FuzzChecks {
             var one = c.document
             one.parse.workers = 1
             let reference = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
-            // 2 workers also with the input read in place (batches view it).
-            for (n, whole) in [(2, false), (3, false), (2, true)] {
+            for n in [2, 3] {
                 var many = c.document
                 many.parse.workers = n
                 many.parse.workerBatchBytes = batch
-                let run = normalize(
-                    body, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes, whole: whole)
-                let how =
-                    "\(label)\(format), \(n) workers\(whole ? " (read whole)" : ""), batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
+                let run = normalize(body, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+                let how = "\(label)\(format), \(n) workers, batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
                 if reference.error != run.error {
                     problems.append("\(how): one reader gives \(describe(reference.error)); workers \(describe(run.error))")
                 }

@@ -1,6 +1,6 @@
 /// Calls `body` with the bytes of `collection` in one contiguous buffer, copying only when
 /// the collection has no contiguous storage of its own.
-package func withContiguousBytes<C: Collection<UInt8>, R>(
+func withContiguousBytes<C: Collection<UInt8>, R>(
     of collection: C, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> R
 ) throws(JSONAPIError) -> R {
     var result: Result<R, JSONAPIError>? = collection.withContiguousStorageIfAvailable { b in
