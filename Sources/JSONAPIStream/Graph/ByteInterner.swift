@@ -101,7 +101,10 @@ package struct ByteInterner: ~Copyable {
     /// Whether the table is larger than a core's caches keep (1 MiB of slots): below that a
     /// slot is found in cache anyway and ``prefetch(_:tag:)`` would only add its hashing.
     @inline(__always)
-    var outgrowsCache: Bool { tableSize > (1 << 20) / MemoryLayout<Slot>.stride }
+    var outgrowsCache: Bool { tableSize > Self.cachedSlots }
+
+    /// The most slots a table the caches keep has (1 MiB of them).
+    static let cachedSlots = (1 << 20) / MemoryLayout<Slot>.stride
 
     /// Asks for the cache line of the slot where a lookup of `(tag, name)` starts, without
     /// waiting for it: a large document's table is megabytes, so that slot is usually not in

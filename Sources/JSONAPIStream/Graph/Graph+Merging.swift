@@ -42,17 +42,17 @@ extension GraphSink {
         let s = storage
         let documentBase = documentBase ?? UInt32(s.documents.count)
         let wasEmpty = s.resources.isEmpty && s.documents.isEmpty
-        // Past the caches, each key's slot is asked for a few resources before it is looked up.
-        let warming = s.keys.outgrowsCache
         // The sink's maps, taken for this graph and given back after it (allocated once).
         var maps = PieceMaps()
         swap(&maps, &pieceMaps)
         defer { swap(&maps, &pieceMaps) }
-        maps.reset(rows: o.resources.count, keys: o.keys.count, symbols: o.symbols.count, warming: warming)
-        let ahead = KeyTranslation.ahead
-        if warming { for j in 0..<min(ahead, o.resources.count) { warm(j, of: o, &maps) } }
+        maps.reset(rows: o.resources.count, keys: o.keys.count, symbols: o.symbols.count)
+        // Its symbols, then its keys, each in its own order: the order its reader met them in,
+        // which one reader meets them in too (so they are numbered as one reader numbers them).
+        // Then every use below is an array lookup.
+        for t in 0..<o.symbols.count { maps.keys.types[t] = internSymbol(o.symbols.bytes(of: UInt32(t))) }
+        maps.keys.translateAll(from: o.keys, into: &storage.keys)
         for i in o.resources.indices {
-            if warming && i + ahead < o.resources.count { warm(i + ahead, of: o, &maps) }
             try before(i)
             let r = o.resources[i]
             let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
@@ -109,47 +109,16 @@ extension GraphSink {
             wasEmpty ? o.topLevelUnsafeNumbers : s.topLevelUnsafeNumbers.flatMap { a in o.topLevelUnsafeNumbers.map { a || $0 } }
     }
 
-    /// The key of `o`'s key `k` here (the same bytes, under the same type and kind), from
-    /// `maps` when it was looked up before.
+    /// The key of `o`'s key `k` here (the same bytes, under the same type and kind).
     @inline(__always)
     private func rekey(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        maps.keys.key(k) ?? rekeyNew(k, of: o, &maps)
+        maps.keys.translated(k)
     }
 
-    /// ``rekey(_:of:_:)`` for a key not looked up before: its type numbered here, then the
-    /// key interned (with the hash ``warm(_:of:_:)`` kept, if it did) and remembered.
-    @inline(never)
-    private func rekeyNew(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        _ = symbol(o.keyType(k), of: o, &maps)
-        return maps.keys.translate(k, from: o.keys, into: &storage.keys)
-    }
-
-    /// Warms resource `i`'s keys (its linkage's and its own), some resources before
-    /// ``rekey(_:of:_:)`` needs them (``KeyTranslation``).
-    private func warm(_ i: Int, of o: GraphStorage, _ maps: inout PieceMaps) {
-        let r = o.resources[i]
-        for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
-            let rel = o.relationships[k]
-            for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
-                let l = o.linkage[t]
-                maps.keys.warm(l.key, from: o.keys, in: storage.keys)
-                if l.lidKey != GraphStorage.noKey { maps.keys.warm(l.lidKey, from: o.keys, in: storage.keys) }
-            }
-        }
-        maps.keys.warm(r.key, from: o.keys, in: storage.keys)
-        if r.lidKey != GraphStorage.noKey { maps.keys.warm(r.lidKey, from: o.keys, in: storage.keys) }
-    }
-
-    /// The symbol of `o`'s symbol `t` here, from `maps` when it was interned before. The first
-    /// time each symbol is met is where ``internSymbol(_:)`` met it before there were maps,
-    /// so symbols are numbered as they were.
+    /// The symbol of `o`'s symbol `t` here.
     @inline(__always)
     private func symbol(_ t: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        let known = maps.keys.types[Int(t)]
-        if known != .max { return known }
-        let symbol = internSymbol(o.symbols.bytes(of: t))
-        maps.keys.types[Int(t)] = symbol
-        return symbol
+        maps.keys.types[Int(t)]
     }
 
     /// `o`'s value `span` copied to the end of `store`.
@@ -190,9 +159,9 @@ struct PieceMaps {
     var keys = KeyTranslation()
 
     /// Empty maps for a graph of `rows` resources, `keys` keys and `symbols` symbols.
-    mutating func reset(rows: Int, keys: Int, symbols: Int, warming: Bool) {
+    mutating func reset(rows: Int, keys: Int, symbols: Int) {
         self.rows.removeAll(keepingCapacity: true)
         self.rows.append(contentsOf: repeatElement(-1, count: rows))
-        self.keys.reset(keys: keys, types: symbols, warming: warming)
+        self.keys.reset(keys: keys, types: symbols)
     }
 }

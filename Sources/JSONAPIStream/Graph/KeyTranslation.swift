@@ -1,58 +1,32 @@
 /// The keys of another key table, a worker's (a graph piece's, or a worker validator's
-/// facts'), as this table numbers them: each translated once, when first met. Both tables tag
-/// a key with its type and kind (``ResourceKeys/idTag(_:)``, ``ResourceKeys/lidTag(_:)``); the
-/// caller numbers the other table's types its own way and records them in ``types`` before it
-/// translates a key of that type.
+/// facts'), as this table numbers them. Both tables tag a key with its type and kind
+/// (``ResourceKeys/idTag(_:)``, ``ResourceKeys/lidTag(_:)``); the caller numbers the other
+/// table's types its own way and records them in ``types``, then translates every key at once
+/// (``translateAll(from:into:)``), in the other table's order.
 ///
-/// Once this table is larger than the caches (``ByteInterner/outgrowsCache``), a caller that
-/// takes the other table's resources in order warms each resource's keys ``ahead`` resources
-/// before it translates them (``warm(_:from:in:)``): their slots are asked for and their hashes
-/// kept, so that the lookups' cache misses overlap instead of coming one after another (at
-/// 128 MB on 2 workers, a third of the merging thread's time had gone to them).
+/// Once this table is larger than the caches (``ByteInterner/outgrowsCache``), each key's slot
+/// is asked for ``keysAhead`` keys before its lookup, with its hash kept for it, so that the
+/// lookups' cache misses overlap instead of coming one after another (at 128 MB on 2 workers,
+/// a third of the merging thread's time had gone to them when they did not).
 struct KeyTranslation {
-    /// Resources (or rows) a caller warms ahead of the one it takes in: a resource takes a few
-    /// hundred instructions to take in, about as long as a slot takes to come from memory.
-    static let ahead = 4
-    /// Marks a kept hash (hashes are 32 bits).
-    private static let hashed: UInt64 = 1 << 63
-
-    /// Each key of the other table here (`.max`: not translated yet).
+    /// Each key of the other table here.
     private var keys: [UInt32] = []
     /// Each type (symbol) of the other table here (`.max`: not numbered yet).
     var types: [UInt32] = []
-    /// Each key's hash here with ``hashed`` set, once warmed (0: not yet); empty while this
-    /// table is small enough not to warm.
-    private var hashes: [UInt64] = []
 
-    /// Room for `keys` keys and `types` types of the other table, and for their hashes when
-    /// `warming`; what is translated already stays.
-    mutating func prepare(keys: Int, types: Int, warming: Bool) {
+    /// Room for `keys` keys and `types` types of the other table; what is numbered already
+    /// stays.
+    mutating func prepare(keys: Int, types: Int) {
         if self.keys.count < keys { self.keys.append(contentsOf: repeatElement(.max, count: keys - self.keys.count)) }
         if self.types.count < types { self.types.append(contentsOf: repeatElement(.max, count: types - self.types.count)) }
-        if warming && hashes.count < keys { hashes.append(contentsOf: repeatElement(0, count: keys - hashes.count)) }
     }
 
     /// Forgets every translation (keeping the storage) and prepares for another table.
-    mutating func reset(keys: Int, types: Int, warming: Bool) {
+    mutating func reset(keys: Int, types: Int) {
         self.keys.removeAll(keepingCapacity: true)
         self.types.removeAll(keepingCapacity: true)
-        hashes.removeAll(keepingCapacity: true)
-        prepare(keys: keys, types: types, warming: warming)
+        prepare(keys: keys, types: types)
     }
-
-    /// Whether keys are warmed (this table was past the caches when prepared).
-    var warming: Bool { !hashes.isEmpty }
-
-    /// Key `k` of the other table here, if translated.
-    @inline(__always)
-    func key(_ k: UInt32) -> UInt32? {
-        let known = keys[Int(k)]
-        return known == .max ? nil : known
-    }
-
-    /// The type of key `k` of `other`, as `other` numbers it.
-    @inline(__always)
-    static func type(of k: UInt32, in other: borrowing ByteInterner) -> UInt32 { other.tag(of: k) >> 1 }
 
     /// The tag here of a key whose type is `type` here and whose tag in the other table is
     /// `other` (an id's or a lid's).
@@ -61,33 +35,57 @@ struct KeyTranslation {
         other & 1 == 1 ? ResourceKeys.lidTag(type) : ResourceKeys.idTag(type)
     }
 
-    /// Asks for the slot of `table` where key `k` of `other` will be looked up, and keeps its
-    /// hash for ``translate(_:from:into:)``: only a key not translated or warmed yet, whose
-    /// type is numbered here already (numbering it here would number the types in another
-    /// order than one reader does).
+    /// Key `k` of the other table here, once ``translateAll(from:into:)`` has run.
     @inline(__always)
-    mutating func warm(_ k: UInt32, from other: borrowing ByteInterner, in table: borrowing ByteInterner) {
-        guard keys[Int(k)] == .max && hashes[Int(k)] == 0 else { return }
-        let tag = other.tag(of: k)
-        let type = types[Int(tag >> 1)]
-        guard type != .max else { return }
-        let h = table.hash(of: other.bytes(of: k), tag: Self.tag(type, kindOf: tag))
-        table.prefetch(hash: h)
-        hashes[Int(k)] = h | Self.hashed
+    func translated(_ k: UInt32) -> UInt32 { keys[Int(k)] }
+
+    /// Every key of `other`, in its order, interned into `table` and remembered: a worker's
+    /// table numbers its keys in the order its reader met them, which is the order one reader
+    /// meets them in, so they are numbered here as one reader numbers them. Every type of
+    /// `other` must be in ``types``. Past the caches, each key's slot is asked for ``ahead``
+    /// keys before its lookup, with its hash kept for it, so that the misses overlap.
+    mutating func translateAll(from other: borrowing ByteInterner, into table: inout ByteInterner) {
+        let n = other.count
+        let types = self.types
+        @inline(__always)
+        func tagHere(_ k: Int) -> UInt32 {
+            let tag = other.tag(of: UInt32(truncatingIfNeeded: k))
+            return Self.tag(types[Int(tag >> 1)], kindOf: tag)
+        }
+        precondition(keys.count >= n, "room for the other table's keys (prepare)")
+        keys.withUnsafeMutableBufferPointer { keys in
+            guard table.outgrowsCache || table.count + n > ByteInterner.cachedSlots / 2 else {
+                for k in 0..<n { keys[k] = table.intern(other.bytes(of: UInt32(truncatingIfNeeded: k)), tag: tagHere(k)) }
+                return
+            }
+            // A ring of the next keys' hashes and tags here: `ahead` is a power of two.
+            let ahead = Self.keysAhead
+            let ring = ahead - 1
+            withUnsafeTemporaryAllocation(of: (hash: UInt64, tag: UInt32).self, capacity: ahead) { kept in
+                // Invariant: `kept[j & ring]` holds key j's hash and tag here, for every j from k
+                // to k + ahead - 1 below n.
+                for j in 0..<Swift.min(ahead, n) {
+                    let tag = tagHere(j)
+                    let h = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tag)
+                    table.prefetch(hash: h)
+                    kept[j] = (h, tag)
+                }
+                for k in 0..<n {
+                    let (h, tag) = kept[k & ring]
+                    keys[k] = table.intern(other.bytes(of: UInt32(truncatingIfNeeded: k)), tag: tag, hash: h)
+                    let j = k &+ ahead
+                    if j < n {
+                        let tagJ = tagHere(j)
+                        let hj = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tagJ)
+                        table.prefetch(hash: hj)
+                        kept[j & ring] = (hj, tagJ)
+                    }
+                }
+            }
+        }
     }
 
-    /// Key `k` of `other` interned into `table` (with its kept hash, when warmed) and
-    /// remembered. Its type must be in ``types``. (Inlined into its callers' slow paths,
-    /// which are out of line themselves.)
-    @inline(__always)
-    mutating func translate(_ k: UInt32, from other: borrowing ByteInterner, into table: inout ByteInterner) -> UInt32 {
-        let tag = other.tag(of: k)
-        let here = Self.tag(types[Int(tag >> 1)], kindOf: tag)
-        let hashed = hashes.isEmpty ? 0 : hashes[Int(k)]
-        let key =
-            hashed != 0
-            ? table.intern(other.bytes(of: k), tag: here, hash: hashed & ~Self.hashed) : table.intern(other.bytes(of: k), tag: here)
-        keys[Int(k)] = key
-        return key
-    }
+    /// Keys whose slots ``translateAll(from:into:)`` asks for ahead of their lookup (a power
+    /// of two).
+    static let keysAhead = 8
 }

@@ -52,18 +52,13 @@ struct ResourceKeys: ~Copyable {
         return "(type \(quoted(type)), \(tag & 1 == 1 ? "lid" : "id") \(quoted(keys.string(of: key))))"
     }
 
-    /// Key `key` of `other`, not translated yet, interned here through `translation` (its type
-    /// numbered here when first met, in the order one reader meets them; a warmed key looked
-    /// up with its hash).
-    mutating func intern(_ key: UInt32, from other: borrowing ResourceKeys, via translation: inout KeyTranslation) -> UInt32 {
-        let t = Int(KeyTranslation.type(of: key, in: other.keys))
-        if translation.types[t] == .max { translation.types[t] = types.intern(other.types.bytes(of: UInt32(t))) }
-        return translation.translate(key, from: other.keys, into: &keys)
-    }
-
-    /// Warms key `key` of `other` for ``intern(_:from:via:)`` (``KeyTranslation/warm(_:from:in:)``).
-    func warm(_ key: UInt32, from other: borrowing ResourceKeys, via translation: inout KeyTranslation) {
-        translation.warm(key, from: other.keys, in: keys)
+    /// Every type, then every key, of `other` interned here through `translation`, each in
+    /// `other`'s order (``KeyTranslation/translateAll(from:into:)``).
+    mutating func internAll(from other: borrowing ResourceKeys, via translation: inout KeyTranslation) {
+        for t in 0..<other.types.count where translation.types[t] == .max {
+            translation.types[t] = types.intern(other.types.bytes(of: UInt32(t)))
+        }
+        translation.translateAll(from: other.keys, into: &keys)
     }
 
     /// The key in a sentence: `type "articles" and id "1"` (or `lid`).

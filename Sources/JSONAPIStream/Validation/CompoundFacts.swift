@@ -44,9 +44,11 @@ final class CompoundFacts: @unchecked Sendable {
     @exclusivity(unchecked) var diagnosticsSeen = 0
     @exclusivity(unchecked) var resourcesSeen = 0
     /// The caller's side (``Validator/takeIn(_:before:warnings:next:emit:)``): rows taken in so
-    /// far, and the caller's numbers for the keys and types of ``keys``, as they are first met.
+    /// far, and the caller's numbers for the keys and types of ``keys`` (all of them, from the
+    /// first rows taken in: `keysTaken`).
     @exclusivity(unchecked) var taken = 0
     @exclusivity(unchecked) var callerKeys = KeyTranslation()
+    @exclusivity(unchecked) var keysTaken = false
     /// The worker's writer, whose marks the rows note (nil: none).
     let out: ByteWriter?
     private let recordsBase: Int

@@ -130,28 +130,17 @@ final class Validator: DocumentSink {
     func takeIn(
         _ facts: CompoundFacts, before resource: Int, warnings: [Diagnostic], next: inout Int, emit: (Diagnostic) -> Void
     ) throws(JSONAPIError) {
-        // Past the caches, each key's slot is asked for a few rows before it is looked up
-        // (``KeyTranslation``, as in merging graph pieces).
-        facts.callerKeys.prepare(keys: facts.keys.count, types: facts.keys.types.count, warming: keys.keys.outgrowsCache)
-        let warming = facts.callerKeys.warming
-        /// This validator's number for key `k` of the facts (interned when first met).
-        func mapped(_ k: UInt32) -> UInt32 {
-            if let known = facts.callerKeys.key(k) { return known }
-            let key = keys.intern(k, from: facts.keys, via: &facts.callerKeys)
+        // The facts' types and keys, all at once and in their order (as in merging graph
+        // pieces: ``KeyTranslation/translateAll(from:into:)``); then each use is a lookup.
+        if !facts.keysTaken {
+            facts.callerKeys.prepare(keys: facts.keys.count, types: facts.keys.types.count)
+            keys.internAll(from: facts.keys, via: &facts.callerKeys)
             growKeyTables()
-            return key
+            facts.keysTaken = true
         }
-        /// Warms row `i`'s keys: its own and its linkage's.
-        func warm(row i: Int) {
-            let f = facts.rows[i]
-            keys.warm(f.key, from: facts.keys, via: &facts.callerKeys)
-            if f.lidKey != .max { keys.warm(f.lidKey, from: facts.keys, via: &facts.callerKeys) }
-            for e in facts.edges(of: i) { keys.warm(e, from: facts.keys, via: &facts.callerKeys) }
-        }
-        let ahead = KeyTranslation.ahead
-        if warming { for i in facts.taken..<min(facts.taken + ahead, facts.rows.count) { warm(row: i) } }
+        /// This validator's number for key `k` of the facts.
+        func mapped(_ k: UInt32) -> UInt32 { facts.callerKeys.translated(k) }
         while facts.taken < facts.rows.count && facts.rows[facts.taken].resourcesBefore <= resource {
-            if warming && facts.taken + ahead < facts.rows.count { warm(row: facts.taken + ahead) }
             let f = facts.rows[facts.taken]
             while next < warnings.count && next < f.diagnosticsBefore {
                 emit(warnings[next])
@@ -244,8 +233,11 @@ final class Validator: DocumentSink {
     @inline(__always)
     private func growKeyTables() {
         if keyRow.count < keys.count {
-            keyRow.append(-1)
-            identified.append(false)
+            // One key since the last call, or a worker's many (`takeIn`).
+            repeat {
+                keyRow.append(-1)
+                identified.append(false)
+            } while keyRow.count < keys.count
             if keys.keys.outgrowsCache { keyHints?.want() }
         }
     }
