@@ -15,6 +15,16 @@ struct ParallelGraphTests {
         var error: JSONAPIError?
         var warnings: [Diagnostic]
         var byWorkers: Bool
+        /// The graph's symbols, then its keys (tag and text), in the order it numbers them.
+        var numbering: [String] = []
+    }
+
+    /// `graph`'s symbols and keys in the order it numbers them: a merge of workers' pieces
+    /// takes each piece's tables in whole, in their order, which must be one reader's.
+    static func numbering(_ graph: Graph) -> [String] {
+        let s = graph.storage
+        return (0..<s.symbols.count).map { "symbol \(s.symbols.string(of: UInt32($0)))" }
+            + (0..<s.keys.count).map { "key \(s.keys.tag(of: UInt32($0))) \(s.keys.string(of: UInt32($0)))" }
     }
 
     static func run(
@@ -42,7 +52,9 @@ struct ParallelGraphTests {
             }
             let out = ByteWriter()
             try FlatJSONWriter(graph: graph, out: out, options: OutputOptions()).write()
-            return Run(flat: out.string, statistics: graph.statistics, error: nil, warnings: warnings, byWorkers: parser.isReadByWorkers)
+            return Run(
+                flat: out.string, statistics: graph.statistics, error: nil, warnings: warnings, byWorkers: parser.isReadByWorkers,
+                numbering: Self.numbering(graph))
         } catch {
             return Run(flat: "", statistics: nil, error: error, warnings: warnings, byWorkers: parser.isReadByWorkers)
         }
@@ -66,6 +78,7 @@ struct ParallelGraphTests {
                 let what = "\(workers) workers, read size \(chunk)\(whole ? ", read whole" : "")"
                 #expect(many.byWorkers, "\(what)")
                 #expect(many.flat == one.flat, "\(what): graph differs")
+                #expect(many.numbering == one.numbering, "\(what): symbols or keys numbered otherwise")
                 #expect(many.statistics == one.statistics, "\(what): statistics differ")
                 #expect(many.warnings == one.warnings, "\(what): warnings differ")
                 #expect(many.error == nil)
@@ -79,7 +92,8 @@ struct ParallelGraphTests {
         let many = Self.run([("dump", Self.twice)], workers: 2, chunk: 0, duplicates: policy)
         if policy == .error { #expect(one.error != nil, "the second half repeats the first") }
         #expect(many.byWorkers)
-        #expect(many == Run(flat: one.flat, statistics: one.statistics, error: one.error, warnings: one.warnings, byWorkers: true))
+        #expect(
+            many == Run(flat: one.flat, statistics: one.statistics, error: one.error, warnings: one.warnings, byWorkers: true, numbering: one.numbering))
     }
 
     @Test func theResourceLimitStopsAtTheSameResource() {
@@ -100,7 +114,8 @@ struct ParallelGraphTests {
         #expect(one.warnings.contains { $0.source == "c.json" && $0.message.contains("a.json:") })
         for chunk in [0, 13] {
             let many = Self.run(inputs, workers: 2, chunk: chunk)
-            #expect(many == Run(flat: one.flat, statistics: one.statistics, error: nil, warnings: one.warnings, byWorkers: true))
+            #expect(
+                many == Run(flat: one.flat, statistics: one.statistics, error: nil, warnings: one.warnings, byWorkers: true, numbering: one.numbering))
         }
     }
 
@@ -129,7 +144,8 @@ struct ParallelGraphTests {
         #expect(one.error == nil && one.warnings.count > 100)
         // Two documents, each handed over in pieces (continuation batches) to one worker.
         let pieces = Self.run([("big", big + big)], workers: 2, chunk: 0, batch: 300, continuation: 1000, decision: big.count + 1000)
-        #expect(pieces == Run(flat: one.flat, statistics: one.statistics, error: nil, warnings: one.warnings, byWorkers: true))
+        #expect(
+            pieces == Run(flat: one.flat, statistics: one.statistics, error: nil, warnings: one.warnings, byWorkers: true, numbering: one.numbering))
         // Recording each document's top level needs one reader.
         var o = DocumentOptions()
         o.parse.workers = 2
@@ -169,16 +185,18 @@ struct ParallelGraphTests {
         let sameWarnings = two.warnings == one.warnings
         #expect(sameGraph, "graph differs")
         #expect(two.statistics == one.statistics)
+        #expect(two.numbering == one.numbering, "symbols or keys numbered otherwise")
         #expect(sameWarnings, "warnings differ (\(two.warnings.count) against \(one.warnings.count))")
     }
 
     /// One large document read by elements on 2 workers, whose merge (and whose validator's
-    /// taking in of the workers' keys) warms a key table past the caches: resources with an
-    /// id, with a lid only and with both, linkage by id and by lid (to resources before and
-    /// after), a resource repeated by its id and one by its lid. The graph (its flat JSON and
-    /// statistics, which count linkage that resolves to nothing) and the warnings must be one
-    /// reader's, and `validate`'s findings too. A warmed lid hashed under its type's id tag,
-    /// or any kept hash that is not the key's, misses the key already there.
+    /// taking in of the workers' keys) fills a key table past the caches, asking for each
+    /// key's slot ahead: resources with an id, with a lid only and with both, linkage by id
+    /// and by lid (to resources before and after), a resource repeated by its id and one by
+    /// its lid. The graph (its flat JSON and statistics, which count linkage that resolves to
+    /// nothing, and the order it numbers its symbols and keys in) and the warnings must be one
+    /// reader's, and `validate`'s findings too. A lid hashed under its type's id tag, or any
+    /// kept hash that is not the key's, misses the key already there.
     @Test func aWarmedMergeResolvesIDsAndLidsAsOneReader() throws {
         let count = 12_000
         func a(_ i: Int) -> String {
@@ -207,6 +225,7 @@ struct ParallelGraphTests {
         let sameWarnings = two.warnings == one.warnings
         #expect(sameGraph, "graph differs")
         #expect(two.statistics == one.statistics)
+        #expect(two.numbering == one.numbering, "symbols or keys numbered otherwise")
         #expect(sameWarnings, "warnings differ (\(two.warnings.count) against \(one.warnings.count))")
 
         let validatedOne = try ElementRangeTests.validated(bytes, name: "lids", workers: 1)

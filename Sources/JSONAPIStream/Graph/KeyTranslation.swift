@@ -42,7 +42,7 @@ struct KeyTranslation {
     /// Every key of `other`, in its order, interned into `table` and remembered: a worker's
     /// table numbers its keys in the order its reader met them, which is the order one reader
     /// meets them in, so they are numbered here as one reader numbers them. Every type of
-    /// `other` must be in ``types``. Past the caches, each key's slot is asked for ``ahead``
+    /// `other` must be in ``types``. Past the caches, each key's slot is asked for ``keysAhead``
     /// keys before its lookup, with its hash kept for it, so that the misses overlap.
     mutating func translateAll(from other: borrowing ByteInterner, into table: inout ByteInterner) {
         let n = other.count
