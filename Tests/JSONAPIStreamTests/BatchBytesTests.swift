@@ -77,6 +77,10 @@ struct BatchBytesTests {
             let (copyRoom, count) = (b.capacity, b.count)
             #expect(copyRoom >= 100_000, "the copy takes the room asked for")
             #expect(count == 20)
+            // Bytes known to be copied take their room at once.
+            let eager = BatchBytes(room: 300_000, now: true)
+            let eagerRoom = eager.capacity
+            #expect(eagerRoom >= 300_000)
         }
     }
 

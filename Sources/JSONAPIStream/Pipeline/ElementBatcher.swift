@@ -58,7 +58,7 @@ final class ElementBatcher {
                     // The `[` is the caller's; kept until the range is known not to be empty.
                     callerBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
                     rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
-                    startRange()
+                    startRange(copying: !stable)
                 case nil:
                     callerBytes.append(rest)
                     rest = UnsafeRawBufferPointer(rebasing: rest[rest.count...])
@@ -78,7 +78,7 @@ final class ElementBatcher {
                 rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]), stable: stable)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
                 try handRange(to: reader, ends: true, closes: true)
-                startRange()
+                startRange(copying: !stable)
             case .close(let cut):
                 rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]), stable: stable)
                 rest = UnsafeRawBufferPointer(rebasing: rest[(cut + 1)...])
@@ -86,7 +86,7 @@ final class ElementBatcher {
             case nil:
                 rangeBytes.append(piece, stable: stable)
                 rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
-                if rangeBytes.count >= continuationBytes { try handRange(to: reader, ends: false, closes: false) }
+                if rangeBytes.count >= continuationBytes { try handRange(to: reader, ends: false, closes: false, copying: !stable) }
             case .open:
                 preconditionFailure("no array opens inside one being split")
             }
@@ -106,13 +106,14 @@ final class ElementBatcher {
         documentsBefore += split.documents
     }
 
-    private func startRange() {
+    /// `copying`: the input's bytes are copied (not read in place), so the room is taken now.
+    private func startRange(copying: Bool) {
         inRange = true
         rangeHanded = false
         // Room for a whole range at once when it is copied (one grows to about `batchBytes`,
         // then to the end of the element it reached): growing by doubling copied each range
         // about once more.
-        rangeBytes = BatchBytes(room: max(4096, batchBytes + batchBytes / 8))
+        rangeBytes = BatchBytes(room: max(4096, batchBytes + batchBytes / 8), now: copying)
         rangeStart = SegmentStart(
             offset: split.offset, line: split.line, lineStart: split.lineStart,
             documentIndex: documentsBefore + split.documents - 1, startsInput: false, precededBy: nil,
@@ -134,10 +135,11 @@ final class ElementBatcher {
         callerBytes.append(staticBytes("]"))
     }
 
-    private func handRange(to reader: ParallelReader, ends: Bool, closes: Bool) throws(JSONAPIError) {
+    /// `copying`: the range goes on in bytes that are copied (its next piece takes its room now).
+    private func handRange(to reader: ParallelReader, ends: Bool, closes: Bool, copying: Bool = false) throws(JSONAPIError) {
         // The caller's bytes before it come first.
         if !callerBytes.isEmpty || callerBegins || resume != nil { try handCallerBytes(to: reader) }
-        var bytes = BatchBytes(room: ends ? 16 : 64 * 1024)
+        var bytes = BatchBytes(room: ends ? 16 : 64 * 1024, now: copying && !ends)
         swap(&bytes, &rangeBytes)
         let batch = ParallelBatch(segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
         batch.endsSegment = ends

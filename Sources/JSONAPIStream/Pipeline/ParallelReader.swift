@@ -257,7 +257,7 @@ final class ParallelReader {
         }
         var rest = chunk
         while !rest.isEmpty {
-            let batch = currentBatch()
+            let batch = currentBatch(copying: !stable)
             let cutFrom = max(0, batchBytes - batch.bytes.count - 1)
             // Batches never grow past `continuationBytes`, whatever the read size: the same
             // input gives the same batches.
@@ -313,7 +313,7 @@ final class ParallelReader {
         }
         // The last batch of the input (possibly only white space after the last document,
         // or nothing: an empty input, whose error the worker reports).
-        let batch = currentBatch()
+        let batch = currentBatch(copying: stable.baseAddress == nil)
         documentsBefore += split.documents
         // White space after the input's last document: nothing to read (a parser would
         // call it an empty input), but the input ends in its turn.
@@ -359,7 +359,9 @@ final class ParallelReader {
 
     // MARK: - Batches
 
-    private func currentBatch() -> ParallelBatch {
+    /// The batch being gathered, or a new one; `copying`: the bytes it gathers are copied (not
+    /// read in place), so it takes its room now.
+    private func currentBatch(copying: Bool = true) -> ParallelBatch {
         if let current { return current }
         var segment: SegmentStart? = nil
         if !segmentOpen {
@@ -369,7 +371,8 @@ final class ParallelReader {
         }
         // Room for a batch's usual size from the start (it closes after the first document
         // ending past `batchBytes`), so that it is not copied as it grows.
-        let b = ParallelBatch(segment: segment, name: inputName, bytes: BatchBytes(room: min(batchBytes + batchBytes / 8, continuationBytes)))
+        let b = ParallelBatch(
+            segment: segment, name: inputName, bytes: BatchBytes(room: min(batchBytes + batchBytes / 8, continuationBytes), now: copying))
         current = b
         return b
     }

@@ -87,9 +87,10 @@ struct BatchBytes: ~Copyable {
     /// The room a copy takes at once, when there comes to be one.
     private var room: Int
 
-    /// Bytes to come, copied into `room` bytes at once when they must be copied.
-    init(room: Int = 16) {
-        copy = ByteArena(capacity: 16)
+    /// Bytes to come, copied into `room` bytes at once when they must be copied; `now`: the
+    /// room is taken now (bytes that will be copied).
+    init(room: Int = 16, now: Bool = false) {
+        copy = ByteArena(capacity: now ? room : 16)
         self.room = room
     }
 
