@@ -187,11 +187,12 @@ final class DocumentReader {
     /// The value store, handed over once every input has ended (to the graph that refers to
     /// it); the builder keeps an empty one.
     ///
-    /// `sizedAlike`: the next store starts with room for as many bytes as this one holds (a
-    /// worker's pieces are alike, and a store that doubled its way up copied its bytes about
-    /// once more).
+    /// `sizedAlike`: the next store starts with room for as many bytes as this one holds and
+    /// a quarter more (a worker's pieces are alike, and a store that doubled its way up, or
+    /// doubled once for a piece a little larger than the last, copied its bytes once more).
     func takeValueStore(sizedAlike: Bool = false) -> ByteArena {
-        var values = ByteArena(capacity: sizedAlike ? max(16, builder.arenas.store.count) : 16)
+        let held = builder.arenas.store.count
+        var values = ByteArena(capacity: sizedAlike ? max(16, held + held / 4) : 16)
         swap(&values, &builder.arenas.store)
         return values
     }
