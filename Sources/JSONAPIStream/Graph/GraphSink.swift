@@ -184,15 +184,16 @@ final class GraphSink: DocumentSink {
                 targetCount: UInt32(s.linkage.count) - targetStart, kind: d.kind))
     }
 
-    /// Room for as many keys and rows as `other` holds (a worker's next piece, sized like
-    /// its last).
+    /// Room for as many keys and rows as `other` holds and a quarter more (a worker's next
+    /// piece, sized like its last: one a little larger than that would grow each table again).
     func reserve(like other: GraphStorage) {
         let s = storage
-        s.keys.reserveCapacity(other.keys.count)
-        s.keyRow.reserveCapacity(other.keys.count)
-        s.resources.reserveCapacity(other.resources.count)
-        s.relationships.reserveCapacity(other.relationships.count)
-        s.linkage.reserveCapacity(other.linkage.count)
+        @inline(__always) func more(_ n: Int) -> Int { n + n / 4 }
+        s.keys.reserveCapacity(more(other.keys.count))
+        s.keyRow.reserveCapacity(more(other.keys.count))
+        s.resources.reserveCapacity(more(other.resources.count))
+        s.relationships.reserveCapacity(more(other.relationships.count))
+        s.linkage.reserveCapacity(more(other.linkage.count))
     }
 
     @inline(__always)

@@ -54,17 +54,19 @@ final class CompoundFacts: @unchecked Sendable {
     private let recordsBase: Int
     private let quotedBase: Int
 
-    /// `sizedLike`: the facts of the batch before, whose size these start with (a range's
-    /// batches are alike; a table that doubled its way up from empty rehashed and zeroed
-    /// itself at every step: 388 times over a 16 MB document).
+    /// `sizedLike`: the facts of the batch before, whose size and a quarter more these start
+    /// with (a range's batches are alike; a table that doubled its way up from empty rehashed
+    /// and zeroed itself at every step, 388 times over a 16 MB document, and one sized just
+    /// so grew again for a batch a little larger).
     init(out: ByteWriter?, sizedLike previous: CompoundFacts? = nil) {
         self.out = out
         recordsBase = out?.recordsCompleted ?? 0
         quotedBase = out?.numbersQuoted ?? 0
         if let previous {
-            keys.reserveCapacity(previous.keys.count)
-            rows.reserveCapacity(previous.rows.count)
-            edges.reserveCapacity(previous.edges.count)
+            @inline(__always) func more(_ n: Int) -> Int { n + n / 4 }
+            keys.reserveCapacity(more(previous.keys.count))
+            rows.reserveCapacity(more(previous.rows.count))
+            edges.reserveCapacity(more(previous.edges.count))
         }
     }
 
