@@ -188,11 +188,10 @@ final class DocumentReader {
     /// it); the builder keeps an empty one.
     ///
     /// `sizedAlike`: the next store starts with room for as many bytes as this one holds and
-    /// a quarter more (a worker's pieces are alike, and a store that doubled its way up, or
-    /// doubled once for a piece a little larger than the last, copied its bytes once more).
+    /// a quarter more (``pieceRoom(after:)``: a worker's pieces are alike, and a store that
+    /// doubled its way up copied its bytes about once more).
     func takeValueStore(sizedAlike: Bool = false) -> ByteArena {
-        let held = builder.arenas.store.count
-        var values = ByteArena(capacity: sizedAlike ? max(16, held + held / 4) : 16)
+        var values = ByteArena(capacity: sizedAlike ? max(16, pieceRoom(after: builder.arenas.store.count)) : 16)
         swap(&values, &builder.arenas.store)
         return values
     }

@@ -185,15 +185,14 @@ final class GraphSink: DocumentSink {
     }
 
     /// Room for as many keys and rows as `other` holds and a quarter more (a worker's next
-    /// piece, sized like its last: one a little larger than that would grow each table again).
+    /// piece, sized like its last: ``pieceRoom(after:)``).
     func reserve(like other: GraphStorage) {
         let s = storage
-        @inline(__always) func more(_ n: Int) -> Int { n + n / 4 }
-        s.keys.reserveCapacity(more(other.keys.count))
-        s.keyRow.reserveCapacity(more(other.keys.count))
-        s.resources.reserveCapacity(more(other.resources.count))
-        s.relationships.reserveCapacity(more(other.relationships.count))
-        s.linkage.reserveCapacity(more(other.linkage.count))
+        s.keys.reserveCapacity(pieceRoom(after: other.keys.count))
+        s.keyRow.reserveCapacity(pieceRoom(after: other.keys.count))
+        s.resources.reserveCapacity(pieceRoom(after: other.resources.count))
+        s.relationships.reserveCapacity(pieceRoom(after: other.relationships.count))
+        s.linkage.reserveCapacity(pieceRoom(after: other.linkage.count))
     }
 
     @inline(__always)

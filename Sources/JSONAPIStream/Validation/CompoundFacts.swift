@@ -55,18 +55,17 @@ final class CompoundFacts: @unchecked Sendable {
     private let quotedBase: Int
 
     /// `sizedLike`: the facts of the batch before, whose size and a quarter more these start
-    /// with (a range's batches are alike; a table that doubled its way up from empty rehashed
-    /// and zeroed itself at every step, 388 times over a 16 MB document, and one sized just
-    /// so grew again for a batch a little larger).
+    /// with (``pieceRoom(after:)``: a range's batches are alike; a table that doubled its way
+    /// up from empty rehashed and zeroed itself at every step, 388 times over a 16 MB
+    /// document).
     init(out: ByteWriter?, sizedLike previous: CompoundFacts? = nil) {
         self.out = out
         recordsBase = out?.recordsCompleted ?? 0
         quotedBase = out?.numbersQuoted ?? 0
         if let previous {
-            @inline(__always) func more(_ n: Int) -> Int { n + n / 4 }
-            keys.reserveCapacity(more(previous.keys.count))
-            rows.reserveCapacity(more(previous.rows.count))
-            edges.reserveCapacity(more(previous.edges.count))
+            keys.reserveCapacity(pieceRoom(after: previous.keys.count))
+            rows.reserveCapacity(pieceRoom(after: previous.rows.count))
+            edges.reserveCapacity(pieceRoom(after: previous.edges.count))
         }
     }
 
