@@ -149,7 +149,7 @@ public enum BenchmarkPasses {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let splitter = try TableSplitter(directory: directory, document: options)
         try splitter.beginInput(named: "input")
-        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try splitter.feed(chunk) }
+        try forEachChunk(of: bytes, size: chunkSize) { (chunk) throws(JSONAPIError) in try splitter.feed(chunk) }
         return try splitter.finish().reduce(0) { $0 + ($1.type != nil ? $1.rows : 0) }
     }
 
@@ -158,19 +158,6 @@ public enum BenchmarkPasses {
         let normalizer = Normalizer(format: format, out: out, document: options)
         try normalizer.finish(reading: bytes, named: "input", chunkSize: chunkSize)
         return normalizer.resourcesRead
-    }
-
-    @inline(__always)
-    private static func forEachChunk(
-        _ bytes: UnsafeRawBufferPointer, _ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
-    ) throws(JSONAPIError) {
-        let size = max(1, chunkSize)
-        var i = 0
-        while i < bytes.count {
-            let end = min(i + size, bytes.count)
-            try body(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
-            i = end
-        }
     }
 
     /// `/dev/null`, opened once for writing: NDJSON and flat JSON are written there, so the

@@ -46,7 +46,7 @@ extension GraphSink {
         var maps = PieceMaps()
         swap(&maps, &pieceMaps)
         defer { swap(&maps, &pieceMaps) }
-        maps.reset(rows: o.resources.count, keys: o.keys.count, symbols: o.symbols.count)
+        maps.reset(rows: o.resources.count, symbols: o.symbols.count)
         // Its symbols, then its keys, each in its own order: the order its reader met them in,
         // which one reader meets them in too (so they are numbered as one reader numbers them).
         // Then every use below is an array lookup.
@@ -66,21 +66,21 @@ extension GraphSink {
                     s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], store: &store)
                     s.linkage.appendToOwn(
                         GraphStorage.LinkageRecord(
-                            meta: copy(l.meta, of: o, into: &store), key: rekey(l.key, of: o, &maps),
-                            lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(l.lidKey, of: o, &maps)))
+                            meta: copy(l.meta, of: o, into: &store), key: maps.keys.translated(l.key),
+                            lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : maps.keys.translated(l.lidKey)))
                 }
                 s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], store: &store)
                 s.relationships.appendToOwn(
                     GraphStorage.RelationshipRecord(
                         links: copy(rel.links, of: o, into: &store), meta: copy(rel.meta, of: o, into: &store),
-                        name: symbol(rel.name, of: o, &maps), targetStart: targetStart, targetCount: rel.targetCount,
+                        name: maps.keys.types[Int(rel.name)], targetStart: targetStart, targetCount: rel.targetCount,
                         kind: rel.kind))
             }
             let extras = appendMembers(of: o, o.resourceExtras[i], store: &store)
-            let key = rekey(r.key, of: o, &maps)
+            let key = maps.keys.translated(r.key)
             let record = GraphStorage.ResourceRecord(
-                type: symbol(r.type, of: o, &maps), key: key,
-                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : rekey(r.lidKey, of: o, &maps),
+                type: maps.keys.types[Int(r.type)], key: key,
+                lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : maps.keys.translated(r.lidKey),
                 document: r.document + documentBase, attributes: copy(r.attributes, of: o, into: &store),
                 links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store), position: s.pack(o.position(r.position)),
                 relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
@@ -107,18 +107,6 @@ extension GraphSink {
         // nil: not counted (either graph's top level may hold such numbers).
         s.topLevelUnsafeNumbers =
             wasEmpty ? o.topLevelUnsafeNumbers : s.topLevelUnsafeNumbers.flatMap { a in o.topLevelUnsafeNumbers.map { a || $0 } }
-    }
-
-    /// The key of `o`'s key `k` here (the same bytes, under the same type and kind).
-    @inline(__always)
-    private func rekey(_ k: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        maps.keys.translated(k)
-    }
-
-    /// The symbol of `o`'s symbol `t` here.
-    @inline(__always)
-    private func symbol(_ t: UInt32, of o: GraphStorage, _ maps: inout PieceMaps) -> UInt32 {
-        maps.keys.types[Int(t)]
     }
 
     /// `o`'s value `span` copied to the end of `store`.
@@ -158,10 +146,11 @@ struct PieceMaps {
     var rows: [Int32] = []
     var keys = KeyTranslation()
 
-    /// Empty maps for a graph of `rows` resources, `keys` keys and `symbols` symbols.
-    mutating func reset(rows: Int, keys: Int, symbols: Int) {
+    /// Empty maps for a graph of `rows` resources and `symbols` symbols (its keys are taken
+    /// in whole: ``KeyTranslation/translateAll(from:into:)``).
+    mutating func reset(rows: Int, symbols: Int) {
         self.rows.removeAll(keepingCapacity: true)
         self.rows.append(contentsOf: repeatElement(-1, count: rows))
-        self.keys.reset(keys: keys, types: symbols)
+        self.keys.reset(types: symbols)
     }
 }

@@ -9,23 +9,16 @@
 /// lookups' cache misses overlap instead of coming one after another (at 128 MB on 2 workers,
 /// a third of the merging thread's time had gone to them when they did not).
 struct KeyTranslation {
-    /// Each key of the other table here.
+    /// Each key of the other table here (``translateAll(from:into:)`` fills it).
     private var keys: [UInt32] = []
-    /// Each type (symbol) of the other table here (`.max`: not numbered yet).
+    /// Each type (symbol) of the other table here; the caller fills it.
     var types: [UInt32] = []
 
-    /// Room for `keys` keys and `types` types of the other table; what is numbered already
-    /// stays.
-    mutating func prepare(keys: Int, types: Int) {
-        if self.keys.count < keys { self.keys.append(contentsOf: repeatElement(.max, count: keys - self.keys.count)) }
-        if self.types.count < types { self.types.append(contentsOf: repeatElement(.max, count: types - self.types.count)) }
-    }
-
-    /// Forgets every translation (keeping the storage) and prepares for another table.
-    mutating func reset(keys: Int, types: Int) {
-        self.keys.removeAll(keepingCapacity: true)
+    /// Forgets every translation (keeping the storage), with room for the other table's
+    /// `types` types.
+    mutating func reset(types: Int) {
         self.types.removeAll(keepingCapacity: true)
-        prepare(keys: keys, types: types)
+        self.types.append(contentsOf: repeatElement(0, count: types))
     }
 
     /// The tag here of a key whose type is `type` here and whose tag in the other table is
@@ -52,7 +45,8 @@ struct KeyTranslation {
             let tag = other.tag(of: UInt32(truncatingIfNeeded: k))
             return Self.tag(types[Int(tag >> 1)], kindOf: tag)
         }
-        precondition(keys.count >= n, "room for the other table's keys (prepare)")
+        keys.removeAll(keepingCapacity: true)
+        keys.append(contentsOf: repeatElement(0, count: n))
         keys.withUnsafeMutableBufferPointer { keys in
             guard table.outgrowsCache || table.count + n > ByteInterner.cachedSlots / 2 else {
                 for k in 0..<n { keys[k] = table.intern(other.bytes(of: UInt32(truncatingIfNeeded: k)), tag: tagHere(k)) }

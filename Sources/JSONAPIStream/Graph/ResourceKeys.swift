@@ -55,9 +55,8 @@ struct ResourceKeys: ~Copyable {
     /// Every type, then every key, of `other` interned here through `translation`, each in
     /// `other`'s order (``KeyTranslation/translateAll(from:into:)``).
     mutating func internAll(from other: borrowing ResourceKeys, via translation: inout KeyTranslation) {
-        for t in 0..<other.types.count where translation.types[t] == .max {
-            translation.types[t] = types.intern(other.types.bytes(of: UInt32(t)))
-        }
+        translation.reset(types: other.types.count)
+        for t in 0..<other.types.count { translation.types[t] = types.intern(other.types.bytes(of: UInt32(t))) }
         translation.translateAll(from: other.keys, into: &keys)
     }
 

@@ -1,3 +1,17 @@
+/// Calls `body` with `bytes` in pieces of `chunkSize` bytes (``InputSource/readSize(_:)``:
+/// from 1 to ``InputSource/maxChunkSize``), in order.
+package func forEachChunk(
+    of bytes: UnsafeRawBufferPointer, size chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void
+) throws(JSONAPIError) {
+    let size = InputSource.readSize(chunkSize)
+    var i = 0
+    while i < bytes.count {
+        let end = min(i + size, bytes.count)
+        try body(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+        i = end
+    }
+}
+
 /// Calls `body` with the bytes of `collection` in one contiguous buffer, copying only when
 /// the collection has no contiguous storage of its own.
 func withContiguousBytes<C: Collection<UInt8>, R>(

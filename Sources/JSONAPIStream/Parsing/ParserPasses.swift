@@ -35,16 +35,7 @@ package enum ParserPasses {
     package static func syntaxOnly(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20, options: ParseOptions = .default) throws(JSONAPIError) {
         let receiver = JSONEventReceiver(options: options)
         let parser = JSONStreamParser(outlet: receiver, options: options)
-        try forEachChunk(bytes, chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
+        try forEachChunk(of: bytes, size: chunkSize) { (chunk) throws(JSONAPIError) in try parser.feed(chunk) }
         try parser.finish()
-    }
-
-    private static func forEachChunk(_ bytes: UnsafeRawBufferPointer, _ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void) throws(JSONAPIError) {
-        var i = 0
-        while i < bytes.count {
-            let end = min(i + chunkSize, bytes.count)
-            try body(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
-            i = end
-        }
     }
 }

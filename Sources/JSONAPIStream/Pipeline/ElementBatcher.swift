@@ -161,11 +161,3 @@ final class ElementBatcher {
         try reader.handOver(batch)
     }
 }
-
-extension ByteArena {
-    /// Whether every byte is JSON white space (space, line feed, carriage return, tab), or
-    /// there are none.
-    var isJSONBlank: Bool {
-        withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
-    }
-}

@@ -224,13 +224,7 @@ final class ParallelReader {
         // (Bytes of later inputs are copied: the promise covers these.)
         defer { stable = UnsafeRawBufferPointer(start: nil, count: 0) }
         do throws(JSONAPIError) {
-            let size = InputSource.readSize(chunkSize)
-            var i = 0
-            while i < bytes.count {
-                let end = min(i + size, bytes.count)
-                try feed(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
-                i = end
-            }
+            try forEachChunk(of: bytes, size: chunkSize) { (chunk) throws(JSONAPIError) in try feed(chunk) }
             try endInput()
         } catch {
             throw name.map { error.withSourceIfMissing($0) } ?? error
@@ -361,7 +355,7 @@ final class ParallelReader {
 
     /// The batch being gathered, or a new one; `copying`: the bytes it gathers are copied (not
     /// read in place), so it takes its room now.
-    private func currentBatch(copying: Bool = true) -> ParallelBatch {
+    private func currentBatch(copying: Bool) -> ParallelBatch {
         if let current { return current }
         var segment: SegmentStart? = nil
         if !segmentOpen {

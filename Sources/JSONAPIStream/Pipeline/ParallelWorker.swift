@@ -107,7 +107,6 @@ struct BatchBytes: ~Copyable {
     }
 
     var count: Int { view.count + copy.count }
-    var isEmpty: Bool { count == 0 }
     /// The room taken for a copy (none for a view).
     var capacity: Int { copy.capacity }
 
@@ -143,7 +142,8 @@ struct BatchBytes: ~Copyable {
         return try copy.withBytes(body)
     }
 
-    /// Whether every byte is JSON white space, or there are none.
+    /// Whether every byte is JSON white space (space, line feed, carriage return, tab), or
+    /// there are none.
     var isJSONBlank: Bool {
         withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
     }

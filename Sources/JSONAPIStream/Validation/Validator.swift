@@ -133,7 +133,6 @@ final class Validator: DocumentSink {
         // The facts' types and keys, all at once and in their order (as in merging graph
         // pieces: ``KeyTranslation/translateAll(from:into:)``); then each use is a lookup.
         if !facts.keysTaken {
-            facts.callerKeys.prepare(keys: facts.keys.count, types: facts.keys.types.count)
             keys.internAll(from: facts.keys, via: &facts.callerKeys)
             growKeyTables()
             facts.keysTaken = true
