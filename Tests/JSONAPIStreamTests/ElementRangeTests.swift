@@ -21,15 +21,16 @@ struct ElementRangeTests {
     ) -> Bool {
         let one = ParallelReaderTests.run([(name, bytes)], format: format, workers: 1, chunk: 0, options: options)
         var byElements = false
-        // The last read size once more with the input read whole: ranges view its bytes.
-        let reads = chunks.map { ($0, false) } + [(chunks.last ?? 0, true)]
+        // The last read size once more with the input read whole (ranges view its bytes), and
+        // from a file (ranges view the blocks it is read into).
+        let reads = chunks.map { ($0, InputReading.fed) } + [(chunks.last ?? 0, .whole), (chunks.last ?? 0, .files)]
         for w in workers {
-            for (chunk, whole) in reads {
+            for (chunk, reading) in reads {
                 for size in sizes {
                     let many = ParallelReaderTests.run(
                         [(name, bytes)], format: format, workers: w, chunk: chunk, options: options,
-                        batch: size.batch, continuation: size.continuation, decision: 16, whole: whole)
-                    let what = "\(name), \(w) workers, reads of \(chunk)\(whole ? " (whole)" : ""), batches of \(size.batch)"
+                        batch: size.batch, continuation: size.continuation, decision: 16, reading: reading)
+                    let what = "\(name), \(w) workers, reads of \(chunk)\(reading), batches of \(size.batch)"
                     #expect(many.error == one.error, "\(what): \(String(describing: many.error)) vs \(String(describing: one.error))", sourceLocation: sourceLocation)
                     #expect(many.output == one.output, "\(what): output differs", sourceLocation: sourceLocation)
                     #expect(many.warnings == one.warnings, "\(what): warnings differ", sourceLocation: sourceLocation)

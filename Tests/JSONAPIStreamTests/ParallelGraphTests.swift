@@ -29,7 +29,8 @@ struct ParallelGraphTests {
 
     static func run(
         _ inputs: [(String, [UInt8])], workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(),
-        duplicates: DuplicatePolicy = .last, batch: Int = 900, continuation: Int = 2500, decision: Int = 4000, whole: Bool = false
+        duplicates: DuplicatePolicy = .last, batch: Int = 900, continuation: Int = 2500, decision: Int = 4000,
+        reading: InputReading = .fed
     ) -> Run {
         var o = options
         o.parse.workers = workers
@@ -37,9 +38,14 @@ struct ParallelGraphTests {
         parser.tuneWorkers(batchBytes: batch, continuationBytes: continuation, decisionBytes: decision)
         var warnings: [Diagnostic] = []
         parser.onWarning = { warnings.append($0) }
+        var names: [String: String] = [:]
         do throws(JSONAPIError) {
             let graph: Graph
-            if whole {
+            if case .files = reading {
+                // Files read into blocks, as `jsonapi` reads them: batches view the blocks.
+                try readFromFiles(inputs, chunk: chunk, names: &names) { (source, size) throws(JSONAPIError) in try parser.read(source, chunkSize: size) }
+                graph = try parser.finish()
+            } else if case .whole = reading {
                 // One input read in place (`finish(reading:)`): batches view its bytes.
                 precondition(inputs.count == 1, "one input read whole")
                 let (name, bytes) = inputs[0]
@@ -53,10 +59,12 @@ struct ParallelGraphTests {
             let out = ByteWriter()
             try FlatJSONWriter(graph: graph, out: out, options: OutputOptions()).write()
             return Run(
-                flat: out.string, statistics: graph.statistics, error: nil, warnings: warnings, byWorkers: parser.isReadByWorkers,
-                numbering: Self.numbering(graph))
+                flat: out.string, statistics: graph.statistics, error: nil, warnings: warnings.map { renamed($0, names) },
+                byWorkers: parser.isReadByWorkers, numbering: Self.numbering(graph))
         } catch {
-            return Run(flat: "", statistics: nil, error: error, warnings: warnings, byWorkers: parser.isReadByWorkers)
+            return Run(
+                flat: "", statistics: nil, error: renamed(error, names), warnings: warnings.map { renamed($0, names) },
+                byWorkers: parser.isReadByWorkers)
         }
     }
 
@@ -73,9 +81,11 @@ struct ParallelGraphTests {
         #expect(one.statistics?.duplicates ?? 0 > 100)
         for workers in [2, 3] {
             // (Read whole: the batches view the input rather than copy it.)
-            for (chunk, whole) in [(0, false), (7, false), (4096, false), (0, true), (4096, true)] {
-                let many = Self.run([("dump", Self.twice)], workers: workers, chunk: chunk, whole: whole)
-                let what = "\(workers) workers, read size \(chunk)\(whole ? ", read whole" : "")"
+            // (Read from files: into blocks that the batches view.)
+            let reads: [(Int, InputReading)] = [(0, .fed), (7, .fed), (4096, .fed), (0, .whole), (4096, .whole), (0, .files), (7, .files), (4096, .files)]
+            for (chunk, reading) in reads {
+                let many = Self.run([("dump", Self.twice)], workers: workers, chunk: chunk, reading: reading)
+                let what = "\(workers) workers, read size \(chunk)\(reading)"
                 #expect(many.byWorkers, "\(what)")
                 #expect(many.flat == one.flat, "\(what): graph differs")
                 #expect(many.numbering == one.numbering, "\(what): symbols or keys numbered otherwise")

@@ -22,7 +22,7 @@ struct ParallelReaderTests {
     static func run(
         _ inputs: [(String, [UInt8])], format: OutputFormat = .ndjson, workers: Int, chunk: Int,
         options: DocumentOptions = DocumentOptions(), batch: Int = 900, continuation: Int = 2500, decision: Int = 4000,
-        whole: Bool = false
+        reading: InputReading = .fed
     ) -> Run {
         var o = options
         o.parse.workers = workers
@@ -31,8 +31,16 @@ struct ParallelReaderTests {
         n.tuneWorkers(batchBytes: batch, continuationBytes: continuation, decisionBytes: decision)
         var warnings: [Diagnostic] = []
         n.onDiagnostic = { warnings.append($0) }
+        var names: [String: String] = [:]
         do throws(JSONAPIError) {
-            if whole {
+            if case .files = reading {
+                // Files read into blocks, as `jsonapi` reads them: batches view the blocks.
+                try readFromFiles(inputs, chunk: chunk, names: &names) { (source, size) throws(JSONAPIError) in try n.read(source, chunkSize: size) }
+                try n.finish()
+                return Run(
+                    output: out.string, error: nil, warnings: warnings.map { renamed($0, names) }, byWorkers: n.isReadByWorkers,
+                    byElements: n.readsElementRanges)
+            } else if case .whole = reading {
                 // One input read in place (`finish(reading:)`): batches view its bytes.
                 precondition(inputs.count == 1, "one input read whole")
                 let (name, bytes) = inputs[0]
@@ -45,7 +53,9 @@ struct ParallelReaderTests {
             }
             return Run(output: out.string, error: nil, warnings: warnings, byWorkers: n.isReadByWorkers, byElements: n.readsElementRanges)
         } catch {
-            return Run(output: out.string, error: error, warnings: warnings, byWorkers: n.isReadByWorkers, byElements: n.readsElementRanges)
+            return Run(
+                output: out.string, error: renamed(error, names), warnings: warnings.map { renamed($0, names) }, byWorkers: n.isReadByWorkers,
+                byElements: n.readsElementRanges)
         }
     }
 
@@ -122,9 +132,11 @@ struct ParallelReaderTests {
         #expect(one.output.count > 4_000)
         for workers in [2, 3] {
             // (Read whole: the batches view the input rather than copy it.)
-            for (chunk, whole) in [(0, false), (1, false), (7, false), (4096, false), (0, true), (7, true), (4096, true)] {
-                let many = Self.run([("dump", Self.dump)], format: format, workers: workers, chunk: chunk, whole: whole)
-                let what = "\(format), \(workers) workers, read size \(chunk)\(whole ? ", read whole" : "")"
+            // (Read from files: into blocks that the batches view.)
+            let reads: [(Int, InputReading)] = [(0, .fed), (1, .fed), (7, .fed), (4096, .fed), (0, .whole), (7, .whole), (4096, .whole), (0, .files), (7, .files), (4096, .files)]
+            for (chunk, reading) in reads {
+                let many = Self.run([("dump", Self.dump)], format: format, workers: workers, chunk: chunk, reading: reading)
+                let what = "\(format), \(workers) workers, read size \(chunk)\(reading)"
                 #expect(many.byWorkers, "\(what)")
                 #expect(many.output == one.output, "\(what): output differs")
                 #expect(many.warnings == one.warnings, "\(what): warnings differ")
@@ -222,6 +234,30 @@ struct ParallelReaderTests {
         let failing = try findings(broken, workers: 1)
         #expect(failing.last?.rule.isJSONRule == true, "\(String(describing: failing.last))")
         #expect(try findings(broken, workers: 2) == failing)
+
+        // From a file, as `jsonapi validate` reads one: read in blocks of 64 KiB (the smallest
+        // read size blocks are used for by default) that the batches view, several blocks.
+        func fromFile(_ bytes: [UInt8], workers: Int) throws -> [Diagnostic] {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            o.parse.workerBatchBytes = 700
+            var names: [String: String] = [:]
+            var found: [Diagnostic] = []
+            try readFromFiles([("dump", bytes)], chunk: 65536, names: &names) { (source, size) throws(JSONAPIError) in
+                found = try DocumentValidator(options: o).validate(source, chunkSize: size)
+            }
+            return found.map { renamed($0, names) }
+        }
+        let four = Self.dump + Self.dump + Self.dump + Self.dump
+        #expect(four.count > 2 * 65536)
+        let fourOne = try findings(four, workers: 1)
+        #expect(try fromFile(four, workers: 1) == fourOne)
+        #expect(try fromFile(four, workers: 2) == fourOne)
+        #expect(try fromFile(four, workers: 3) == fourOne)
+        let brokenFour = four + Array(#"{"data":{"type":"a","id":"1","attributes":{"x":1e}}}"#.utf8) + Self.dump
+        let brokenOne = try findings(brokenFour, workers: 1)
+        #expect(brokenOne.last?.rule.isJSONRule == true)
+        #expect(try fromFile(brokenFour, workers: 2) == brokenOne)
     }
 
     /// What needs every document in one place keeps one reader, with the output one reader

@@ -54,3 +54,48 @@ extension JSONAPIError {
     var rule: Rule? { diagnostic?.rule }
     var location: SourcePosition? { diagnostic?.location }
 }
+
+/// How a parallel-reader test gives its inputs: fed in chunks, read whole in place, or
+/// written to files and read from them as `jsonapi` reads them (into blocks that batches view).
+enum InputReading: CustomStringConvertible {
+    case fed, whole, files
+
+    var description: String {
+        switch self {
+        case .fed: ""
+        case .whole: ", read whole"
+        case .files: ", read from files"
+        }
+    }
+}
+
+/// Writes `inputs` (name, bytes) to files of a new temporary folder and calls `read` with
+/// each, in order, as a `.file` source and the read size (`chunk`, 0: a whole file at once);
+/// the folder is removed afterwards. `names` gets the name of each input by its file's path
+/// before it is read, for ``renamed(_:_:)`` (also when reading throws).
+func readFromFiles(
+    _ inputs: [(String, [UInt8])], chunk: Int, names: inout [String: String], _ read: (InputSource, Int) throws(JSONAPIError) -> Void
+) throws(JSONAPIError) {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-files-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    for (i, (name, bytes)) in inputs.enumerated() {
+        let path = dir.appendingPathComponent("\(i).json").path
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw JSONAPIError.input("cannot write \(path)") }
+        names[path] = name
+        try read(.file(path), chunk <= 0 ? max(bytes.count, 1) : chunk)
+    }
+}
+
+/// `d` naming its input by `names` (a file's path to the input's name) where it names one.
+func renamed(_ d: Diagnostic, _ names: [String: String]) -> Diagnostic {
+    var d = d
+    if let s = d.source, let name = names[s] { d.source = name }
+    return d
+}
+
+/// `error` naming its input by `names` where it names one.
+func renamed(_ error: JSONAPIError?, _ names: [String: String]) -> JSONAPIError? {
+    guard let error, let d = error.diagnostic, let s = d.source, let name = names[s] else { return error }
+    return error.withSource(name)
+}

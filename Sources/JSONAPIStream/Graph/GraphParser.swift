@@ -78,8 +78,12 @@ public final class GraphParser {
     }
 
     /// Reads a whole input (a file, standard input, bytes) as a stream.
-    public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        try reader.read(source, chunkSize: chunkSize)
+    ///
+    /// `progress`, when given, is called after each chunk with the bytes read so far. A file
+    /// or standard input that is not compressed is read into blocks that workers read where
+    /// they are, rather than copies of them.
+    public func read(_ source: InputSource, chunkSize: Int = 1 << 20, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
+        try reader.read(source, chunkSize: chunkSize, progress: progress)
     }
 
     /// Reads `bytes`, a whole input in memory, and returns the graph (as ``finish()``):

@@ -26,10 +26,46 @@ final class InputPuller {
     /// The first bytes, while fewer than a magic's length, all a magic's prefix.
     private var held: [UInt8] = []
     private(set) var isFinished = false
+    /// In block mode, whether the file or standard input is read into blocks (else into
+    /// `buffer`), the blocks made so far (at most ``keptBlocks``), and the one read into last.
+    private let readsBlocks: Bool
+    private var blocks: [ReadBlock] = []
+    private var block: ReadBlock?
+    /// The blocks a puller keeps for reading into again: batches in flight keep two or three
+    /// at a time. A block made beyond these is freed when the last batch viewing it goes.
+    static let keptBlocks = 4
+    /// The block the chunk being given to `step`'s body lies in: set in block mode for bytes
+    /// read as they are (not decompressed, not held back), `nil` otherwise.
+    private(set) var chunkBlock: ReadBlock?
 
-    init(_ source: InputSource, chunkSize: Int) {
+    /// `blocks`: the file or standard input is read into ``ReadBlock``s, each time one that no
+    /// one else keeps any more (``chunkBlock``), so that the reader may keep views of what it
+    /// read. Blocks are read into again rather than freed and made anew: a new one's pages
+    /// are faults, and unmapping them stops every thread of the process.
+    init(_ source: InputSource, chunkSize: Int, blocks: Bool = false) {
         self.source = source
         size = InputSource.readSize(chunkSize)
+        readsBlocks = blocks && !source.isInMemory
+    }
+
+    /// A block no one else keeps (views of it are gone), to read into.
+    private func freeBlock() -> ReadBlock {
+        block = nil
+        // Only this puller keeps it: no batch views its bytes any more, and none can come to
+        // (batches take a block only from a chunk read into it, which is `chunkBlock` during
+        // `step`'s body alone), so it may be written. The same check as copy-on-write's,
+        // and as safe across threads: a worker's last use of the bytes comes before its
+        // release of the block.
+        for i in blocks.indices where isKnownUniquelyReferenced(&blocks[i]) { return blocks[i] }
+        let new = ReadBlock(capacity: size)
+        if blocks.count < Self.keptBlocks {
+            blocks.append(new)
+        } else {
+            // All kept ones are viewed: the oldest is left to its views, this one kept instead.
+            blocks.removeFirst()
+            blocks.append(new)
+        }
+        return new
     }
 
     deinit {
@@ -101,7 +137,11 @@ final class InputPuller {
         switch decoder {
         case .gzip(let g)?: try g.feed(chunk, body)
         case .zstd(let z)?: try z.feed(chunk, body)
-        case nil: try body(chunk)
+        case nil:
+            // Bytes read as they are lie in the block (held-back bytes do not).
+            chunkBlock = block.flatMap { $0.contains(chunk) ? $0 : nil }
+            defer { chunkBlock = nil }
+            try body(chunk)
         }
     }
 
@@ -123,8 +163,15 @@ final class InputPuller {
             case .bytes: return nil
             }
         }
-        let buffer = self.buffer ?? Self.allocateBuffer(size)
-        self.buffer = buffer
+        let buffer: UnsafeMutableRawPointer
+        if readsBlocks {
+            let b = freeBlock()
+            block = b
+            buffer = b.base
+        } else {
+            buffer = self.buffer ?? Self.allocateBuffer(size)
+            self.buffer = buffer
+        }
         while true {
             let n = systemRead(fd, buffer, size)
             if n < 0 {

@@ -52,6 +52,12 @@ public enum InputSource: Sendable, Hashable, CustomStringConvertible {
     /// same for any read size; `read(2)` itself returns at most about 2 GiB).
     public static let maxChunkSize = 1 << 30
 
+    /// Whether the source is bytes in memory (``bytes(_:name:)``).
+    var isInMemory: Bool {
+        if case .bytes = self { return true }
+        return false
+    }
+
     /// The read size for a `chunkSize` asked: from 1 to ``maxChunkSize``.
     package static func readSize(_ chunkSize: Int) -> Int { min(max(1, chunkSize), maxChunkSize) }
 

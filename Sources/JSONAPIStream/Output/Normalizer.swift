@@ -93,6 +93,9 @@ public final class Normalizer {
                 }
             })
         reader.follow(document)
+        // Lines keep their memory flat and small: files are copied into batches (see
+        // `ParallelReader.readsIntoBlocks`); graph pieces read them in blocks.
+        reader.readsIntoBlocks = format == .json
     }
 
     /// Receives warnings as they are found.
@@ -149,8 +152,13 @@ public final class Normalizer {
     public var lastDocument: DocumentTopLevel? { stream.lastDocument }
 
     /// Reads one input as a stream.
-    public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        try reader.read(source, chunkSize: chunkSize)
+    ///
+    /// `progress`, when given, is called after each chunk with the bytes read so far. For
+    /// flat JSON, a file or standard input that is not compressed is read into blocks that
+    /// workers read where they are, rather than copies of them (lines are copied: their
+    /// memory stays flat and small).
+    public func read(_ source: InputSource, chunkSize: Int = 1 << 20, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
+        try reader.read(source, chunkSize: chunkSize, progress: progress)
     }
 
     /// Reads `bytes`, a whole input in memory, and finishes (as ``finish()``): workers read

@@ -142,7 +142,7 @@ final class BatchDelivery {
         do throws(JSONAPIError) {
             if batch.beginsInputOnCaller { try sequential.beginInput(named: batch.name) }
             if let r = batch.resume { try sequential.reader.skip(to: r.offset, line: r.line, lineStart: r.lineStart) }
-            try batch.bytes.withBytes { (bytes) throws(JSONAPIError) in try sequential.feed(bytes) }
+            try batch.bytes.forEachPart { (bytes, _) throws(JSONAPIError) in try sequential.feed(bytes) }
             // What these bytes hold is written now, before the next batch's output.
             if batch.endsInput { try sequential.endInput() } else { try sequential.reader.flush() }
         } catch {

@@ -47,9 +47,9 @@ final class ElementBatcher {
     }
 
     /// Cuts `chunk` (the next bytes of the input), handing batches to `reader` as they close;
-    /// `stable`: the chunk stays valid until the workers stop (ranges view it, see
+    /// `place`: where the chunk lies (ranges view it where it may be kept, see
     /// ``BatchBytes``).
-    func feed(_ chunk: UnsafeRawBufferPointer, stable: Bool, to reader: ParallelReader) throws(JSONAPIError) {
+    func feed(_ chunk: UnsafeRawBufferPointer, in place: ChunkPlace, to reader: ParallelReader) throws(JSONAPIError) {
         var rest = chunk
         while !rest.isEmpty {
             guard inRange else {
@@ -58,7 +58,7 @@ final class ElementBatcher {
                     // The `[` is the caller's; kept until the range is known not to be empty.
                     callerBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
                     rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
-                    startRange(copying: !stable)
+                    startRange(copying: place.isTransient)
                 case nil:
                     callerBytes.append(rest)
                     rest = UnsafeRawBufferPointer(rebasing: rest[rest.count...])
@@ -75,18 +75,18 @@ final class ElementBatcher {
             switch split.scan(piece, cutFrom: cutFrom) {
             case .next(let cut):
                 // The comma belongs to neither range.
-                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]), stable: stable)
+                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]), in: place)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
                 try handRange(to: reader, ends: true, closes: true)
-                startRange(copying: !stable)
+                startRange(copying: place.isTransient)
             case .close(let cut):
-                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]), stable: stable)
+                rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]), in: place)
                 rest = UnsafeRawBufferPointer(rebasing: rest[(cut + 1)...])
                 try closeArray(to: reader)
             case nil:
-                rangeBytes.append(piece, stable: stable)
+                rangeBytes.append(piece, in: place)
                 rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
-                if rangeBytes.count >= continuationBytes { try handRange(to: reader, ends: false, closes: false, copying: !stable) }
+                if rangeBytes.count >= continuationBytes { try handRange(to: reader, ends: false, closes: false, copying: place.isTransient) }
             case .open:
                 preconditionFailure("no array opens inside one being split")
             }
@@ -126,7 +126,7 @@ final class ElementBatcher {
         let empty = !rangeHanded && rangeStart.elements!.firstElement == 0 && rangeBytes.isJSONBlank
         if empty {
             // `[ ]`: nothing for a worker; the caller's stream reads it.
-            rangeBytes.withBytes { callerBytes.append($0) }
+            rangeBytes.forEachPart { b, _ in callerBytes.append(b) }
         } else {
             try handRange(to: reader, ends: true, closes: true)
             // The caller's stream goes on at the `]`.

@@ -81,15 +81,29 @@ final class WorkerPool: @unchecked Sendable {
 @inline(__always)
 func pieceRoom(after n: Int) -> Int { n + n / 4 }
 
-/// A batch's input bytes: a view of the input itself while they follow on from one another
-/// in input the reader was told stays valid (``ParallelReader/readWhole(_:name:chunkSize:)``),
-/// otherwise a copy. A view costs nothing to make; a worker reads the input where it is.
+/// A batch's input bytes: views of the input itself where it stays valid (``ChunkPlace``:
+/// the whole input in memory, ``ParallelReader/readWhole(_:name:chunkSize:)``, or the blocks a
+/// file is read into, which the views keep), otherwise a copy. A view costs nothing to make; a
+/// worker reads the input where it is. Bytes that follow on from the last view in the same
+/// place extend it; others (the next block) start a view of their own, and the worker feeds
+/// the views one after the other (a stream reads any cut the same).
 struct BatchBytes: ~Copyable {
+    /// A view, and the block it lies in (kept as long as the view is; none for the whole
+    /// input in memory).
+    struct View {
+        var bytes: UnsafeRawBufferPointer
+        var keeper: ReadBlock?
+        var place: ChunkPlace { keeper.map { .block($0) } ?? .stable }
+    }
+
     private var copy: ByteArena
-    /// Invariant: empty, or the only bytes (`copy` is then empty): whoever made the batch
-    /// keeps them valid and unchanged until the batch is read (see
-    /// ``ParallelReader/readWhole(_:name:chunkSize:)``).
-    private var view = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Invariant: empty, or the only bytes (`copy` is then empty), in input order; a view
+    /// without a keeper lies in input whoever made the batch keeps valid and unchanged until
+    /// the batch is read (see ``ParallelReader/readWhole(_:name:chunkSize:)``).
+    /// The first view, and the others (most batches have one view, or none).
+    private var view = View(bytes: UnsafeRawBufferPointer(start: nil, count: 0), keeper: nil)
+    private var more: [View] = []
+    private var viewBytes = 0
     /// The room a copy takes at once, when there comes to be one.
     private var room: Int
 
@@ -106,46 +120,70 @@ struct BatchBytes: ~Copyable {
         room = 16
     }
 
-    var count: Int { view.count + copy.count }
-    /// The room taken for a copy (none for a view).
+    var count: Int { viewBytes + copy.count }
+    /// The room taken for a copy (none for views).
     var capacity: Int { copy.capacity }
+    /// The views (tests): 0 for a copy.
+    var viewCount: Int { viewBytes == 0 ? 0 : 1 + more.count }
 
-    /// Appends `bytes`, as a view when they are `stable` (valid until the batch is read)
-    /// and follow on from the view so far.
-    mutating func append(_ bytes: UnsafeRawBufferPointer, stable: Bool) {
+    /// Appends `bytes`, which lie in `place`: as a view when they may be kept there (extending
+    /// the last when they follow on from it in the same block), else as a copy.
+    mutating func append(_ bytes: UnsafeRawBufferPointer, in place: ChunkPlace) {
         guard let start = bytes.baseAddress, bytes.count > 0 else { return }
-        if stable && copy.isEmpty {
-            guard let viewStart = view.baseAddress else {
-                view = bytes
-                return
+        if copy.isEmpty && !place.isTransient {
+            let block = place.block
+            viewBytes += bytes.count
+            if view.bytes.baseAddress == nil {
+                view = View(bytes: bytes, keeper: block)
+            } else if more.isEmpty ? !Self.extend(&view, with: bytes, in: block) : !Self.extend(&more[more.count - 1], with: bytes, in: block) {
+                more.append(View(bytes: bytes, keeper: block))
             }
-            if viewStart + view.count == start {
-                view = UnsafeRawBufferPointer(start: viewStart, count: view.count + bytes.count)
-                return
-            }
+            return
         }
-        if copy.isEmpty { copy.reserveCapacity(max(room, view.count + bytes.count)) }
-        if !view.isEmpty {
-            copy.append(view)
-            view = UnsafeRawBufferPointer(start: nil, count: 0)
+        if copy.isEmpty { copy.reserveCapacity(max(room, viewBytes + bytes.count)) }
+        if viewBytes > 0 {
+            // Transient bytes after views: all of it becomes a copy.
+            copy.append(view.bytes)
+            for v in more { copy.append(v.bytes) }
+            view = View(bytes: UnsafeRawBufferPointer(start: nil, count: 0), keeper: nil)
+            more = []
+            viewBytes = 0
         }
         copy.append(bytes)
     }
 
-    /// Room for `n` bytes, when they are copied.
-    mutating func reserveCapacity(_ n: Int) {
-        if view.isEmpty && !copy.isEmpty { copy.reserveCapacity(n) } else { room = max(room, n) }
+    /// Extends `last` with `bytes` when they follow on from it in the same block (two blocks
+    /// may lie next to each other: a view keeps one only); whether it did.
+    private static func extend(_ last: inout View, with bytes: UnsafeRawBufferPointer, in block: ReadBlock?) -> Bool {
+        guard let start = last.bytes.baseAddress, start + last.bytes.count == bytes.baseAddress, last.keeper === block else { return false }
+        last.bytes = UnsafeRawBufferPointer(start: start, count: last.bytes.count + bytes.count)
+        return true
     }
 
-    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        if !view.isEmpty { return try body(view) }
-        return try copy.withBytes(body)
+    /// Room for `n` bytes, when they are copied.
+    mutating func reserveCapacity(_ n: Int) {
+        if viewBytes == 0 && !copy.isEmpty { copy.reserveCapacity(n) } else { room = max(room, n) }
+    }
+
+    /// Calls `body` with the bytes in order, a view or the copy at a time, and where each
+    /// lies (a copy's bytes are the batch's own: transient to whoever reads them again).
+    func forEachPart<E: Error>(_ body: (UnsafeRawBufferPointer, ChunkPlace) throws(E) -> Void) throws(E) {
+        if viewBytes > 0 {
+            try body(view.bytes, view.place)
+            for v in more { try body(v.bytes, v.place) }
+        } else if !copy.isEmpty {
+            try copy.withBytes { (b) throws(E) in try body(b, .transient) }
+        }
     }
 
     /// Whether every byte is JSON white space (space, line feed, carriage return, tab), or
     /// there are none.
     var isJSONBlank: Bool {
-        withBytes { b in b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+        var blank = true
+        forEachPart { b, _ in
+            if blank { blank = b.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+        }
+        return blank
     }
 }
 
@@ -287,7 +325,7 @@ final class ParallelWorker: @unchecked Sendable {
                     }
                 }
             }
-            try batch.bytes.withBytes { (b) throws(JSONAPIError) in try stream.feed(b) }
+            try batch.bytes.forEachPart { (b, _) throws(JSONAPIError) in try stream.feed(b) }
             if batch.endsSegment {
                 if batch.closesElements { try stream.reader.closeElements() }
                 try stream.endInput()

@@ -113,6 +113,9 @@ public final class TableSplitter {
             })
         // One large document: a range of its elements per worker.
         reader.follow(document)
+        // Tables keep their memory flat: files are copied into batches (see
+        // `ParallelReader.readsIntoBlocks`).
+        reader.readsIntoBlocks = false
     }
 
     /// Receives warnings as they are found.
@@ -144,8 +147,10 @@ public final class TableSplitter {
     public var rowsTaken: Int { sink.resourcesWritten }
 
     /// Reads one input as a stream.
-    public func read(_ source: InputSource, chunkSize: Int = 1 << 20) throws(JSONAPIError) {
-        try reader.read(source, chunkSize: chunkSize)
+    ///
+    /// `progress`, when given, is called after each chunk with the bytes read so far.
+    public func read(_ source: InputSource, chunkSize: Int = 1 << 20, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
+        try reader.read(source, chunkSize: chunkSize, progress: progress)
     }
 
     /// Starts an input fed with ``feed(_:)``.

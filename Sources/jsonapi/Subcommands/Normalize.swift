@@ -64,9 +64,7 @@ struct Normalize: ParsableCommand {
         normalizer.onDiagnostic = warnings.handler
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {
-            try readInputs(
-                progress, begin: normalizer.beginInput, feed: normalizer.feed, end: normalizer.endInput,
-                bytes: { normalizer.bytesRead }, resources: { normalizer.resourcesRead })
+            try readInputs(progress, read: normalizer.read, resources: { normalizer.resourcesRead })
             try normalizer.finish()
             progress.finish()
             try file.commit()
@@ -80,21 +78,14 @@ struct Normalize: ParsableCommand {
         }
     }
 
-    /// Feeds every input to a reader, updating the progress line.
+    /// Reads every input with a reader's `read` (files into blocks its workers read in place),
+    /// updating the progress line.
     private func readInputs(
-        _ progress: ProgressLine,
-        begin: (String) throws(JSONAPIError) -> Void, feed: (UnsafeRawBufferPointer) throws(JSONAPIError) -> Void,
-        end: () throws(JSONAPIError) -> Void, bytes: () -> Int, resources: () -> Int
+        _ progress: ProgressLine, read: (InputSource, Int, ((Int) -> Void)?) throws(JSONAPIError) -> Void, resources: @escaping () -> Int
     ) throws(JSONAPIError) {
         for source in input.sources {
             progress.totalBytes = source.knownSize
-            try begin(source.name)
-            let base = bytes()
-            try source.read(chunkSize: input.chunkSize) { (chunk) throws(JSONAPIError) in
-                try feed(chunk)
-                progress.update(bytes: bytes() - base, resources: resources())
-            }
-            try end()
+            try read(source, input.chunkSize) { progress.update(bytes: $0, resources: resources()) }
         }
     }
 
@@ -115,9 +106,7 @@ struct Normalize: ParsableCommand {
         splitter.onDiagnostic = warnings.handler
         let progress = ProgressLine(forced: reporting.progress, quiet: reporting.quiet)
         do {
-            try readInputs(
-                progress, begin: splitter.beginInput, feed: splitter.feed, end: splitter.endInput,
-                bytes: { splitter.bytesRead }, resources: { splitter.resourcesRead })
+            try readInputs(progress, read: splitter.read, resources: { splitter.resourcesRead })
             let tables = try splitter.finish()
             progress.finish()
             try directory.commit()

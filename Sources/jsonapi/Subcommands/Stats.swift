@@ -32,13 +32,7 @@ struct Stats: ParsableCommand {
         do {
             for source in input.sources {
                 progress.totalBytes = source.knownSize
-                try parser.beginInput(named: source.name)
-                var read = 0
-                try source.read(chunkSize: input.chunkSize) { (chunk) throws(JSONAPIError) in
-                    try parser.feed(chunk)
-                    read += chunk.count
-                    progress.update(bytes: read, resources: 0)
-                }
+                try parser.read(source, chunkSize: input.chunkSize) { progress.update(bytes: $0, resources: 0) }
             }
             graph = try parser.finish()
         } catch {
