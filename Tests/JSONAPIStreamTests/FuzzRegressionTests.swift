@@ -997,10 +997,43 @@ public enum FuzzChecks {
         many.parse.workers = 2
         many.parse.workerBatchBytes = batch
         let run = validate(body, options: many, syntaxOnly: false, chunkSize: c.sizes.first { $0 > 0 } ?? 1 << 20)
-        guard reference.error != run.error || reference.warnings != run.warnings else { return [] }
-        return [
-            "\(label)validate, 2 workers, batches of \(batch) bytes: one reader \(describe(reference.error)), \(reference.warnings.count) findings; workers \(describe(run.error)), \(run.warnings.count) findings: \(firstDifference(reference.warnings, run.warnings))"
-        ]
+        var problems: [String] = []
+        if reference.error != run.error || reference.warnings != run.warnings {
+            problems.append(
+                "\(label)validate, 2 workers, batches of \(batch) bytes: one reader \(describe(reference.error)), \(reference.warnings.count) findings; workers \(describe(run.error)), \(run.warnings.count) findings: \(firstDifference(reference.warnings, run.warnings))"
+            )
+        }
+        // From a file, as `jsonapi validate` reads one: into a block (64 KiB, the smallest read
+        // size blocks are used for) that the workers' batches view.
+        let file = validateFile(body, options: many)
+        if reference.error != file.error || reference.warnings != file.warnings {
+            problems.append(
+                "\(label)validate from a file, 2 workers, batches of \(batch) bytes: one reader \(describe(reference.error)), \(reference.warnings.count) findings; workers \(describe(file.error)), \(file.warnings.count) findings: \(firstDifference(reference.warnings, file.warnings))"
+            )
+        }
+        return problems
+    }
+
+    /// `body` validated from a temporary file read in 64 KiB, its findings and error naming
+    /// it "fuzz" as ``validate(_:options:syntaxOnly:chunkSize:)``'s do.
+    static func validateFile(_ body: [UInt8], options: DocumentOptions) -> Run {
+        let path = NSTemporaryDirectory() + "jsonapi-fuzz-\(getpid())-\(UUID().uuidString).json"
+        guard FileManager.default.createFile(atPath: path, contents: Data(body)) else {
+            return Run(error: .input("cannot write \(path)"))
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var run = Run()
+        func named(_ d: Diagnostic) -> Diagnostic {
+            var d = d
+            if d.source == path { d.source = "fuzz" }
+            return d
+        }
+        do throws(JSONAPIError) {
+            run.warnings = try DocumentValidator(options: options).validate(.file(path), chunkSize: 65536).map(named)
+        } catch {
+            run.error = error.diagnostic.map { named($0).source == "fuzz" ? error.withSource("fuzz") : error } ?? error
+        }
+        return run
     }
 
     /// One large document (or two) read a range of elements per worker (see the file's head).
