@@ -129,7 +129,7 @@ struct BatchBytes: ~Copyable {
     /// Appends `bytes`, which lie in `place`: as a view when they may be kept there (extending
     /// the last when they follow on from it in the same block), else as a copy.
     mutating func append(_ bytes: UnsafeRawBufferPointer, in place: ChunkPlace) {
-        guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+        guard bytes.baseAddress != nil, bytes.count > 0 else { return }
         if copy.isEmpty && !place.isTransient {
             let block = place.block
             viewBytes += bytes.count
