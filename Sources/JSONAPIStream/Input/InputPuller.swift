@@ -31,9 +31,10 @@ final class InputPuller {
     private let readsBlocks: Bool
     private var blocks: [ReadBlock] = []
     private var block: ReadBlock?
-    /// The blocks a puller keeps for reading into again: batches in flight keep two or three
-    /// at a time. A block made beyond these is freed when the last batch viewing it goes.
-    static let keptBlocks = 4
+    /// The blocks a puller keeps for reading into again: batches in flight (their window is
+    /// about 1 to 2 MiB of input on 2 workers) keep 5 to 10 of ``ReadBlock/largest`` at a
+    /// time. A block made beyond these is freed when the last batch viewing it goes.
+    static let keptBlocks = 8
     /// The block the chunk being given to `step`'s body lies in: set in block mode for bytes
     /// read as they are (not decompressed, not held back), `nil` otherwise.
     private(set) var chunkBlock: ReadBlock?
@@ -46,7 +47,12 @@ final class InputPuller {
         self.source = source
         size = InputSource.readSize(chunkSize)
         readsBlocks = blocks && !source.isInMemory
+        blockSize = min(size, ReadBlock.largest)
     }
+
+    /// The size of a block, and of a read into one: the read size, at most
+    /// ``ReadBlock/largest``.
+    private let blockSize: Int
 
     /// A block no one else keeps (views of it are gone), to read into.
     private func freeBlock() -> ReadBlock {
@@ -57,7 +63,7 @@ final class InputPuller {
         // and as safe across threads: a worker's last use of the bytes comes before its
         // release of the block.
         for i in blocks.indices where isKnownUniquelyReferenced(&blocks[i]) { return blocks[i] }
-        let new = ReadBlock(capacity: size)
+        let new = ReadBlock(capacity: blockSize)
         if blocks.count < Self.keptBlocks {
             blocks.append(new)
         } else {
@@ -164,16 +170,19 @@ final class InputPuller {
             }
         }
         let buffer: UnsafeMutableRawPointer
+        let readSize: Int
         if readsBlocks {
             let b = freeBlock()
             block = b
             buffer = b.base
+            readSize = blockSize
         } else {
             buffer = self.buffer ?? Self.allocateBuffer(size)
             self.buffer = buffer
+            readSize = size
         }
         while true {
-            let n = systemRead(fd, buffer, size)
+            let n = systemRead(fd, buffer, readSize)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw JSONAPIError.input("cannot read \(source.name): \(String(cString: strerror(errno)))")

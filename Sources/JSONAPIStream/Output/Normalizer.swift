@@ -93,9 +93,6 @@ public final class Normalizer {
                 }
             })
         reader.follow(document)
-        // Lines keep their memory flat and small: files are copied into batches (see
-        // `ParallelReader.readsIntoBlocks`); graph pieces read them in blocks.
-        reader.readsIntoBlocks = format == .json
     }
 
     /// Receives warnings as they are found.
@@ -153,10 +150,9 @@ public final class Normalizer {
 
     /// Reads one input as a stream.
     ///
-    /// `progress`, when given, is called after each chunk with the bytes read so far. For
-    /// flat JSON, a file or standard input that is not compressed is read into blocks that
-    /// workers read where they are, rather than copies of them (lines are copied: their
-    /// memory stays flat and small).
+    /// `progress`, when given, is called after each chunk with the bytes read so far. A file
+    /// or standard input that is not compressed is read into blocks that workers read where
+    /// they are, rather than copies of them.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
         try reader.read(source, chunkSize: chunkSize, progress: progress)
     }

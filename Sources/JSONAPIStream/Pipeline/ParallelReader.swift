@@ -185,36 +185,29 @@ final class ParallelReader {
         }
     }
 
-    /// Whether ``read(_:chunkSize:progress:)`` reads files into blocks that batches view
-    /// (``ReadBlock``), at read sizes in `blockReadSizes`. The owner decides: blocks that
-    /// views in flight keep cost about a MiB and a half more at the peak than copies (30.8
-    /// against 29.4 MiB for NDJSON of the 1.06 GB document on 2 workers), which readers whose
-    /// memory stays flat and small (NDJSON, edges, tables) do not take; a graph, and
-    /// `validate`'s set of keys, grow with the input anyway.
-    var readsIntoBlocks = true
+    /// The read sizes ``read(_:chunkSize:progress:)`` reads files into blocks at.
     private var blockReadSizes = ReadBlock.readSizes
 
     /// Sets the sizes it works with (tests: small inputs through workers, and files read into
-    /// blocks at any read size, by every owner).
+    /// blocks at any read size).
     func tune(batchBytes: Int, continuationBytes: Int, decisionBytes: Int) {
         self.batchBytes = batchBytes
         self.continuationBytes = continuationBytes
         self.decisionBytes = decisionBytes
         blockReadSizes = 1...ReadBlock.readSizes.upperBound
-        readsIntoBlocks = true
     }
 
     /// Reads a whole input (a file, standard input, bytes) as a stream; `progress` is called
     /// after each chunk with the bytes read so far.
     ///
-    /// With ``readsIntoBlocks``, a file or standard input is read into blocks (``ReadBlock``)
-    /// that batches view rather than copy (a batch that straddles two has a view of each),
-    /// unless it is compressed (the decompressed bytes are copied) or the read size is
-    /// outside ``ReadBlock/readSizes``.
+    /// A file or standard input is read into blocks (``ReadBlock``, at most
+    /// ``ReadBlock/largest`` a read) that batches view rather than copy (a batch that
+    /// straddles two has a view of each), unless it is compressed (the decompressed bytes are
+    /// copied) or the read size is outside ``ReadBlock/readSizes``.
     func read(_ source: InputSource, chunkSize: Int, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
         try beginInput(named: source.name)
         do throws(JSONAPIError) {
-            let blocks = readsIntoBlocks && blockReadSizes.contains(InputSource.readSize(chunkSize))
+            let blocks = blockReadSizes.contains(InputSource.readSize(chunkSize))
             let puller = InputPuller(source, chunkSize: chunkSize, blocks: blocks)
             var read = 0
             while try puller.step({ (chunk) throws(JSONAPIError) in

@@ -113,9 +113,6 @@ public final class TableSplitter {
             })
         // One large document: a range of its elements per worker.
         reader.follow(document)
-        // Tables keep their memory flat: files are copied into batches (see
-        // `ParallelReader.readsIntoBlocks`).
-        reader.readsIntoBlocks = false
     }
 
     /// Receives warnings as they are found.
@@ -148,7 +145,9 @@ public final class TableSplitter {
 
     /// Reads one input as a stream.
     ///
-    /// `progress`, when given, is called after each chunk with the bytes read so far.
+    /// `progress`, when given, is called after each chunk with the bytes read so far. A file
+    /// or standard input that is not compressed is read into blocks that workers read where
+    /// they are, rather than copies of them.
     public func read(_ source: InputSource, chunkSize: Int = 1 << 20, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
         try reader.read(source, chunkSize: chunkSize, progress: progress)
     }
