@@ -48,6 +48,65 @@ struct ReadBlockTests {
         }
     }
 
+    /// A pipe gives what has been written so far: the next read goes on in the same block,
+    /// after the last, until the block is full (not a block per short read).
+    @Test func shortReadsFillTheirBlockBeforeTheNext() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text = Self.text
+        // The writer sends 1,000 bytes at a time, pausing between them, so that reads are short.
+        let writer = Thread {
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { return }
+            text.withUnsafeBytes { all in
+                var i = 0
+                while i < all.count {
+                    let end = min(i + 1000, all.count)
+                    _ = write(fd, all.baseAddress! + i, end - i)
+                    i = end
+                    usleep(2000)
+                }
+            }
+            close(fd)
+        }
+        writer.start()
+        let puller = InputPuller(.file(path), chunkSize: 4096, blocks: true)
+        var read: [UInt8] = []
+        var chunks: [(block: ObjectIdentifier, start: UnsafeRawPointer, count: Int)] = []
+        var kept: [ReadBlock] = []
+        while try puller.step({ chunk in
+            read += Array(chunk)
+            guard let block = puller.chunkBlock else {
+                Issue.record("a chunk read as it is names its block")
+                return
+            }
+            kept.append(block)  // as batches viewing each chunk would
+            chunks.append((ObjectIdentifier(block), chunk.baseAddress!, chunk.count))
+        }) {}
+        #expect(read == text)
+        #expect(chunks.count >= 10, "short reads: \(chunks.count)")
+        // Each chunk follows on from the one before it in the same block, or starts a block
+        // once the last is full.
+        var blocks = 0
+        for (i, c) in chunks.enumerated() {
+            if i == 0 || c.block != chunks[i - 1].block {
+                blocks += 1
+                if i > 0 { #expect(chunks.filter { $0.block == chunks[i - 1].block }.reduce(0) { $0 + $1.count } == 4096, "a block is full before the next") }
+            } else {
+                #expect(c.start == chunks[i - 1].start + chunks[i - 1].count, "chunk \(i) follows on in its block")
+            }
+        }
+        #expect(blocks == (text.count + 4095) / 4096)
+        // Bytes read into a block that batches kept are still what was read.
+        var offset = 0
+        for c in chunks {
+            #expect(Array(UnsafeRawBufferPointer(start: c.start, count: c.count)) == Array(text[offset..<offset + c.count]))
+            offset += c.count
+        }
+        _ = kept
+    }
+
     @Test func withoutBlocksOrForCompressedInputNoChunkNamesABlock() throws {
         try Self.withFile(Self.text) { path in
             let plain = InputPuller(.file(path), chunkSize: 1000)

@@ -31,6 +31,9 @@ final class InputPuller {
     private let readsBlocks: Bool
     private var blocks: [ReadBlock] = []
     private var block: ReadBlock?
+    /// The bytes of `block` read into so far: a short read (a pipe gives 64 KiB or less at a
+    /// time) is followed by the next read in the same block, after it.
+    private var filled = 0
     /// The blocks a puller keeps for reading into again: batches in flight (their window is
     /// about 1 to 2 MiB of input on 2 workers) keep 5 to 10 of ``ReadBlock/largest`` at a
     /// time. A block made beyond these is freed when the last batch viewing it goes.
@@ -172,10 +175,18 @@ final class InputPuller {
         let buffer: UnsafeMutableRawPointer
         let readSize: Int
         if readsBlocks {
-            let b = freeBlock()
-            block = b
-            buffer = b.base
-            readSize = blockSize
+            if let b = block, filled < b.capacity {
+                // Room after what the last reads put in the block: batches view only bytes
+                // read before (below `filled`), so these may be written whoever keeps it.
+                buffer = b.base + filled
+                readSize = b.capacity - filled
+            } else {
+                let b = freeBlock()
+                block = b
+                filled = 0
+                buffer = b.base
+                readSize = blockSize
+            }
         } else {
             buffer = self.buffer ?? Self.allocateBuffer(size)
             self.buffer = buffer
@@ -187,6 +198,7 @@ final class InputPuller {
                 if errno == EINTR { continue }
                 throw JSONAPIError.input("cannot read \(source.name): \(String(cString: strerror(errno)))")
             }
+            if readsBlocks { filled += n }
             return n == 0 ? nil : UnsafeRawBufferPointer(start: buffer, count: n)
         }
     }
