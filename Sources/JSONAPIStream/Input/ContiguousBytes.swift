@@ -12,6 +12,16 @@ package func forEachChunk(
     }
 }
 
+extension UnsafeRawBufferPointer {
+    /// Whether `inner`'s bytes all lie in these (an empty or unplaced `inner`, or these
+    /// unplaced: no).
+    @inline(__always)
+    func encloses(_ inner: UnsafeRawBufferPointer) -> Bool {
+        guard let start = inner.baseAddress, let from = baseAddress else { return false }
+        return start >= from && start + inner.count <= from + count
+    }
+}
+
 /// Calls `body` with the bytes of `collection` in one contiguous buffer, copying only when
 /// the collection has no contiguous storage of its own.
 func withContiguousBytes<C: Collection<UInt8>, R>(

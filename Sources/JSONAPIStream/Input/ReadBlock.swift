@@ -31,9 +31,7 @@ final class ReadBlock: @unchecked Sendable {
 
     /// Whether `bytes` lie in this block.
     func contains(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let start = bytes.baseAddress else { return false }
-        let from = UnsafeRawPointer(base)
-        return start >= from && start + bytes.count <= from + capacity
+        UnsafeRawBufferPointer(start: base, count: capacity).encloses(bytes)
     }
 
     /// The read sizes blocks are used for: below, nearly every batch would straddle blocks

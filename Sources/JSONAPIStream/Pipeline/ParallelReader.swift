@@ -258,9 +258,7 @@ final class ParallelReader {
     /// the block being read into (``read(_:chunkSize:progress:)``), or elsewhere.
     @inline(__always)
     private func place(of chunk: UnsafeRawBufferPointer) -> ChunkPlace {
-        if let start = chunk.baseAddress, let whole = stable.baseAddress, start >= whole && start + chunk.count <= whole + stable.count {
-            return .stable
-        }
+        if stable.encloses(chunk) { return .stable }
         if let block, block.contains(chunk) { return .block(block) }
         return .transient
     }

@@ -99,10 +99,9 @@ struct BatchBytes: ~Copyable {
     private var copy: ByteArena
     /// Invariant: empty, or the only bytes (`copy` is then empty), in input order; a view
     /// without a keeper lies in input whoever made the batch keeps valid and unchanged until
-    /// the batch is read (see ``ParallelReader/readWhole(_:name:chunkSize:)``).
-    /// The first view, and the others (most batches have one view, or none).
-    private var view = View(bytes: UnsafeRawBufferPointer(start: nil, count: 0), keeper: nil)
-    private var more: [View] = []
+    /// the batch is read (see ``ParallelReader/readWhole(_:name:chunkSize:)``). Most batches
+    /// have one view, or none.
+    private var views: [View] = []
     private var viewBytes = 0
     /// The room a copy takes at once, when there comes to be one.
     private var room: Int
@@ -124,7 +123,7 @@ struct BatchBytes: ~Copyable {
     /// The room taken for a copy (none for views).
     var capacity: Int { copy.capacity }
     /// The views (tests): 0 for a copy.
-    var viewCount: Int { viewBytes == 0 ? 0 : 1 + more.count }
+    var viewCount: Int { views.count }
 
     /// Appends `bytes`, which lie in `place`: as a view when they may be kept there (extending
     /// the last when they follow on from it in the same block), else as a copy.
@@ -133,44 +132,35 @@ struct BatchBytes: ~Copyable {
         if copy.isEmpty && !place.isTransient {
             let block = place.block
             viewBytes += bytes.count
-            if view.bytes.baseAddress == nil {
-                view = View(bytes: bytes, keeper: block)
-            } else if more.isEmpty ? !Self.extend(&view, with: bytes, in: block) : !Self.extend(&more[more.count - 1], with: bytes, in: block) {
-                more.append(View(bytes: bytes, keeper: block))
+            // The last view goes on when the bytes follow on from it in the same block (two
+            // blocks may lie next to each other: a view keeps one only).
+            if let last = views.last, let start = last.bytes.baseAddress, start + last.bytes.count == bytes.baseAddress, last.keeper === block {
+                views[views.count - 1].bytes = UnsafeRawBufferPointer(start: start, count: last.bytes.count + bytes.count)
+            } else {
+                views.append(View(bytes: bytes, keeper: block))
             }
             return
         }
         if copy.isEmpty { copy.reserveCapacity(max(room, viewBytes + bytes.count)) }
-        if viewBytes > 0 {
+        if !views.isEmpty {
             // Transient bytes after views: all of it becomes a copy.
-            copy.append(view.bytes)
-            for v in more { copy.append(v.bytes) }
-            view = View(bytes: UnsafeRawBufferPointer(start: nil, count: 0), keeper: nil)
-            more = []
+            for v in views { copy.append(v.bytes) }
+            views = []
             viewBytes = 0
         }
         copy.append(bytes)
     }
 
-    /// Extends `last` with `bytes` when they follow on from it in the same block (two blocks
-    /// may lie next to each other: a view keeps one only); whether it did.
-    private static func extend(_ last: inout View, with bytes: UnsafeRawBufferPointer, in block: ReadBlock?) -> Bool {
-        guard let start = last.bytes.baseAddress, start + last.bytes.count == bytes.baseAddress, last.keeper === block else { return false }
-        last.bytes = UnsafeRawBufferPointer(start: start, count: last.bytes.count + bytes.count)
-        return true
-    }
-
     /// Room for `n` bytes, when they are copied.
     mutating func reserveCapacity(_ n: Int) {
-        if viewBytes == 0 && !copy.isEmpty { copy.reserveCapacity(n) } else { room = max(room, n) }
+        if views.isEmpty && !copy.isEmpty { copy.reserveCapacity(n) } else { room = max(room, n) }
     }
 
     /// Calls `body` with the bytes in order, a view or the copy at a time, and where each
     /// lies (a copy's bytes are the batch's own: transient to whoever reads them again).
     func forEachPart<E: Error>(_ body: (UnsafeRawBufferPointer, ChunkPlace) throws(E) -> Void) throws(E) {
-        if viewBytes > 0 {
-            try body(view.bytes, view.place)
-            for v in more { try body(v.bytes, v.place) }
+        if !views.isEmpty {
+            for v in views { try body(v.bytes, v.place) }
         } else if !copy.isEmpty {
             try copy.withBytes { (b) throws(E) in try body(b, .transient) }
         }
