@@ -10,7 +10,7 @@ import Testing
 struct ElementRangeTests {
     /// (bytes after which a range ends at the next comma, bytes after which a piece of a range
     /// is handed over anyway), with the decision after the first 16 bytes.
-    static let sizes = [(batch: 8, continuation: 16), (batch: 40, continuation: 120)]
+    static let sizes = [(batch: 8, continuation: 16), (batch: 40, continuation: 45)]
 
     /// Normalizes `bytes` on one reader and on workers by elements; the runs must agree.
     /// Returns whether any run read by elements.
@@ -117,6 +117,36 @@ struct ElementRangeTests {
         var last = DocumentOptions()
         last.parse.limits.maxResources = 50
         #expect(Self.expectSame("limit", doc, options: last, format: .json, chunks: [0]))
+    }
+
+    /// Elements longer than a piece of a range (`continuationBytes`): the piece after one
+    /// ends its range at the next comma, so each range is one element or two and both
+    /// workers get ranges. (Ending only at a comma past the batch size within a piece, a
+    /// range found one rarely, and one worker read nearly every element.)
+    @Test func rangesOfElementsLongerThanAPieceEndAfterThem() {
+        let element = { (i: Int) in
+            #"{"type":"a","id":"\#(i)","attributes":{"text":"\#(String(repeating: "x", count: 3000 + 37 * (i % 11)))"}}"#
+        }
+        let doc = Array((#"{"data":["# + (0..<60).map(element).joined(separator: ",") + "]}").utf8)
+        let one = ParallelReaderTests.run([("huge", doc)], workers: 1, chunk: 0)
+        #expect(one.error == nil)
+        for chunk in [0, 1000, 4096] {
+            var o = DocumentOptions()
+            o.parse.workers = 2
+            let out = ByteWriter()
+            let n = Normalizer(format: .ndjson, out: out, document: o)
+            n.tuneWorkers(batchBytes: 900, continuationBytes: 1000, decisionBytes: 2000)
+            do throws(JSONAPIError) {
+                try readInputs([("huge", doc)], chunk: chunk, into: n)
+                try n.finish()
+            } catch {
+                Issue.record("\(error)")
+            }
+            #expect(n.readsElementRanges, "read size \(chunk)")
+            #expect(out.string == one.output, "read size \(chunk)")
+            let segments = n.segmentsByWorker
+            #expect(segments.count == 2 && segments.allSatisfy { $0 >= 20 }, "read size \(chunk): ranges per worker \(segments)")
+        }
     }
 
     /// Arrays whose shape one parser refuses, or that stay whole: the same as one reader.

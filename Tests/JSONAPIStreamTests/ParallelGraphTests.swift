@@ -29,7 +29,7 @@ struct ParallelGraphTests {
 
     static func run(
         _ inputs: [(String, [UInt8])], workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(),
-        duplicates: DuplicatePolicy = .last, batch: Int = 900, continuation: Int = 2500, decision: Int = 4000,
+        duplicates: DuplicatePolicy = .last, batch: Int = 900, continuation: Int = 1000, decision: Int = 4000,
         reading: InputReading = .fed
     ) -> Run {
         var o = options

@@ -21,7 +21,7 @@ struct ParallelReaderTests {
     /// Normalizes `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time.
     static func run(
         _ inputs: [(String, [UInt8])], format: OutputFormat = .ndjson, workers: Int, chunk: Int,
-        options: DocumentOptions = DocumentOptions(), batch: Int = 900, continuation: Int = 2500, decision: Int = 4000,
+        options: DocumentOptions = DocumentOptions(), batch: Int = 900, continuation: Int = 1000, decision: Int = 4000,
         reading: InputReading = .fed
     ) -> Run {
         var o = options
@@ -446,14 +446,15 @@ struct BatchWindowTests {
     /// NDJSON (or `format`) of `input` on 2 workers with batches of 900 bytes (read `chunk`
     /// bytes at a time), and the normalizer, for what it saw in flight.
     static func normalizeOnTwoWorkers(
-        _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false
+        _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false, continuation: Int? = 20_000
     ) -> (Normalizer, String) {
         var o = DocumentOptions()
         o.parse.workers = 2
         o.parse.largeDocumentsOnly = largeDocumentsOnly
         let out = ByteWriter()
         let n = Normalizer(format: format, out: out, document: o)
-        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
+        // (`nil`: the reader's own sizes.)
+        if let continuation { n.tuneWorkers(batchBytes: 900, continuationBytes: continuation, decisionBytes: 20_000) }
         do throws(JSONAPIError) {
             try readInputs([("dump", input)], chunk: chunk, into: n)
             try n.finish()
@@ -480,6 +481,51 @@ struct BatchWindowTests {
             #expect(batches >= 1 && batches <= 4, "\(batches) batches in flight")
             #expect(bytes <= 4 * 6_000, "\(bytes) bytes in flight")
         }
+    }
+
+    /// A document longer than the batch size goes to its worker in pieces of a batch size,
+    /// and the piece that holds its end ends there, so the next document starts a batch of
+    /// its own (on the other worker): the first bytes hold document ends, and the input is
+    /// read as documents, not as one large document's elements.
+    @Test func longDocumentsGoInPiecesOfABatch() {
+        // Documents of about 5 KB; batches and pieces of 900 bytes.
+        let input = Self.dump(documents: 30, resources: 40)
+        let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 900, decision: 20_000)
+        #expect(one.error == nil)
+        for chunk in [0, 700, 4096] {
+            let (n, output) = Self.normalizeOnTwoWorkers(input, chunk: chunk, continuation: 900)
+            #expect(n.isReadByWorkers && !n.readsElementRanges, "read size \(chunk)")
+            #expect(output == one.output, "read size \(chunk)")
+            #expect(n.largestBatchRoom <= 900, "\(n.largestBatchRoom) bytes of room")
+            let (batches, bytes) = n.mostInFlight
+            #expect(batches >= 1 && batches <= 8, "\(batches) batches in flight")
+            #expect(bytes <= 8 * 900, "\(bytes) bytes in flight")
+        }
+    }
+
+    /// The same with the reader's own sizes: documents of about 400 KB, over the batch size
+    /// (256 KiB), are read by workers as documents, with at most 8 batch sizes of input
+    /// in flight (whole-document batches kept 4 documents' worth).
+    @Test func documentsOfHalfAMegabyteAreReadInPieces() {
+        let input = Self.dump(documents: 8, resources: 4_600)
+        #expect(input.count > 3_000_000)
+        var o = DocumentOptions()
+        o.parse.workers = 1
+        let single = ByteWriter()
+        let s = Normalizer(format: .ndjson, out: single, document: o)
+        do throws(JSONAPIError) {
+            try readInputs([("dump", input)], chunk: 0, into: s)
+            try s.finish()
+        } catch {
+            Issue.record("\(error)")
+        }
+        let (n, output) = Self.normalizeOnTwoWorkers(input, chunk: 64 * 1024, continuation: nil)
+        #expect(n.isReadByWorkers && !n.readsElementRanges)
+        #expect(output == single.string)
+        let (batches, bytes) = n.mostInFlight
+        #expect(batches >= 3, "\(batches) batches in flight")
+        #expect(bytes <= 8 * 256 * 1024, "\(bytes) bytes in flight")
+        #expect(n.largestBatchRoom <= 256 * 1024 + 32 * 1024, "\(n.largestBatchRoom) bytes of room")
     }
 
     @Test func smallDocumentsKeepTheWindowByCount() {

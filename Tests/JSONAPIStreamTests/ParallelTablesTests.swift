@@ -25,7 +25,7 @@ struct ParallelTablesTests {
     static func run(
         _ inputs: [(String, [UInt8])], format: TableFormat = .ndjson, output: OutputOptions = TableSplitter.defaultOutput,
         workers: Int, chunk: Int, options: DocumentOptions = DocumentOptions(), duplicates: DuplicatePolicy = .last,
-        batch: Int = 900, continuation: Int = 2500, decision: Int = 4000
+        batch: Int = 900, continuation: Int = 1000, decision: Int = 4000
     ) throws -> Run {
         var o = options
         o.parse.workers = workers

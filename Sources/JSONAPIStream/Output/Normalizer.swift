@@ -127,6 +127,8 @@ public final class Normalizer {
 
     /// The most batches, and the most input bytes, that were in flight at once (tests).
     var mostInFlight: (batches: Int, bytes: Int) { reader.mostInFlight }
+    /// Segments (runs of documents, ranges of elements) each worker was handed (tests).
+    var segmentsByWorker: [Int] { reader.segmentsByWorker }
     /// The bounds of what may be in flight (tests).
     var windowBounds: (batches: Int, bytes: Int) { reader.windowBounds }
     /// The most room a batch of whole documents took (tests).

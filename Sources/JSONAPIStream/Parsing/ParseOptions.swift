@@ -81,13 +81,11 @@ public struct ParseOptions: Sendable, Hashable {
     /// ``maxWorkers`` are started.
     public var workers: Int? = nil
     /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after
-    /// the first document that reaches this size). A document longer than 8 times this goes
-    /// to one worker in pieces. Workers read whole documents when the first 8 times this many
+    /// the first document that reaches this size). A longer document goes to one worker in
+    /// pieces of this size. Workers read whole documents when the first 8 times this many
     /// bytes hold the end of a document (documents smaller than that); else ranges of
     /// elements of about this size, where they can (see ``workers``). Memory: about 4
-    /// batches per worker in flight, input and output (2 for ranges of one document); past
-    /// 2 per worker, batches of documents larger than this wait while the input in flight
-    /// would pass what 4 usual batches per worker hold. 256 KiB
+    /// batches per worker in flight, input and output (2 for ranges of one document). 256 KiB
     /// by measurement: as fast as 512 KiB on two cores (by the clock and by instructions,
     /// within 1.5 %), and with 2 workers the NDJSON of a 1 GB document peaks about 4 MiB
     /// lower.

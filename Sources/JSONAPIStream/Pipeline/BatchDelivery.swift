@@ -8,16 +8,19 @@ final class BatchDelivery {
     /// Batches handed over and not yet delivered, at most (set as the workers start).
     private(set) var window: Int
     /// Input bytes in flight, at most, once two batches per worker are (set as the workers
-    /// start). A batch of whole documents ends after the document that passes the batch size,
-    /// so documents several times that size make batches as large: bounded by count alone, a
-    /// dump of 1.3 MB documents kept 8 of them and their output in flight (54 MiB peak on 2
-    /// workers, against 25 MiB on one reader).
+    /// start). Batches are at most a batch size since a long document goes in pieces of one
+    /// (``ParallelReader/continuationBytes``), so this binds only a reader tuned to larger
+    /// pieces, or a caller's batch that took a large read whole. Bounded by count alone,
+    /// whole-document batches of a dump of 1.3 MB documents kept 8 of them and their output
+    /// in flight (54 MiB peak on 2 workers, against 25 MiB on one reader).
     private(set) var byteWindow = Int.max
     /// Input bytes of the batches in flight.
     private var inFlightBytes = 0
     /// The most batches, and input bytes, in flight at once so far.
     private(set) var mostInFlight = 0
     private(set) var mostInFlightBytes = 0
+    /// Segments (runs of documents, ranges of elements) handed to each worker so far.
+    private(set) var segmentsByWorker: [Int] = []
     let workerCount: Int
     private let sequential: DocumentStream
     private let makeWorker: () -> ParallelWorker
@@ -67,6 +70,7 @@ final class BatchDelivery {
         let (bytes, o2) = perBatch.multipliedReportingOverflow(by: window)
         byteWindow = o1 || o2 ? .max : bytes
         pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })
+        segmentsByWorker = Array(repeating: 0, count: workerCount)
     }
 
     /// Stops the workers (safe to call twice, or before they started).
@@ -84,6 +88,7 @@ final class BatchDelivery {
             turn = (turn + 1) % workerCount
         }
         continuingWorker = batch.endsSegment ? nil : w
+        if batch.segment != nil { segmentsByWorker[w] += 1 }
         take(batch)
         pool!.push(batch, to: w)
     }

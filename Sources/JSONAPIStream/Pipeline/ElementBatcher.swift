@@ -11,10 +11,10 @@
 ///
 /// A range ends at the first comma between elements after ``batchBytes`` (a comma belongs to
 /// neither range), or at the array's `]`; a range longer than ``continuationBytes`` without
-/// such a comma (one huge element) is handed over in pieces to the same worker. An empty
-/// array stays with the caller's bytes. The caller's stream, when it reaches the batch after
-/// a range, skips to its first byte (``DocumentReader/skip(to:line:lineStart:)``), so its
-/// positions are the input's.
+/// such a comma (one huge element) is handed over in pieces to the same worker, and ends at
+/// the next comma. An empty array stays with the caller's bytes. The caller's stream, when
+/// it reaches the batch after a range, skips to its first byte
+/// (``DocumentReader/skip(to:line:lineStart:)``), so its positions are the input's.
 final class ElementBatcher {
     private let batchBytes: Int
     private let continuationBytes: Int
@@ -68,7 +68,9 @@ final class ElementBatcher {
                 }
                 continue
             }
-            let cutFrom = max(0, batchBytes - rangeBytes.count - 1)
+            // A range that goes on after a piece (its elements passed `continuationBytes`)
+            // ends at the first comma: it has passed the batch size.
+            let cutFrom = rangeHanded ? 0 : max(0, batchBytes - rangeBytes.count - 1)
             // A range is handed over in pieces of at most `continuationBytes`, whatever the
             // read size: the same input gives the same batches.
             let piece = UnsafeRawBufferPointer(rebasing: rest[..<min(rest.count, max(1, continuationBytes - rangeBytes.count))])
