@@ -82,13 +82,13 @@ public struct ParseOptions: Sendable, Hashable {
     public var workers: Int? = nil
     /// Bytes of whole documents handed to a worker at a time (at least: a batch ends after
     /// the first document that reaches this size). A longer document goes to one worker in
-    /// pieces of this size. Workers read whole documents when the first 8 times this many
-    /// bytes hold the end of a document (documents smaller than that); else ranges of
-    /// elements of about this size, where they can (see ``workers``). Memory: about 4
-    /// batches per worker in flight, input and output (2 for ranges of one document). 256 KiB
-    /// by measurement: as fast as 512 KiB on two cores (by the clock and by instructions,
-    /// within 1.5 %), and with 2 workers the NDJSON of a 1 GB document peaks about 4 MiB
-    /// lower.
+    /// pieces of this size and an eighth. Workers read whole documents when the first 8
+    /// times this many bytes hold the end of a document (documents smaller than that); else
+    /// ranges of elements of about this size, where they can (see ``workers``). Memory:
+    /// about 4 batches per worker in flight, input and output (2 for ranges of one
+    /// document). 256 KiB by measurement: as fast as 512 KiB on two cores (by the clock and
+    /// by instructions, within 1.5 %), and with 2 workers the NDJSON of a 1 GB document
+    /// peaks about 4 MiB lower.
     public var workerBatchBytes: Int = 256 * 1024
     /// Workers read one large document only (a range of its elements each); an input of
     /// many documents stays on one reader, whichever pipeline reads it. (`jsonapi
