@@ -68,25 +68,36 @@ package struct WorkerOptions: ParsableArguments {
     /// and 12.1 MB 1.10 to 1.13, 1.13, 1.09 to 1.17 and 1.18 times as fast on two workers as on
     /// one reader, of 4.0 and 5.1 MB 1.02 to 1.08 and 1.04 (not worth the 6 MiB more they
     /// take); before the release that cut 3 instructions per byte from both, 15.7, 128.5 and
-    /// 1,064 MB 1.13, 1.23 and 1.17 times, and 4 and 8 MB 0.90 and 0.98. A dump of many
-    /// documents is about as fast either way (1.00 at 129 MB, 1.06 at 1 GB) and larger on two
-    /// workers.
+    /// 1,064 MB 1.13, 1.23 and 1.17 times, and 4 and 8 MB 0.90 and 0.98. An input of many
+    /// documents goes to the workers too from ``largeDump`` bytes on.
     package static func twoWorkersForLines(cores: Int, inputBytes: Int?) -> Bool {
         cores == 2 && (inputBytes ?? 0) >= largeInput
     }
 
+    /// Inputs from this size on (all together) are read by the two workers of
+    /// ``twoWorkersForLines(cores:inputBytes:)`` whether they hold one document or many.
+    /// Measured on two cores (`normalize --format ndjson`, `--workers 1` against `2`,
+    /// medians of 3 to 11 alternating runs), dumps of pages of 50 KB and of documents of 1.3
+    /// MB: 6.3 MB 1.00 times as fast on two workers, 15.8 MB 1.09, 32 MB 1.14 and 1.06, 129
+    /// MB 1.15 and 1.16, 1.07 GB 1.27 and 1.27 (edges 1.16 at 129 MB, 1.24 at 1.07 GB), for
+    /// 4 to 6 MiB more (28 to 30 MiB at the peak). Before pieces of a batch
+    /// (``ParseOptions/workerBatchBytes``) and files read into blocks, a dump was about as
+    /// fast either way (1.00 at 129 MB, 1.06 at 1 GB) and larger on two workers.
+    package static let largeDump = 32 << 20
+
     /// ``applied(to:)`` for a command writing NDJSON or edge lines of `sources`: with no
     /// `--workers`, two workers for one large document when
-    /// ``twoWorkersForLines(cores:inputBytes:)`` says so. The sources' sizes are
+    /// ``twoWorkersForLines(cores:inputBytes:)`` says so, and for many documents too from
+    /// ``largeDump`` bytes on. The sources' sizes are
     /// ``InputSource/knownSize``: none for standard input, a pipe or a compressed file.
     package func applied(toLinesOf options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
         var o = applied(to: options)
         guard workers == nil, o.parse.concurrency != .sequential, o.parse.multipleDocuments else { return o }
         // All the sizes together; none when one of them is not known.
         let total = sources.reduce(Int?(0)) { sum, source in sum.flatMap { s in source.knownSize.map { s + $0 } } }
-        if Self.twoWorkersForLines(cores: ParseOptions.usableCores, inputBytes: total) {
+        if Self.twoWorkersForLines(cores: ParseOptions.usableCores, inputBytes: total), let total {
             o.parse.workers = 2
-            o.parse.largeDocumentsOnly = true
+            o.parse.largeDocumentsOnly = total < Self.largeDump
         }
         return o
     }

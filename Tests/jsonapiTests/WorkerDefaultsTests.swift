@@ -4,7 +4,8 @@ import JSONAPIStream
 import Testing
 
 /// `normalize`'s default for NDJSON and edge lines on two cores: two workers for one large
-/// file document, one reader otherwise (`WorkerOptions.twoWorkersForLines`).
+/// file document, and for many documents in files of 32 MiB or more together; one reader
+/// otherwise (`WorkerOptions.twoWorkersForLines`, `WorkerOptions.largeDump`).
 struct WorkerDefaultsTests {
     @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
         let large = WorkerOptions.largeInput
@@ -40,6 +41,12 @@ struct WorkerDefaultsTests {
         try Data(count: 13 << 20).write(to: big)
         let expected: (Int?, Bool) = ParseOptions.usableCores == 2 ? (2, true) : (nil, false)
         #expect(try workers([big.path]) == expected)
+        // From 32 MiB (the files together), many documents too.
+        #expect(WorkerOptions.largeDump == 32 << 20)
+        let huge = dir.appendingPathComponent("huge.json")
+        try Data(count: 20 << 20).write(to: huge)
+        #expect(try workers([big.path, huge.path]) == (ParseOptions.usableCores == 2 ? (2, false) : (nil, false)))
+        #expect(try workers([huge.path]) == expected)
         // With standard input among the files, or a FIFO, the size is not known.
         #expect(try workers([big.path, "-"]) == (nil, false))
         let fifo = dir.appendingPathComponent("fifo")
@@ -66,6 +73,24 @@ struct WorkerDefaultsTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("one.json").path
+        try generated.stdout.write(to: URL(fileURLWithPath: path))
+        for format in ["ndjson", "edges"] {
+            let byDefault = try run(["normalize", "--format", format, path])
+            let one = try run(["normalize", "--format", format, "--workers", "1", path])
+            #expect(byDefault.status == 0 && one.status == 0, "\(byDefault.stderr) \(one.stderr)")
+            #expect(byDefault.stdout == one.stdout && byDefault.stdout.count > 1 << 20, "\(format)")
+        }
+    }
+
+    /// The same for a dump of many documents over 32 MiB (two workers by default on this
+    /// 2-core machine, each a run of whole documents).
+    @Test func aLargeDumpWritesTheSameLinesByDefault() throws {
+        let generated = try run(["generate", "--resources", "20000", "--documents", "600", "--seed", "4"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stdout.count > WorkerOptions.largeDump)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("dump.json").path
         try generated.stdout.write(to: URL(fileURLWithPath: path))
         for format in ["ndjson", "edges"] {
             let byDefault = try run(["normalize", "--format", format, path])
