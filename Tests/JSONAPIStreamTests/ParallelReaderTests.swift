@@ -446,11 +446,13 @@ struct BatchWindowTests {
     /// NDJSON (or `format`) of `input` on 2 workers with batches of 900 bytes (read `chunk`
     /// bytes at a time), and the normalizer, for what it saw in flight.
     static func normalizeOnTwoWorkers(
-        _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false, continuation: Int? = 20_000
+        _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false, manyDocumentsOnly: Bool = false,
+        continuation: Int? = 20_000
     ) -> (Normalizer, String) {
         var o = DocumentOptions()
         o.parse.workers = 2
         o.parse.largeDocumentsOnly = largeDocumentsOnly
+        o.parse.manyDocumentsOnly = manyDocumentsOnly
         let out = ByteWriter()
         let n = Normalizer(format: format, out: out, document: o)
         // (`nil`: the reader's own sizes.)

@@ -47,6 +47,15 @@ struct WorkerDefaultsTests {
         try Data(count: 20 << 20).write(to: huge)
         #expect(try workers([big.path, huge.path]) == (ParseOptions.usableCores == 2 ? (2, false) : (nil, false)))
         #expect(try workers([huge.path]) == expected)
+        // `validate`: two workers for many documents only, from 6 MiB.
+        func validating(_ files: [String]) throws -> (Int?, Bool, Bool) {
+            let o = options.applied(toValidating: DocumentOptions(), sources: try sources(files))
+            return (o.parse.workers, o.parse.manyDocumentsOnly, o.parse.largeDocumentsOnly)
+        }
+        #expect(try validating([a.path, b.path]) == (nil, false, false))
+        #expect(try validating([big.path]) == (ParseOptions.usableCores == 2 ? (2, true, false) : (nil, false, false)))
+        #expect(try validating([big.path, "-"]) == (nil, false, false))
+        #expect(try WorkerOptions.parse(["--workers", "2"]).applied(toValidating: DocumentOptions(), sources: try sources([big.path])).parse.manyDocumentsOnly == false)
         // With standard input among the files, or a FIFO, the size is not known.
         #expect(try workers([big.path, "-"]) == (nil, false))
         let fifo = dir.appendingPathComponent("fifo")
@@ -79,6 +88,31 @@ struct WorkerDefaultsTests {
             let one = try run(["normalize", "--format", format, "--workers", "1", path])
             #expect(byDefault.status == 0 && one.status == 0, "\(byDefault.stderr) \(one.stderr)")
             #expect(byDefault.stdout == one.stdout && byDefault.stdout.count > 1 << 20, "\(format)")
+        }
+    }
+
+    /// `validate` of a dump over 6 MiB (two workers by default on this 2-core machine, for
+    /// many documents only) and of one large document (one reader): the same findings and exit
+    /// status as on one reader, with an invalid document among the dump's.
+    @Test func validateFindsTheSameByDefault() throws {
+        let dump = try run(["generate", "--resources", "4000", "--documents", "150", "--seed", "5"])
+        let one = try run(["generate", "--resources", "4000", "--seed", "6"])
+        #expect(dump.status == 0 && one.status == 0)
+        #expect(dump.stdout.count > WorkerOptions.largeInput && one.stdout.count > WorkerOptions.largeInput)
+        var lines = String(decoding: dump.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // A type with a character member names may not hold (R12), in the 100th document.
+        lines[99] = lines[99].replacingOccurrences(of: #""type":"people""#, with: #""type":"pe+ople""#)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dumpPath = dir.appendingPathComponent("dump.json").path, onePath = dir.appendingPathComponent("one.json").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dumpPath))
+        try one.stdout.write(to: URL(fileURLWithPath: onePath))
+        for (path, invalid) in [(dumpPath, true), (onePath, false)] {
+            let byDefault = try run(["validate", path])
+            let single = try run(["validate", "--workers", "1", path])
+            #expect(byDefault.status == single.status && single.status == (invalid ? 1 : 0), "\(path): \(single.stderr)")
+            #expect(byDefault.stderr == single.stderr, "\(path)")
+            if invalid { #expect(single.stderr.contains("pe+ople")) }
         }
     }
 

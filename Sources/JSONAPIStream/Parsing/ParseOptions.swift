@@ -95,6 +95,10 @@ public struct ParseOptions: Sendable, Hashable {
     /// normalize`'s default for NDJSON and edge lines of a large file on two cores: see
     /// `WorkerOptions`.)
     package var largeDocumentsOnly = false
+    /// Workers read inputs of many documents only; one large document stays on one reader
+    /// (its two threads) rather than a range of its elements per worker. (`jsonapi
+    /// validate`'s default for a large file on two cores: see `WorkerOptions`.)
+    package var manyDocumentsOnly = false
     /// Limits on depth, sizes and counts.
     public var limits: Limits = .default
     /// What a UTF-8 byte order mark does: an error (J10), or it is stripped with a warning (N02).

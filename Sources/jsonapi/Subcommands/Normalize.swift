@@ -13,7 +13,8 @@ struct Normalize: ParsableCommand {
 
             Inputs of many documents are read on --workers workers (by default one per core \
             with 3 or more cores; with 2, ndjson and edges of uncompressed files of 6 MiB or more are \
-            written by two workers when they hold one large document), with the same output, \
+            written by two workers when they hold one large document, and from 32 MiB when they \
+            hold many), with the same output, \
             warnings and first error as one: for \
             json each worker builds part of the graph, merged in input order; ndjson and edges \
             are written by the workers, but not with --on-duplicate first|error or \
