@@ -73,15 +73,15 @@ struct WorkerDefaultsTests {
         #expect(options.applied(toLinesOf: sequential, sources: try sources([big.path])).parse.workers == nil)
     }
 
-    /// End to end: a generated document over 6 MiB as NDJSON and edges, by default and on
-    /// one reader: the same bytes (on this 2-core machine the default reads it on two workers).
-    @Test func aLargeFileWritesTheSameLinesByDefault() throws {
-        let generated = try run(["generate", "--resources", "4000", "--seed", "3"])
+    /// End to end: the input `generate arguments` writes (over `atLeast` bytes) as NDJSON and
+    /// edges, by default and on one reader: the same bytes.
+    static func expectSameLinesByDefault(generating arguments: [String], atLeast: Int) throws {
+        let generated = try run(["generate"] + arguments)
         #expect(generated.status == 0, "\(generated.stderr)")
-        #expect(generated.stdout.count > WorkerOptions.largeInput)
+        #expect(generated.stdout.count > atLeast)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("one.json").path
+        let path = dir.appendingPathComponent("input.json").path
         try generated.stdout.write(to: URL(fileURLWithPath: path))
         for format in ["ndjson", "edges"] {
             let byDefault = try run(["normalize", "--format", format, path])
@@ -89,6 +89,19 @@ struct WorkerDefaultsTests {
             #expect(byDefault.status == 0 && one.status == 0, "\(byDefault.stderr) \(one.stderr)")
             #expect(byDefault.stdout == one.stdout && byDefault.stdout.count > 1 << 20, "\(format)")
         }
+    }
+
+    /// A generated document over 6 MiB (on this 2-core machine the default reads it on two
+    /// workers, a range of elements each).
+    @Test func aLargeFileWritesTheSameLinesByDefault() throws {
+        try Self.expectSameLinesByDefault(generating: ["--resources", "4000", "--seed", "3"], atLeast: WorkerOptions.largeInput)
+    }
+
+    /// A dump of many documents over 32 MiB (two workers by default on this 2-core machine,
+    /// each a run of whole documents).
+    @Test func aLargeDumpWritesTheSameLinesByDefault() throws {
+        try Self.expectSameLinesByDefault(
+            generating: ["--resources", "20000", "--documents", "600", "--seed", "4"], atLeast: WorkerOptions.largeDump)
     }
 
     /// `validate` of a dump over 6 MiB (two workers by default on this 2-core machine, for
@@ -113,24 +126,6 @@ struct WorkerDefaultsTests {
             #expect(byDefault.status == single.status && single.status == (invalid ? 1 : 0), "\(path): \(single.stderr)")
             #expect(byDefault.stderr == single.stderr, "\(path)")
             if invalid { #expect(single.stderr.contains("pe+ople")) }
-        }
-    }
-
-    /// The same for a dump of many documents over 32 MiB (two workers by default on this
-    /// 2-core machine, each a run of whole documents).
-    @Test func aLargeDumpWritesTheSameLinesByDefault() throws {
-        let generated = try run(["generate", "--resources", "20000", "--documents", "600", "--seed", "4"])
-        #expect(generated.status == 0, "\(generated.stderr)")
-        #expect(generated.stdout.count > WorkerOptions.largeDump)
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("dump.json").path
-        try generated.stdout.write(to: URL(fileURLWithPath: path))
-        for format in ["ndjson", "edges"] {
-            let byDefault = try run(["normalize", "--format", format, path])
-            let one = try run(["normalize", "--format", format, "--workers", "1", path])
-            #expect(byDefault.status == 0 && one.status == 0, "\(byDefault.stderr) \(one.stderr)")
-            #expect(byDefault.stdout == one.stdout && byDefault.stdout.count > 1 << 20, "\(format)")
         }
     }
 }
