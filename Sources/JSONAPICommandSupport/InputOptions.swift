@@ -56,26 +56,26 @@ package struct WorkerOptions: ParsableArguments {
         return o
     }
 
-    /// Inputs from this size on (all together) are "large" for ``twoWorkersForLines(cores:inputBytes:)``.
+    /// Inputs from this size on (all together) are "large" for ``twoWorkersByDefault(cores:inputBytes:)``.
     package static let largeInput = 6 << 20
 
-    /// Whether `normalize --format ndjson|edges` with no `--workers` asks for two workers,
-    /// for one large document only (``ParseOptions/largeDocumentsOnly``): on a machine of two
-    /// usable cores, for inputs of ``largeInput`` bytes or more. A large document is then
-    /// read a range of its elements per worker; an input of many documents by one reader (on
-    /// two threads), as elsewhere on two cores. Measured on two cores (`jsonapi bench
+    /// Whether a command with no `--workers` asks for two workers where the library's
+    /// default is one reader: on a machine of two usable cores, for inputs of ``largeInput``
+    /// bytes or more. What the workers then read is the command's choice:
+    /// ``applied(toLinesOf:sources:)`` and ``applied(toValidating:sources:)``.
+    ///
+    /// For NDJSON and edge lines of one large document, measured on two cores (`jsonapi bench
     /// --workers 1 --workers 2`, medians of interleaved rounds): one document of 6.1, 7.0, 8.1
     /// and 12.1 MB 1.10 to 1.13, 1.13, 1.09 to 1.17 and 1.18 times as fast on two workers as on
     /// one reader, of 4.0 and 5.1 MB 1.02 to 1.08 and 1.04 (not worth the 6 MiB more they
     /// take); before the release that cut 3 instructions per byte from both, 15.7, 128.5 and
-    /// 1,064 MB 1.13, 1.23 and 1.17 times, and 4 and 8 MB 0.90 and 0.98. An input of many
-    /// documents goes to the workers too from ``largeDump`` bytes on.
-    package static func twoWorkersForLines(cores: Int, inputBytes: Int?) -> Bool {
+    /// 1,064 MB 1.13, 1.23 and 1.17 times, and 4 and 8 MB 0.90 and 0.98.
+    package static func twoWorkersByDefault(cores: Int, inputBytes: Int?) -> Bool {
         cores == 2 && (inputBytes ?? 0) >= largeInput
     }
 
     /// Inputs from this size on (all together) are read by the two workers of
-    /// ``twoWorkersForLines(cores:inputBytes:)`` whether they hold one document or many.
+    /// ``applied(toLinesOf:sources:)`` whether they hold one document or many.
     /// Measured on two cores (`normalize --format ndjson`, `--workers 1` against `2`,
     /// medians of 3 to 11 alternating runs), dumps of pages of 50 KB and of documents of 1.3
     /// MB: 6.3 MB 1.00 times as fast on two workers, 15.8 MB 1.09, 32 MB 1.14 and 1.06, 129
@@ -85,44 +85,44 @@ package struct WorkerOptions: ParsableArguments {
     /// fast either way (1.00 at 129 MB, 1.06 at 1 GB) and larger on two workers.
     package static let largeDump = 32 << 20
 
-    /// ``applied(to:)`` for `validate` of `sources`: with no `--workers`, on a machine of two
-    /// usable cores, two workers for many documents only (``ParseOptions/manyDocumentsOnly``)
-    /// when the files together hold ``largeInput`` bytes or more; one large document stays on
-    /// one reader. Measured on two cores (`validate`, `--workers 1` against `2`, medians of 3
-    /// to 9 alternating runs): dumps of 6.3 MB 1.08 times as fast on two workers, 15.8 MB
-    /// 1.10, 32 MB 1.57, 129 MB of 1.3 MB documents 1.23, 1.07 GB 1.31, for 2 to 3 MiB more;
-    /// one document of 15.7 and 128.5 MB 0.92 and 0.94 (slower: its ranges' compound facts
-    /// are gathered and checked again by the caller).
-    package func applied(toValidating options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
-        var o = applied(to: options)
-        guard workers == nil, o.parse.concurrency != .sequential, o.parse.multipleDocuments else { return o }
-        if Self.twoWorkersForLines(cores: ParseOptions.usableCores, inputBytes: Self.knownSize(of: sources)) {
-            o.parse.workers = 2
-            o.parse.manyDocumentsOnly = true
-        }
-        return o
-    }
-
-    /// All the sources' sizes together (``InputSource/knownSize``); none when one of them is
-    /// not known.
-    static func knownSize(of sources: [InputSource]) -> Int? {
-        sources.reduce(Int?(0)) { sum, source in sum.flatMap { s in source.knownSize.map { s + $0 } } }
-    }
-
     /// ``applied(to:)`` for a command writing NDJSON or edge lines of `sources`: with no
-    /// `--workers`, two workers for one large document when
-    /// ``twoWorkersForLines(cores:inputBytes:)`` says so, and for many documents too from
-    /// ``largeDump`` bytes on. The sources' sizes are
-    /// ``InputSource/knownSize``: none for standard input, a pipe or a compressed file.
+    /// `--workers`, when ``twoWorkersByDefault(cores:inputBytes:)`` says so, two workers for
+    /// one large document (a range of its elements each), and for many documents too from
+    /// ``largeDump`` bytes on (below that a dump goes to one reader, on two threads, at its
+    /// first document's end).
     package func applied(toLinesOf options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
         var o = applied(to: options)
-        guard workers == nil, o.parse.concurrency != .sequential, o.parse.multipleDocuments else { return o }
-        let total = Self.knownSize(of: sources)
-        if Self.twoWorkersForLines(cores: ParseOptions.usableCores, inputBytes: total), let total {
-            o.parse.workers = 2
-            o.parse.largeDocumentsOnly = total < Self.largeDump
-        }
+        guard let total = defaultsToTwoWorkers(o, sources) else { return o }
+        o.parse.workers = 2
+        o.parse.largeDocumentsOnly = total < Self.largeDump
         return o
+    }
+
+    /// ``applied(to:)`` for `validate` of `sources`: with no `--workers`, when
+    /// ``twoWorkersByDefault(cores:inputBytes:)`` says so, two workers for many documents
+    /// only (``ParseOptions/manyDocumentsOnly``); one large document stays on one reader.
+    /// Measured on two cores (`validate`, `--workers 1` against `2`, medians of 3 to 9
+    /// alternating runs): dumps of 6.3 MB 1.08 times as fast on two workers, 15.8 MB 1.10, 32
+    /// MB 1.57, 129 MB of 1.3 MB documents 1.23, 1.07 GB 1.31, for 2 to 3 MiB more; one
+    /// document of 15.7 and 128.5 MB 0.92 and 0.94 (slower: its ranges' compound facts are
+    /// gathered and checked again by the caller).
+    package func applied(toValidating options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
+        var o = applied(to: options)
+        guard defaultsToTwoWorkers(o, sources) != nil else { return o }
+        o.parse.workers = 2
+        o.parse.manyDocumentsOnly = true
+        return o
+    }
+
+    /// The sources' size together when, with no `--workers`, `options` (as applied) default
+    /// to two workers for them (``twoWorkersByDefault(cores:inputBytes:)``; not one thread,
+    /// not a single document); `nil` otherwise. The sizes are ``InputSource/knownSize``: none
+    /// for standard input, a pipe or a compressed file, and then none in all.
+    private func defaultsToTwoWorkers(_ options: DocumentOptions, _ sources: [InputSource]) -> Int? {
+        guard workers == nil, options.parse.concurrency != .sequential, options.parse.multipleDocuments else { return nil }
+        let total = sources.reduce(Int?(0)) { sum, source in sum.flatMap { s in source.knownSize.map { s + $0 } } }
+        guard Self.twoWorkersByDefault(cores: ParseOptions.usableCores, inputBytes: total) else { return nil }
+        return total
     }
 }
 

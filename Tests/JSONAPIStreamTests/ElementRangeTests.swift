@@ -131,19 +131,9 @@ struct ElementRangeTests {
         let one = ParallelReaderTests.run([("huge", doc)], workers: 1, chunk: 0)
         #expect(one.error == nil)
         for chunk in [0, 1000, 4096] {
-            var o = DocumentOptions()
-            o.parse.workers = 2
-            let out = ByteWriter()
-            let n = Normalizer(format: .ndjson, out: out, document: o)
-            n.tuneWorkers(batchBytes: 900, continuationBytes: 1000, decisionBytes: 2000)
-            do throws(JSONAPIError) {
-                try readInputs([("huge", doc)], chunk: chunk, into: n)
-                try n.finish()
-            } catch {
-                Issue.record("\(error)")
-            }
+            let (n, output) = BatchWindowTests.normalizeOnTwoWorkers(doc, chunk: chunk, continuation: 1000)
             #expect(n.readsElementRanges, "read size \(chunk)")
-            #expect(out.string == one.output, "read size \(chunk)")
+            #expect(output == one.output, "read size \(chunk)")
             let segments = n.segmentsByWorker
             #expect(segments.count == 2 && segments.allSatisfy { $0 >= 20 }, "read size \(chunk): ranges per worker \(segments)")
         }

@@ -511,19 +511,11 @@ struct BatchWindowTests {
     @Test func documentsOfHalfAMegabyteAreReadInPieces() {
         let input = Self.dump(documents: 8, resources: 4_600)
         #expect(input.count > 3_000_000)
-        var o = DocumentOptions()
-        o.parse.workers = 1
-        let single = ByteWriter()
-        let s = Normalizer(format: .ndjson, out: single, document: o)
-        do throws(JSONAPIError) {
-            try readInputs([("dump", input)], chunk: 0, into: s)
-            try s.finish()
-        } catch {
-            Issue.record("\(error)")
-        }
+        let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0)
+        #expect(one.error == nil)
         let (n, output) = Self.normalizeOnTwoWorkers(input, chunk: 64 * 1024, continuation: nil)
         #expect(n.isReadByWorkers && !n.readsElementRanges)
-        #expect(output == single.string)
+        #expect(output == one.output)
         let (batches, bytes) = n.mostInFlight
         #expect(batches >= 3, "\(batches) batches in flight")
         #expect(bytes <= 8 * 256 * 1024, "\(bytes) bytes in flight")

@@ -5,18 +5,18 @@ import Testing
 
 /// `normalize`'s default for NDJSON and edge lines on two cores: two workers for one large
 /// file document, and for many documents in files of 32 MiB or more together; one reader
-/// otherwise (`WorkerOptions.twoWorkersForLines`, `WorkerOptions.largeDump`).
+/// otherwise (`WorkerOptions.twoWorkersByDefault`, `WorkerOptions.largeDump`).
 struct WorkerDefaultsTests {
     @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
         let large = WorkerOptions.largeInput
         #expect(large == 6 << 20)
-        #expect(WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: large))
-        #expect(WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: 1 << 30))
-        #expect(!WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: large - 1))
+        #expect(WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: large))
+        #expect(WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: 1 << 30))
+        #expect(!WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: large - 1))
         // Size unknown (standard input, a pipe): the library's default.
-        #expect(!WorkerOptions.twoWorkersForLines(cores: 2, inputBytes: nil))
+        #expect(!WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: nil))
         // One core, or 3 and more (where the library's default is already a worker per core).
-        for cores in [1, 3, 4, 16] { #expect(!WorkerOptions.twoWorkersForLines(cores: cores, inputBytes: 1 << 30)) }
+        for cores in [1, 3, 4, 16] { #expect(!WorkerOptions.twoWorkersByDefault(cores: cores, inputBytes: 1 << 30)) }
     }
 
     @Test func theFilesSizesAddUpAndUnknownSizesGiveNone() throws {
