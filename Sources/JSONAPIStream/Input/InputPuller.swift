@@ -67,13 +67,10 @@ final class InputPuller {
         // release of the block.
         for i in blocks.indices where isKnownUniquelyReferenced(&blocks[i]) { return blocks[i] }
         let new = ReadBlock(capacity: blockSize)
-        if blocks.count < Self.keptBlocks {
-            blocks.append(new)
-        } else {
-            // All kept ones are viewed: the oldest is left to its views, this one kept instead.
-            blocks.removeFirst()
-            blocks.append(new)
-        }
+        // All kept ones viewed, and as many as are kept: the oldest is left to its views, this
+        // one kept instead.
+        if blocks.count == Self.keptBlocks { blocks.removeFirst() }
+        blocks.append(new)
         return new
     }
 
