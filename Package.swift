@@ -131,6 +131,7 @@ let package = Package(
                 "JSONAPIStream",
                 "JSONAPIBenchmarking",
                 "JSONAPILoad",
+                "CPlatform",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,3 +1,4 @@
+import CPlatform
 import Foundation
 import Testing
 
@@ -49,4 +50,37 @@ struct LargeAllocationTests {
         #expect(check(grown, 1000))
         LargeAllocation.deallocate(grown, byteCount: 400_000, mapFrom: from)
     }
+}
+
+/// Zeroed tables whose pages come mapped for writing (`jsonapi_calloc_written`, the key
+/// tables' slots): read first, as a hash table's probes read them, then written, they fault
+/// no more. (A fresh `calloc` block read first maps the shared zero page, and each first write
+/// then faults again, flushing the other threads' address caches.)
+struct WrittenTableTests {
+    #if os(Linux)
+    @Test func zeroedTablesComeWithTheirPagesMappedForWriting() throws {
+        // Past glibc's largest threshold for mapping a block of its own (32 MiB): fresh pages.
+        let slots = (40 << 20) / 24
+        let p = try #require(jsonapi_calloc_written(slots, 24))
+        defer { free(p) }
+        let bytes = slots * 24
+        // This thread's page faults (`RUSAGE_THREAD`, 1: other tests run on other threads).
+        let thread = __rusage_who_t(1)
+        var before = rusage()
+        var after = rusage()
+        getrusage(thread, &before)
+        var sum = 0
+        for i in stride(from: 0, to: bytes, by: 4096) { sum &+= Int(p.load(fromByteOffset: i, as: UInt8.self)) }
+        for i in stride(from: 0, to: bytes, by: 4096) { p.storeBytes(of: 1, toByteOffset: i, as: UInt8.self) }
+        getrusage(thread, &after)
+        #expect(sum == 0)
+        // Every byte zero (a sample of each page's), and the 10,240 pages did not fault again.
+        #expect(stride(from: 8, to: bytes, by: 4093).allSatisfy { $0 % 4096 == 0 || p.load(fromByteOffset: $0, as: UInt8.self) == 0 })
+        #expect(after.ru_minflt - before.ru_minflt < 64, "page faults after: \(after.ru_minflt - before.ru_minflt)")
+        // Small ones come from calloc as they are, zeroed.
+        let q = try #require(jsonapi_calloc_written(100, 24))
+        defer { free(q) }
+        #expect((0..<2400).allSatisfy { q.load(fromByteOffset: $0, as: UInt8.self) == 0 })
+    }
+    #endif
 }

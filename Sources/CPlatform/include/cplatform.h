@@ -169,6 +169,15 @@ void jsonapi_memory_seen(int64_t *virtual_bytes, int64_t *resident_bytes);
 void jsonapi_memory_set_progress(int64_t offset);
 int64_t jsonapi_memory_progress(void);
 
+/// `count * size` zeroed bytes from `calloc` (NULL when it fails; `free` them), whose pages
+/// are already mapped for writing. A large `calloc` comes as fresh pages of the system, which
+/// a read first maps to the shared zero page; the first write to each then faults again to
+/// copy it, and on a process with other threads running that fault flushes their processors'
+/// address caches (an interrupt to each). A hash table is read (probed) before it is written,
+/// so every page of a new one paid both faults. Here the pages are populated for writing at
+/// once (`madvise(MADV_POPULATE_WRITE)`, Linux 5.14), or else written one by one.
+void *jsonapi_calloc_written(size_t count, size_t size);
+
 /// glibc, under an address-space limit (`ulimit -v`, `RLIMIT_AS`): one malloc arena for every
 /// thread, since each thread's own arena reserves 64 MiB of address space, which the limit
 /// counts. Without such a limit (or elsewhere) nothing: threads keep their own arenas, and
