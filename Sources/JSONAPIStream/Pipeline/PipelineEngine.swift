@@ -76,7 +76,7 @@ final class PipelineEngine: @unchecked Sendable {
         } catch {
             try fail(error, s)
         }
-        if recorder.recordedBytes >= blockThreshold { try handOver() }
+        if recorder.recordedBytes >= blockThreshold { try handOver() } else { pool.wakeConsumer() }
     }
 
     /// Ends the current input and waits until the building side has handled all of it.
@@ -128,7 +128,9 @@ final class PipelineEngine: @unchecked Sendable {
     /// From inside a yajl callback: hands the full block over and continues in an empty one
     /// (waiting for one when all are in use). False when the building side stopped.
     func handOverDuringParse() -> Bool {
-        push(recorder.block)
+        // More blocks follow at once: a waiting building thread is woken by the next (or
+        // when the pool runs out), not by this one.
+        push(recorder.block, now: false)
         guard let next = pool.takeEmpty() else { return false }
         recorder.block = next
         return true
@@ -143,7 +145,7 @@ final class PipelineEngine: @unchecked Sendable {
         recorder.block = next
     }
 
-    private func push(_ b: TapeBlock) {
+    private func push(_ b: TapeBlock, now: Bool = true) {
         if b === recorder.block {
             // The recorded events move into the block; the block's old (empty) arena is
             // reused for the next events.
@@ -152,7 +154,7 @@ final class PipelineEngine: @unchecked Sendable {
         lock.lock()
         pushed += 1
         lock.unlock()
-        pool.pushFull(b)
+        pool.pushFull(b, now: now)
     }
 
     private func waitUntilDrained() {
