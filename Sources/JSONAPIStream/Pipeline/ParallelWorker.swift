@@ -3,40 +3,19 @@ import Foundation
 /// The workers' threads, each with its queue of batches, and the batches they finished.
 /// Its own object (the threads hold it, not the reader), so that a reader dropped without
 /// ``ParallelReader/finish()`` still stops them.
-///
-/// Each thread waits on a condition of its own: a batch wakes the worker it is for, and a
-/// finished batch wakes the caller only when it waits for that one. (With one condition for
-/// all, each batch woke every waiting thread, most of them to wait again.)
 final class WorkerPool: @unchecked Sendable {
+    private let lock = NSCondition()
     private let workers: [ParallelWorker]
-    // Under `mutex`:
+    // Under `lock`:
     private var queues: [FIFO<ParallelBatch>]
     private var done: [Int: ParallelBatch] = [:]
     private var stopping = false
     private var running: Int
-    /// Whether each worker waits for a batch; the batch the caller waits for (-1: none, or
-    /// the workers' end when stopping).
-    private var workerWaits: [Bool]
-    private var callerWaitsFor = -1
-    /// Invariant: `mutex` and the conditions are initialized in `init` and destroyed in
-    /// `deinit`, and they are not moved meanwhile (a class's stored properties keep their
-    /// address); each condition is waited on with `mutex` only.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let workerWake: UnsafeMutablePointer<pthread_cond_t>
-    private let callerWake: UnsafeMutablePointer<pthread_cond_t>
 
     init(_ workers: [ParallelWorker]) {
         self.workers = workers
-        let n = workers.count
-        queues = Array(repeating: FIFO(), count: n)
-        workerWaits = Array(repeating: false, count: n)
-        running = n
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        workerWake = .allocate(capacity: n)
-        for w in 0..<n { pthread_cond_init(workerWake + w, nil) }
-        callerWake = .allocate(capacity: 1)
-        pthread_cond_init(callerWake, nil)
+        queues = Array(repeating: FIFO(), count: workers.count)
+        running = workers.count
         for (w, worker) in workers.enumerated() {
             let t = Thread { [self] in self.work(w, worker) }
             t.name = "jsonapi-worker-\(w + 1)"
@@ -45,70 +24,53 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    deinit {
-        for w in 0..<workers.count { pthread_cond_destroy(workerWake + w) }
-        workerWake.deallocate()
-        pthread_cond_destroy(callerWake)
-        callerWake.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
     func push(_ batch: ParallelBatch, to w: Int) {
-        pthread_mutex_lock(mutex)
+        lock.lock()
         queues[w].append(batch)
-        if workerWaits[w] { pthread_cond_signal(workerWake + w) }
-        pthread_mutex_unlock(mutex)
+        lock.broadcast()
+        lock.unlock()
     }
 
     /// Batch `id` once read: `nil` when it is not read yet and `waiting` is false.
     func take(_ id: Int, waiting: Bool) -> ParallelBatch? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         if waiting {
-            while done[id] == nil {
-                callerWaitsFor = id
-                pthread_cond_wait(callerWake, mutex)
-            }
-            callerWaitsFor = -1
+            while done[id] == nil { lock.wait() }
         }
         return done.removeValue(forKey: id)
     }
 
     private func work(_ w: Int, _ worker: ParallelWorker) {
         while true {
-            pthread_mutex_lock(mutex)
-            while queues[w].isEmpty && !stopping {
-                workerWaits[w] = true
-                pthread_cond_wait(workerWake + w, mutex)
-            }
-            workerWaits[w] = false
+            lock.lock()
+            while queues[w].isEmpty && !stopping { lock.wait() }
             if stopping {
                 running -= 1
-                pthread_cond_signal(callerWake)
-                pthread_mutex_unlock(mutex)
+                lock.broadcast()
+                lock.unlock()
                 return
             }
             let batch = queues[w].take()!
-            pthread_mutex_unlock(mutex)
+            lock.unlock()
             worker.read(batch)
-            pthread_mutex_lock(mutex)
+            lock.lock()
             done[batch.id] = batch
-            if callerWaitsFor == batch.id { pthread_cond_signal(callerWake) }
-            pthread_mutex_unlock(mutex)
+            lock.broadcast()
+            lock.unlock()
         }
     }
 
     /// Stops the threads and waits for them (a batch being read is finished first). Safe to
     /// call twice.
     func stop() {
-        pthread_mutex_lock(mutex)
+        lock.lock()
         stopping = true
-        for w in 0..<workers.count { pthread_cond_signal(workerWake + w) }
-        while running > 0 { pthread_cond_wait(callerWake, mutex) }
+        lock.broadcast()
+        while running > 0 { lock.wait() }
         queues = queues.map { _ in FIFO() }
         done = [:]
-        pthread_mutex_unlock(mutex)
+        lock.unlock()
         for w in workers { w.stream.abandon() }
     }
 }
