@@ -158,7 +158,7 @@ final class TapePool: @unchecked Sendable {
     func pushFull(_ b: TapeBlock, now: Bool = true) {
         pthread_mutex_lock(&lock)
         full.append(b)
-        if consumerWaits && (now || full.count >= Self.wakeBatch || free.isEmpty) { wake(&hasFull) }
+        if consumerWaits && (now || full.count >= Self.wakeBatch || free.isEmpty) { wakeConsumerLocked() }
         pthread_mutex_unlock(&lock)
     }
 
@@ -166,7 +166,7 @@ final class TapePool: @unchecked Sendable {
     /// queued without waking it is not left waiting on the next read).
     func wakeConsumer() {
         pthread_mutex_lock(&lock)
-        if consumerWaits && !full.isEmpty { wake(&hasFull) }
+        if consumerWaits && !full.isEmpty { wakeConsumerLocked() }
         pthread_mutex_unlock(&lock)
     }
 
@@ -187,14 +187,20 @@ final class TapePool: @unchecked Sendable {
     func giveBack(_ b: TapeBlock) {
         pthread_mutex_lock(&lock)
         free.append(b)
-        if producerWaits && (free.count >= Self.wakeBatch || full.isEmpty) { wake(&hasFree) }
+        if producerWaits && (free.count >= Self.wakeBatch || full.isEmpty) { wakeProducerLocked() }
         pthread_mutex_unlock(&lock)
     }
 
-    /// Wakes the side waiting on `condition` (under `lock`).
-    private func wake(_ condition: inout pthread_cond_t) {
+    /// Wakes the waiting consumer, or producer (under `lock`). The conditions are passed to
+    /// C straight from their storage, as everywhere here, never through a Swift `inout`.
+    private func wakeConsumerLocked() {
         wakes += 1
-        pthread_cond_signal(&condition)
+        pthread_cond_signal(&hasFull)
+    }
+
+    private func wakeProducerLocked() {
+        wakes += 1
+        pthread_cond_signal(&hasFree)
     }
 
     /// Whether the consumer waits for a full block now (tests).
