@@ -7,6 +7,15 @@ import Testing
 /// waits is woken by a batch of blocks, not by each; nothing is left waiting when the other
 /// side would wait too, or at the end of a read; every block comes out once, in order.
 struct TapePoolTests {
+    /// What the consumer thread took, in order: each block and the bytes it held.
+    final class Taken: @unchecked Sendable {
+        private let lock = NSLock()
+        private var blocks: [(id: ObjectIdentifier, bytes: Int)] = []
+        func append(_ b: TapeBlock) { lock.withLock { blocks.append((ObjectIdentifier(b), b.bytes.count)) } }
+        var ids: [ObjectIdentifier] { lock.withLock { blocks.map(\.id) } }
+        var byteCounts: [Int] { lock.withLock { blocks.map(\.bytes) } }
+    }
+
     /// Waits (briefly polling) until the consumer thread waits for a full block (or, woken,
     /// has not run since).
     static func untilConsumerWaits(_ pool: TapePool) -> Bool {
@@ -19,11 +28,11 @@ struct TapePoolTests {
 
     @Test func aWaitingConsumerIsWokenByABatchOfBlocksNotByEach() throws {
         let pool = TapePool(blocks: 8)
-        let taken = ResultBox()
+        let taken = Taken()
         let consumer = Thread {
             for _ in 0..<(TapePool.wakeBatch + 1) {
                 let b = pool.takeFull()
-                taken.append(ObjectIdentifier(b))
+                taken.append(b)
                 pool.giveBack(b)
             }
         }
@@ -44,16 +53,16 @@ struct TapePoolTests {
         #expect(pool.wakesSoFar == 1)
         // It takes the batch without waiting again, then waits; a block handed over at the
         // end of a read (`now`) wakes it at once.
-        for _ in 0..<20_000 where taken.values.count < TapePool.wakeBatch { usleep(100) }
-        #expect(taken.values == pushed)
+        for _ in 0..<20_000 where taken.ids.count < TapePool.wakeBatch { usleep(100) }
+        #expect(taken.ids == pushed)
         try #require(Self.untilConsumerWaits(pool))
         let one = try #require(pool.takeEmpty())
         pool.pushFull(one, now: false)
         #expect(pool.wakesSoFar == 1)
         pool.wakeConsumer()
         #expect(pool.wakesSoFar == 2)
-        for _ in 0..<1000 where taken.values.count < TapePool.wakeBatch + 1 { usleep(1000) }
-        #expect(taken.values == pushed + [ObjectIdentifier(one)])
+        for _ in 0..<1000 where taken.ids.count < TapePool.wakeBatch + 1 { usleep(1000) }
+        #expect(taken.ids == pushed + [ObjectIdentifier(one)])
     }
 
     /// A producer and a consumer at changing speeds, most blocks pushed without waking: every
@@ -62,12 +71,12 @@ struct TapePoolTests {
     @Test(.timeLimit(.minutes(1))) func blocksComeOutInOrderWhateverTheSpeeds() {
         let pool = TapePool(blocks: 8)
         let count = 4000
-        let seen = ResultBox()
+        let seen = Taken()
         let done = DispatchSemaphore(value: 0)
         let consumer = Thread {
             for k in 0..<count {
                 let b = pool.takeFull()
-                seen.append(ObjectIdentifier(b), number: b.bytes.count)
+                seen.append(b)
                 if (k / 500) % 2 == 1 { usleep(20) }
                 pool.giveBack(b)
             }
@@ -82,30 +91,7 @@ struct TapePoolTests {
             pool.pushFull(b, now: k % 100 == 99)
         }
         done.wait()
-        #expect(seen.numbers == (0..<count).map { $0 % 7 })
+        #expect(seen.byteCounts == (0..<count).map { $0 % 7 })
         #expect(pool.wakesSoFar < count / 2, "wakes: \(pool.wakesSoFar) for \(count) blocks")
-    }
-}
-
-/// Values appended on one thread and read on another.
-final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ids: [ObjectIdentifier] = []
-    private var nums: [Int] = []
-    func append(_ id: ObjectIdentifier, number: Int = 0) {
-        lock.lock()
-        ids.append(id)
-        nums.append(number)
-        lock.unlock()
-    }
-    var values: [ObjectIdentifier] {
-        lock.lock()
-        defer { lock.unlock() }
-        return ids
-    }
-    var numbers: [Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return nums
     }
 }

@@ -21,6 +21,9 @@ final class PipelineEngine: @unchecked Sendable {
     private let recorder: TapeRecorder
     private var stream: JSONStreamParser?
     private var thread: Thread?
+    /// Whether the last block handed over was queued without waking the building thread
+    /// (during a read; the read's end wakes it). The caller's thread only.
+    private var queuedQuietly = false
 
     // Set by the building thread, read by the caller after `waitUntilDrained`.
     private var consumerError: JSONAPIError?
@@ -76,7 +79,13 @@ final class PipelineEngine: @unchecked Sendable {
         } catch {
             try fail(error, s)
         }
-        if recorder.recordedBytes >= blockThreshold { try handOver() } else { pool.wakeConsumer() }
+        if recorder.recordedBytes >= blockThreshold {
+            try handOver()
+        } else if queuedQuietly {
+            // Blocks queued during this read without waking the building thread.
+            pool.wakeConsumer()
+            queuedQuietly = false
+        }
     }
 
     /// Ends the current input and waits until the building side has handled all of it.
@@ -146,6 +155,7 @@ final class PipelineEngine: @unchecked Sendable {
     }
 
     private func push(_ b: TapeBlock, now: Bool = true) {
+        queuedQuietly = !now
         if b === recorder.block {
             // The recorded events move into the block; the block's old (empty) arena is
             // reused for the next events.
