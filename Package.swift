@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "JSONAPIStream", targets: ["JSONAPIStream"]),
         .library(name: "JSONAPIClient", targets: ["JSONAPIClient"]),
+        // Foundation's date formatters as date formats of the typed decoding and encoding.
+        .library(name: "JSONAPIStreamFoundation", targets: ["JSONAPIStreamFoundation"]),
         // The benchmark passes and the document generator, for `jsonapi bench`, `generate` and
         // the benchmark package (Benchmarks/). Not part of the library's stable API.
         .library(name: "JSONAPIBenchmarking", targets: ["JSONAPIBenchmarking"]),
@@ -70,10 +72,18 @@ let package = Package(
         // Swift overlay lacks (mremap). It includes yajl's own header, through CYajl.
         .target(name: "CPlatform", dependencies: ["CYajl"]),
         // The core library: CYajl, CZlib, CZstd, CPlatform, the standard library and
-        // Foundation only (and the system's libcrypto, loaded when something is hashed).
+        // FoundationEssentials only (and the system's libcrypto, loaded when something is
+        // hashed). Not Foundation: it would bring ICU and 6 MiB of resident pages to every
+        // process.
         .target(
             name: "JSONAPIStream",
             dependencies: ["CYajl", "CZlib", "CZstd", "CPlatform"]
+        ),
+        // `DateFormatter` and `ISO8601DateFormatter` as date formats: Foundation, for apps
+        // that link it anyway.
+        .target(
+            name: "JSONAPIStreamFoundation",
+            dependencies: ["JSONAPIStream"]
         ),
         // Benchmark passes (bare yajl, the library's passes, Foundation's) and the generator of
         // large compound documents: out of the core library, which apps link.
@@ -129,6 +139,7 @@ let package = Package(
             name: "JSONAPIStreamTests",
             dependencies: [
                 "JSONAPIStream",
+                "JSONAPIStreamFoundation",
                 "JSONAPIBenchmarking",
                 "JSONAPILoad",
                 "CPlatform",

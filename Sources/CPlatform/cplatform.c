@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -69,4 +70,20 @@ int jsonapi_usable_cores(void) {
 #endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+void jsonapi_name_this_thread(const char *name) {
+#if defined(__linux__)
+    // Linux takes at most 15 bytes and a terminating NUL, and refuses longer names.
+    char shortened[16];
+    size_t n = strlen(name);
+    if (n > 15) n = 15;
+    memcpy(shortened, name, n);
+    shortened[n] = 0;
+    (void)pthread_setname_np(pthread_self(), shortened);
+#elif defined(__APPLE__)
+    (void)pthread_setname_np(name);
+#else
+    (void)name;
+#endif
 }

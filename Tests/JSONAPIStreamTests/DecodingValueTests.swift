@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+import JSONAPIStreamFoundation
 @testable import JSONAPIBenchmarking
 
 /// Values: numbers at the edges, dates, URLs, key strategies, transforms, lazy accessors.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JSONAPIStream
+import JSONAPIStreamFoundation
 
 /// `Encodable` models written as resource objects: identity, attributes, relationships,
 /// key strategies, value forms, and the payloads made from them.

@@ -20,6 +20,9 @@ static inline void jsonapi_prefetch(const void *p) {
 #endif
 }
 
+/// Names the calling thread (as `top -H` and debuggers show it; on Linux its first 15 bytes).
+void jsonapi_name_this_thread(const char *name);
+
 /// Whether at least `reserve` bytes of the calling thread's stack are left below the caller.
 /// The stack's bounds are looked up once per thread (pthread_getattr_np on Linux,
 /// pthread_get_stackaddr_np on Darwin); where they are unknown, the answer is always 1.

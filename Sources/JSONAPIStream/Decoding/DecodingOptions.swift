@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How resources and values of a ``Graph`` are decoded into `Decodable` types.
 ///
@@ -121,10 +125,31 @@ public enum DateDecodingStrategy: Sendable {
     case secondsSince1970
     /// A number of milliseconds since 1970-01-01T00:00:00Z.
     case millisecondsSince1970
-    /// A string read by the formatter.
-    case formatted(DateFormatter)
+    /// A string read by the format: `DateFormatter` is one once `JSONAPIStreamFoundation` is
+    /// imported (it is Foundation's, which this library does not link).
+    case formatted(any DateTextFormat)
     /// Your own function of the stored value.
     case custom(@Sendable (LazyValue) throws -> Date)
+}
+
+/// A format of dates as text, for ``DateDecodingStrategy/formatted(_:)`` and
+/// ``DateEncodingStrategy/formatted(_:)``. `JSONAPIStreamFoundation` makes Foundation's
+/// `DateFormatter` one:
+///
+/// ```swift
+/// import JSONAPIStreamFoundation
+///
+/// let formatter = DateFormatter()
+/// formatter.dateFormat = "yyyy/MM/dd"
+/// options.dates = .formatted(formatter)
+/// ```
+public protocol DateTextFormat: Sendable {
+    /// The date the text spells, or `nil` when it spells none in this format.
+    func date(from text: String) -> Date?
+    /// The date as text in this format.
+    func string(from date: Date) -> String
+    /// The format as an error names it: `a date in the format "yyyy/MM/dd"`.
+    var formatDescription: String { get }
 }
 
 /// How JSON numbers become `Double` and `Float`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads RFC 3339 date-times (the ISO 8601 profile JSON APIs use) from bytes, without a
 /// formatter: `YYYY-MM-DDTHH:MM:SS`, optional fractional seconds of any length, then `Z` or

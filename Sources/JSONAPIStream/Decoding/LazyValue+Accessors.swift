@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Throwing conversions: unlike ``JSONNumber/intValue`` and friends (which return `nil`),
 /// these say why a value did not convert.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 
 /// Decoding many resources on several cores.
 ///
@@ -83,7 +88,7 @@ private struct OutputBuffer<T>: @unchecked Sendable {
 /// What the runs report, under a lock: one run finishes per 256 resources, so the lock is
 /// taken a few hundred times in a large decode.
 private final class RunState: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Elements each run initialized, from its start.
     private var done: [Int]
     private var failedRun = Int.max

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Errors: where a failure is (coding path and JSON pointer) and what it says.
 extension ResourceDecoder {
@@ -53,9 +57,7 @@ extension ResourceDecoder {
     }
 
     func segmentText(_ segment: PointerSegment) -> String? {
-        func escape(_ s: String) -> String {
-            s.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-        }
+        func escape(_ s: String) -> String { escapePointerToken(s) }
         switch segment {
         case .none: return nil
         case .member(let s, let e): return "/" + escape(StoredJSON.decodeString(bytes, s..<e))

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Graph nodes: linkage resolved to identifiers, resources and relationships.
 extension ResourceDecoder {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Scalars: strings, numbers, dates, URLs, with the options' strategies.
 extension ResourceDecoder {
@@ -102,7 +106,7 @@ extension ResourceDecoder {
             let text: String
             do throws(ScalarFailure) { text = try string(node) } catch { throw ScalarFailure(Date.self, .mismatch("a date string")) }
             if let date = formatter.date(from: text) { return date }
-            throw ScalarFailure(Date.self, .invalid("a date in the format \"\(formatter.dateFormat ?? "")\""))
+            throw ScalarFailure(Date.self, .invalid("a date in the format \"\(formatter.formatDescription)\""))
         case .custom(let body):
             guard let value = lazyValue(node) else { throw ScalarFailure(Date.self, .mismatch("a date")) }
             return try apply({ try body($0) }, to: value, as: Date.self)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Containers: member tables of values and resources, keyed and unkeyed.
 extension ResourceDecoder {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An unkeyed container over a stored array, a to-many relationship's linkage, or primary
 /// data.

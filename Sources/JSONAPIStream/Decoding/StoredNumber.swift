@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Conversions of JSON number text (exactly as in the input) to Swift numbers that fail
 /// rather than round or overflow.

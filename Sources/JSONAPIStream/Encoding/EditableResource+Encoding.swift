@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension EditableResource {
     /// A new resource from a model: `id`, `lid` and `type` coding keys give its identity

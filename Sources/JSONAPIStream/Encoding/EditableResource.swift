@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Resource linkage to send: a to-one relationship's identifier (or `null`), or a to-many
 /// relationship's identifiers.

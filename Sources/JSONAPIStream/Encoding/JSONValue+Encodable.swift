@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 enum RFC3339 {
     /// `2026-03-01T12:30:00Z`, with `.fff` (milliseconds, trailing zeros dropped) when the

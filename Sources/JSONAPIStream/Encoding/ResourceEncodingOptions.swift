@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A model type that stands for resources of one JSON:API type. When a property of an
 /// encoded model holds one (or an array of them), it is written as a relationship: only
@@ -75,8 +79,9 @@ public enum DateEncodingStrategy: Sendable {
     case secondsSince1970
     /// A whole number of milliseconds since 1970-01-01T00:00:00Z.
     case millisecondsSince1970
-    /// A string from the formatter.
-    case formatted(DateFormatter)
+    /// A string in the format (``DateTextFormat``; `DateFormatter` is one once
+    /// `JSONAPIStreamFoundation` is imported).
+    case formatted(any DateTextFormat)
     /// Your own value.
     case custom(@Sendable (Date) throws -> JSONValue)
 }

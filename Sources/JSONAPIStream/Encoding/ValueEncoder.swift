@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One encoded value under construction. Containers share nodes by reference, as
 /// `Encoder` requires (a container may be asked for after values were written to it).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Every resource of one or more JSON:API documents, flat and normalized: keyed by type and
 /// id, relationships as edges between them, with primary data and the top-level members.

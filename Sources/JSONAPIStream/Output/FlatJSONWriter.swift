@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes a ``Graph`` as the flat object of `--format json`:
 ///
@@ -382,7 +386,7 @@ private final class EntryBlocks: @unchecked Sendable {
     private var render: ((Int, Slot) -> Void)?
 
     // Guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = Condition()
     /// Bumped for each window; a helper works once per value.
     private var window = 0
     private var firstBlock = 0
@@ -396,9 +400,7 @@ private final class EntryBlocks: @unchecked Sendable {
         slots = (0..<count).map { _ in Slot(quotesUnsafeNumbers: out.quotesUnsafeNumbers, options: options, capacity: capacity) }
         helpersRunning = count - 1
         for h in 1..<Swift.max(1, count) {
-            let t = Thread { [self] in helper(h) }
-            t.name = "jsonapi-flat-writer"
-            t.start()
+            NativeThread.start(name: "jsonapi-flat-\(h)", stackSize: 8 << 20) { [self] in helper(h) }
         }
     }
 

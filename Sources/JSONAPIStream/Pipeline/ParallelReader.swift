@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads inputs of many documents on several workers, each with its own yajl handle, builder
 /// and sinks, and hands their output over in input order.

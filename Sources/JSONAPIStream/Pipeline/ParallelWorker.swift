@@ -1,10 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The workers' threads, each with its queue of batches, and the batches they finished.
 /// Its own object (the threads hold it, not the reader), so that a reader dropped without
 /// ``ParallelReader/finish()`` still stops them.
 final class WorkerPool: @unchecked Sendable {
-    private let lock = NSCondition()
+    private let lock = Condition()
     private let workers: [ParallelWorker]
     // Under `lock`:
     private var queues: [FIFO<ParallelBatch>]
@@ -17,10 +21,7 @@ final class WorkerPool: @unchecked Sendable {
         queues = Array(repeating: FIFO(), count: workers.count)
         running = workers.count
         for (w, worker) in workers.enumerated() {
-            let t = Thread { [self] in self.work(w, worker) }
-            t.name = "jsonapi-worker-\(w + 1)"
-            t.stackSize = 1 << 20
-            t.start()
+            NativeThread.start(name: "jsonapi-work-\(w + 1)", stackSize: 1 << 20) { [self] in self.work(w, worker) }
         }
     }
 

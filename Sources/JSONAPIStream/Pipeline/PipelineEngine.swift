@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Runs parsing and building on two threads: the calling thread pre-scans and runs yajl,
 /// which records events on a tape (``TapeRecorder``); a building thread replays the tape
@@ -20,14 +24,13 @@ final class PipelineEngine: @unchecked Sendable {
     private let pool = TapePool(blocks: 8)
     private let recorder: TapeRecorder
     private var stream: JSONStreamParser?
-    private var thread: Thread?
     /// Whether the last block handed over was queued without waking the building thread
     /// (during a read; the read's end wakes it). The caller's thread only.
     private var queuedQuietly = false
 
     // Set by the building thread, read by the caller after `waitUntilDrained`.
     private var consumerError: JSONAPIError?
-    private var lock = NSCondition()
+    private let lock = Condition()
     private var pushed = 0
     private var processed = 0
     private var consumerDone = false
@@ -51,11 +54,7 @@ final class PipelineEngine: @unchecked Sendable {
         self.replayer = TapeReplayer(receiver: builder)
         self.recorder = TapeRecorder(block: pool.takeEmpty()!, limits: options.parse.limits)
         defer { recorder.engine = self }
-        let t = Thread { [unowned self] in self.consume() }
-        t.name = "jsonapi-builder"
-        t.stackSize = 1 << 20
-        thread = t
-        t.start()
+        NativeThread.start(name: "jsonapi-builder", stackSize: 1 << 20) { [unowned self] in self.consume() }
     }
 
     deinit {

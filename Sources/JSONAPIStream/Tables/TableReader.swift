@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A directory that ``TableSplitter`` wrote, read back (`jsonapi denormalize DIR`): its
 /// `_schema.json`, and each table's rows as JSON values, one per column, undoing what the

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 internal import CPlatform
 
 #if canImport(Glibc)
@@ -394,7 +399,7 @@ public final class TableSplitter {
 
 /// The outcome of each table's rewrite, under a lock (one per table).
 private final class RewriteResults: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var results: [Result<(TableSummary, Int), JSONAPIError>?]
 
     init(count: Int) { results = Array(repeating: nil, count: count) }
