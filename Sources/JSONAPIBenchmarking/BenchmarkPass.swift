@@ -1,5 +1,9 @@
 import JSONAPIStream
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One pass over a document in memory, as `jsonapi bench` and the benchmark package run it.
 ///
@@ -51,8 +55,6 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     /// temporary directory, removed afterwards. Not among the ``standard`` passes: it writes
     /// files.
     case tables
-    /// Foundation's `JSONSerialization.jsonObject(with:)` (untyped `Any` tree).
-    case jsonSerialization = "jsonserialization"
     /// Foundation's `JSONDecoder` into `Codable` types written for ``DocumentGenerator``'s
     /// documents (articles, people, comments, tags); fails on other documents.
     case jsonDecoder = "jsondecoder"
@@ -81,7 +83,6 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .flatJSON: "flat JSON to /dev/null"
         case .validate: "validate"
         case .tables: "tables (--split-by-type) to a temporary directory"
-        case .jsonSerialization: "Foundation JSONSerialization"
         case .jsonDecoder: "Foundation JSONDecoder, typed"
         case .jsonDecoderGeneric: "Foundation JSONDecoder, generic"
         }
@@ -91,7 +92,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     public static var standard: [BenchmarkPass] {
         [
             .bareYajl, .syntax, .graph, .graphRead, .graphReadOne, .decode, .decodeConcurrent, .decodePrimary, .decodePrimaryConcurrent, .readPrimary,
-            .readPrimaryConcurrent, .encode, .ndjson, .flatJSON, .validate, .jsonSerialization,
+            .readPrimaryConcurrent, .encode, .ndjson, .flatJSON, .validate,
             .jsonDecoder, .jsonDecoderGeneric,
         ]
     }
@@ -150,8 +151,6 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
             return try BenchmarkPasses.validate(input, chunkSize: chunkSize, options: options)
         case .tables:
             return try input.withUnsafeBytes { b in try BenchmarkPasses.tables(b, chunkSize: chunkSize, options: options) }
-        case .jsonSerialization:
-            return try FoundationPeers.withData(input) { try FoundationPeers.serialization($0) }
         case .jsonDecoder:
             return try FoundationPeers.withData(input) { try FoundationPeers.typedDecoder($0) }
         case .jsonDecoderGeneric:

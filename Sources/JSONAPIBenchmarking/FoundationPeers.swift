@@ -1,5 +1,9 @@
 import JSONAPIStream
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Foundation's JSON readers on the same bytes, for `jsonapi bench` and the benchmark package.
 ///
@@ -18,15 +22,6 @@ enum FoundationPeers {
             let data = raw.baseAddress.map { Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: raw.count, deallocator: .none) } ?? Data()
             return try body(data)
         }
-    }
-
-    /// `JSONSerialization` into `[String: Any]`; returns the resources it holds.
-    static func serialization(_ data: Data) throws -> Int {
-        guard let top = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw BenchmarkPassError("the top level is not an object")
-        }
-        let primary = (top["data"] as? [Any])?.count ?? (top["data"] is [String: Any] ? 1 : 0)
-        return primary + ((top["included"] as? [Any])?.count ?? 0)
     }
 
     /// `JSONDecoder` into ``GeneratedDocument``; returns the resources it holds.

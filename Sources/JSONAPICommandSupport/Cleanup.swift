@@ -1,5 +1,17 @@
 internal import CPlatform
+import JSONAPIStream
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The one place where the command-line programs undo what a run leaves half-done when it is
 /// stopped by SIGINT, SIGTERM or SIGHUP: temporary output files (and, later, directories).
@@ -15,7 +27,7 @@ import Foundation
 package final class Cleanup: @unchecked Sendable {
     package static let shared = Cleanup()
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var actions: [Int: @Sendable () -> Void] = [:]
     private var nextID = 0
     private var installed = false
@@ -58,7 +70,7 @@ package final class Cleanup: @unchecked Sendable {
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         let readEnd = fds[0]
-        let thread = Thread { [self] in
+        NativeThread.start(name: "jsonapi-cleanup", stackSize: 1 << 20) { [self] in
             var byte: UInt8 = 0
             while true {
                 let n = read(readEnd, &byte, 1)
@@ -68,8 +80,6 @@ package final class Cleanup: @unchecked Sendable {
             }
             terminate(signal: Int32(byte))
         }
-        thread.name = "jsonapi.cleanup"
-        thread.start()
         // Should sigaction fail, the signals keep their default action (no cleanup).
         _ = jsonapi_forward_signals(fds[1])
     }
@@ -78,7 +88,7 @@ package final class Cleanup: @unchecked Sendable {
     /// as one out of memory, leaves no temporary file either).
     package func exit(status: Int32) -> Never {
         runAll()
-        Foundation.exit(status)
+        exitProcess(status)
     }
 
     private func terminate(signal: Int32) {
@@ -96,4 +106,15 @@ package final class Cleanup: @unchecked Sendable {
         lock.unlock()
         for action in all { action() }
     }
+}
+
+/// Ends the process with `status` (C's `exit`).
+package func exitProcess(_ status: Int32) -> Never {
+    #if canImport(Glibc)
+    Glibc.exit(status)
+    #elseif canImport(Musl)
+    Musl.exit(status)
+    #else
+    Darwin.exit(status)
+    #endif
 }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The options of `jsonapi fetch`, shared by the `jsonapi-fetch` program (which runs the
 /// fetch) and the `jsonapi fetch` subcommand (which checks them, offers them to shell
@@ -184,13 +188,13 @@ package struct FetchOptions: ParsableArguments {
             guard let (name, value) = Self.pair(h, ":"), !name.contains(" ") else {
                 throw ValidationError("-H takes 'Name: value', not '\(h)'")
             }
-            out[name] = value.trimmingCharacters(in: .whitespaces)
+            out[name] = value.trimmingWhitespace()
         }
         return out
     }
 
     package static func list(_ text: String) -> [String] {
-        text.split(separator: ",", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+        text.split(separator: ",", omittingEmptySubsequences: true).map { $0.trimmingWhitespace() }
     }
 
     package static func pair(_ text: String, _ separator: Character) -> (String, String)? {

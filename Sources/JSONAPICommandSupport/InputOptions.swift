@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ArgumentParser
 import JSONAPIStream
 
@@ -239,7 +243,7 @@ package struct ByteCount: ExpressibleByArgument, Sendable {
     package let bytes: Int
 
     package init?(argument: String) {
-        var text = Substring(argument.trimmingCharacters(in: .whitespaces))
+        var text = Substring(argument.trimmingWhitespace())
         var multiplier = 1
         let units: [(String, Int)] = [("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("t", 1 << 40)]
         var lower = text.lowercased()

@@ -1,4 +1,17 @@
+import JSONAPIStream
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 
 /// A progress line on standard error (never standard output): bytes read, percentage when
 /// the total is known, MB/s and resources. Shown on a terminal once a run passes about a
@@ -25,11 +38,11 @@ package final class ProgressLine {
         lastDraw = now
         drawn = true
         let seconds = Double(elapsed) / 1e9
-        var line = String(format: "%.1f MB read", Double(bytes) / 1e6)
+        var line = cFormat("%.1f MB read", Double(bytes) / 1e6)
         if let totalBytes, totalBytes > 0 {
-            line += String(format: " (%.0f%%)", min(100, Double(bytes) * 100 / Double(totalBytes)))
+            line += cFormat(" (%.0f%%)", min(100, Double(bytes) * 100 / Double(totalBytes)))
         }
-        line += String(format: ", %.1f MB/s, %d resources", seconds > 0 ? Double(bytes) / 1e6 / seconds : 0, resources)
+        line += cFormat(", %.1f MB/s, ", seconds > 0 ? Double(bytes) / 1e6 / seconds : 0) + "\(resources) resources"
         Terminal.standardErrorText("\r\u{1B}[K" + line)
     }
 

@@ -1,5 +1,16 @@
 internal import CPlatform
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSONAPIStream
 
 package enum JSONAPIVersion {
@@ -137,14 +148,14 @@ extension ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
+            exitProcess(code.rawValue)
         } catch {
             let exitCode = Self.exitCode(for: error)
             if exitCode == .success {
                 Self.exit(withError: error)
             }
             Terminal.standardError(Self.fullMessage(for: error))
-            Foundation.exit(2)
+            exitProcess(2)
         }
     }
 }

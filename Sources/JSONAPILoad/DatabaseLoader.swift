@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JSONAPIStream
 
 /// What ``SQLiteLoader`` and ``PostgresLoader`` both do: take resources and documents from a

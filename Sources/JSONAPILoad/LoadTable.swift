@@ -176,7 +176,7 @@ func mergeObjects(_ old: String?, _ new: String?, newWins: Bool, _ what: String)
 }
 
 /// Quotes an SQL identifier (`"a""b"`).
-func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+func quoted(_ name: String) -> String { "\"" + name.replacing("\"", with: "\"\"") + "\"" }
 
 /// ASCII lower case, as SQLite compares identifiers, as bytes: names are compared byte for
 /// byte everywhere here (Swift's `String` equality would take `é` and `e` + U+0301 for one

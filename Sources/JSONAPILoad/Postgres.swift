@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JSONAPIStream
 
 /// A connection to a PostgreSQL server through the system's libpq (`LibPQ`, loaded at the
@@ -19,7 +23,7 @@ final class PostgresConnection {
         pq = try LibPQ.shared()
         guard let conn = pq.connectdb(url) else { throw JSONAPIError.input("database \(name): out of memory for a connection") }
         guard pq.status(conn) == LibPQ.connectionOK else {
-            let message = Self.text(pq.errorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+            let message = Self.text(pq.errorMessage(conn)).trimmingWhitespace()
             pq.finish(conn)
             throw JSONAPIError.input("database \(name): cannot connect: \(message)")
         }
@@ -59,7 +63,7 @@ final class PostgresConnection {
 
     /// The connection's last error, naming the server and what was being done.
     func error(_ what: String) -> JSONAPIError {
-        let message = Self.text(pq.errorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let message = Self.text(pq.errorMessage(handle)).trimmingWhitespace()
         if pq.status(handle) != LibPQ.connectionOK {
             return .input("database \(name): the connection to the server was lost (\(what)): \(message)")
         }
@@ -92,7 +96,7 @@ final class PostgresConnection {
 
     private func failure(_ result: OpaquePointer?, _ what: String) -> JSONAPIError {
         guard let result, let m = pq.resultErrorMessage(result), m.pointee != 0 else { return error(what) }
-        let message = String(cString: m).trimmingCharacters(in: .whitespacesAndNewlines)
+        let message = String(cString: m).trimmingWhitespace()
         if pq.status(handle) != LibPQ.connectionOK {
             return .input("database \(name): the connection to the server was lost (\(what)): \(message)")
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JSONAPIStream
 
 /// Loads JSON:API documents into a PostgreSQL database, as a ``StreamSink`` of a

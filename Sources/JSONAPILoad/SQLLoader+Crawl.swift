@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JSONAPIStream
 
 /// Where a crawl stands in the database (`_crawls`): enough to continue it.

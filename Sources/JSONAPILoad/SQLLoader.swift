@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JSONAPIStream
 
 /// A database connection as the loaders use it: statements with text parameters, in
@@ -60,9 +64,7 @@ final class LoadRun {
         self.options = options
         hasher = try SHA256Hasher()
         hash = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        loadedAt = formatter.string(from: Date())
+        loadedAt = Date().formatted(.iso8601)
     }
 
     deinit { hash.deallocate() }

@@ -233,7 +233,7 @@ enum SQLiteFunction {
 /// loader waits for it), `?n` stands for PostgreSQL's `$n`, names are indexed as they are.
 extension SQLiteConnection: LoadConnection {
     func beginWrite() throws(JSONAPIError) { try execute("BEGIN IMMEDIATE") }
-    func sql(_ text: String) -> String { text.replacingOccurrences(of: "$", with: "?") }
+    func sql(_ text: String) -> String { text.replacing("$", with: "?") }
     func indexed(_ expression: String) -> String { expression }
     func declaration(of type: ColumnType) -> String { type.sqliteDeclaration }
     func requireText(_ s: String, _ what: @autoclosure () -> String) {}

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSONAPIStream
 
 /// How ``SQLiteLoader`` writes.
@@ -60,8 +71,8 @@ public final class SQLiteLoader: StreamSink, SQLLoader {
 
     /// Opens (or creates) the database and its fixed tables.
     public init(path: String, options: LoadOptions = .init()) throws(JSONAPIError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        var st = stat()
+        if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
             throw JSONAPIError.input("database \(path): is a directory, not an SQLite file")
         }
         // First: a run that cannot hash (no libcrypto) touches no database.

@@ -42,7 +42,6 @@ var passes: [(name: String, pass: BenchmarkPass)] {
         ("ndjson", .ndjson),
         ("flatJSON", .flatJSON),
         ("validate", .validate),
-        ("JSONSerialization", .jsonSerialization),
         ("JSONDecoder", .jsonDecoder),
         ("JSONDecoderGeneric", .jsonDecoderGeneric),
     ]
@@ -103,6 +102,13 @@ let benchmarks: @Sendable () -> Void = {
             } setup: {
                 try BenchmarkPass.generatedDocument(resources: size.resources)
             }
+        }
+        // Foundation's untyped reader, here only: `jsonapi bench` and its passes link
+        // FoundationEssentials, which has no `JSONSerialization`.
+        Benchmark("JSONSerialization_\(size.label)", configuration: configuration) { benchmark, input in
+            try timed(benchmark, bytes: input.count) { try serializationResources(input) }
+        } setup: {
+            try BenchmarkPass.generatedDocument(resources: size.resources)
         }
 
         // Reading every value of a graph that setup built: type, id, each attribute as a
@@ -218,4 +224,13 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+}
+
+/// `JSONSerialization` into `[String: Any]`; the resources it holds.
+func serializationResources(_ bytes: [UInt8]) throws -> Int {
+    guard let top = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        throw BenchmarkPassError("the top level is not an object")
+    }
+    let primary = (top["data"] as? [Any])?.count ?? (top["data"] is [String: Any] ? 1 : 0)
+    return primary + ((top["included"] as? [Any])?.count ?? 0)
 }

@@ -1,5 +1,16 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSONAPICommandSupport
 import JSONAPIStream
 import JSONAPIBenchmarking
@@ -87,8 +98,12 @@ struct Bench: ParsableCommand {
 
     func selectedPasses() throws -> [BenchmarkPass] {
         var list: [BenchmarkPass] = [.bareYajl]
-        for name in passes.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+        for name in passes.split(separator: ",").map({ $0.trimmingWhitespace() }) where !name.isEmpty {
             guard let pass = BenchmarkPass(rawValue: name) else {
+                if name == "jsonserialization" {
+                    // The command links FoundationEssentials only, which has no JSONSerialization.
+                    throw ValidationError("the jsonserialization pass is in the benchmark package only (Benchmarks/: JSONSerialization_16MB and _128MB); this command does not link Foundation")
+                }
                 throw ValidationError("unknown pass '\(name)'; passes: \(BenchmarkPass.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             if !list.contains(pass) { list.append(pass) }
@@ -176,7 +191,7 @@ struct Bench: ParsableCommand {
         #if os(Linux)
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         #endif
-        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+        return CommandLine.arguments[0]
     }
 }
 

@@ -1,5 +1,16 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSONAPICommandSupport
 import JSONAPIStream
 import JSONAPIBenchmarking
@@ -84,27 +95,20 @@ enum BenchChild {
     }
 
     static func run(executable: String, pass: BenchmarkPass, path: String, runs: Int, chunkSize: Int, concurrency: ParseConcurrency, workers: Int? = nil) -> BenchOutcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments =
+        let arguments =
             [
                 "bench-pass", "--pass", pass.rawValue, "--runs", String(runs), "--warmup", "1",
                 "--chunk-size", String(chunkSize), "--concurrency", concurrency.rawValue,
             ] + (workers.map { ["--workers", String($0)] } ?? []) + [path]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        let child: ChildProcess.Outcome
         do {
-            try process.run()
+            child = try ChildProcess.run(executable, arguments)
         } catch {
             return BenchOutcome(error: "cannot start \(executable): \(error)")
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard let reply = try? JSONDecoder().decode(Reply.self, from: data) else {
-            let why = errors.split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
+        guard let reply = try? JSONDecoder().decode(Reply.self, from: Data(child.standardOutput)) else {
+            let errors = String(decoding: child.standardError, as: UTF8.self)
+            let why = errors.split(separator: "\n").first.map(String.init) ?? "exit status \(child.status)"
             return BenchOutcome(error: why)
         }
         var outcome = BenchOutcome()

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JSONAPICommandSupport
 import JSONAPIStream
 import JSONAPIBenchmarking
@@ -79,7 +83,7 @@ struct BenchMachine: Codable {
             let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
             let colon = line.firstIndex(of: ":")
         {
-            cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            cpu = line[line.index(after: colon)...].trimmingWhitespace()
         }
         return BenchMachine(
             cpu: cpu, logicalCores: ProcessInfo.processInfo.activeProcessorCount,
@@ -202,13 +206,13 @@ struct BenchReport {
 
     var text: String {
         var lines: [String] = []
-        let load = machine.loadAverage.isEmpty ? "" : "; load average " + machine.loadAverage.map { String(format: "%.1f", $0) }.joined(separator: " → ")
+        let load = machine.loadAverage.isEmpty ? "" : "; load average " + machine.loadAverage.map { cFormat("%.1f", $0) }.joined(separator: " → ")
         lines.append("\(machine.cpu), \(machine.logicalCores) cores, \(machine.memoryBytes >> 30) GiB; jsonapi \(machine.jsonapi)\(load)")
         // The pass column fits the longest title of any table, so that all tables line up.
         let titleWidth = max(34, inputs.flatMap { rows($0) }.map { $0.title.count + 1 }.max() ?? 0)
         for input in inputs {
             lines.append("")
-            let size = input.bytes >= 100_000 ? String(format: "%.1f MB", Double(input.bytes) / 1e6) : String(format: "%.1f kB", Double(input.bytes) / 1e3)
+            let size = input.bytes >= 100_000 ? cFormat("%.1f MB", Double(input.bytes) / 1e6) : cFormat("%.1f kB", Double(input.bytes) / 1e3)
             lines.append("\(input.name): \(size), \(grouped(input.resources)) resources")
             let widths = [titleWidth, 8, 8, 11, 13, 12, 8, 13]
             lines.append(cells(["pass", "MB/s", "× yajl", "CPU × yajl", "resources/s", "peak RSS", "× yajl", "above input"], widths))
@@ -223,12 +227,12 @@ struct BenchReport {
                     cells(
                         [
                             row.title,
-                            row.megabytesPerSecond.map { String(format: "%.1f", $0) } ?? "-",
-                            row.throughputRatio.map { String(format: "%.2f", $0) } ?? "-",
-                            row.cpuRatio.map { String(format: "%.2f", $0) } ?? "-",
+                            row.megabytesPerSecond.map { cFormat("%.1f", $0) } ?? "-",
+                            row.throughputRatio.map { cFormat("%.2f", $0) } ?? "-",
+                            row.cpuRatio.map { cFormat("%.2f", $0) } ?? "-",
                             row.resourcesPerSecond.map { grouped(Int($0.rounded())) } ?? "-",
                             row.peakResidentBytes.map(mebibytes) ?? "-",
-                            row.peakRatio.map { String(format: "%.2f", $0) } ?? "-",
+                            row.peakRatio.map { cFormat("%.2f", $0) } ?? "-",
                             row.aboveInputBytes.map(mebibytes) ?? "-",
                         ], widths))
             }
@@ -237,7 +241,7 @@ struct BenchReport {
             if let fewest = workers.min(), workers.count > 1 {
                 let scaled = inputRows.filter { $0.scaling != nil && $0.workers != fewest }
                 if !scaled.isEmpty {
-                    let parts = scaled.map { "\($0.pass) \(String(format: "%.2f", $0.scaling!))× with \($0.workers!)" }
+                    let parts = scaled.map { "\($0.pass) \(cFormat("%.2f", $0.scaling!))× with \($0.workers!)" }
                     lines.append("scaling over \(fewest) worker\(fewest == 1 ? "" : "s"): " + parts.joined(separator: ", "))
                 }
             }
@@ -247,8 +251,8 @@ struct BenchReport {
             if !shared.isEmpty {
                 let parts = shared.map { row in
                     let share = row.callerShare!
-                    let bound = share > 0 ? String(format: "%.1f", (1 - share) / share) : "-"
-                    return "\(row.pass) \(String(format: "%.1f", share * 100)) % with \(row.workers!) (limit from about \(bound) workers)"
+                    let bound = share > 0 ? cFormat("%.1f", (1 - share) / share) : "-"
+                    return "\(row.pass) \(cFormat("%.1f", share * 100)) % with \(row.workers!) (limit from about \(bound) workers)"
                 }
                 lines.append("reading thread's share of the processor time: " + parts.joined(separator: ", "))
             }
@@ -274,7 +278,7 @@ struct BenchReport {
         return line
     }
 
-    private func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+    private func mebibytes(_ bytes: Int) -> String { cFormat("%.1f MiB", Double(bytes) / 1_048_576) }
 
     private func grouped(_ n: Int) -> String {
         let digits = String(n)

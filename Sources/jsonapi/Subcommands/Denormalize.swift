@@ -1,5 +1,16 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSONAPICommandSupport
 import JSONAPILoad
 import JSONAPIStream
@@ -54,10 +65,9 @@ struct Denormalize: ParsableCommand {
         let denormalizer = Denormalizer(options: documentOptions)
         do {
             for source in input.sources {
-                var isDirectory: ObjCBool = false
                 if isPostgresURL(source.name) {
                     try PostgresReader.read(url: source.name, into: denormalizer)
-                } else if source.name != "-", FileManager.default.fileExists(atPath: source.name, isDirectory: &isDirectory), isDirectory.boolValue {
+                } else if source.name != "-", isDirectory(source.name) {
                     try denormalizer.read(tables: source.name)
                 } else if source.name != "-", SQLiteReader.isSQLiteFile(source.name) {
                     try SQLiteReader.read(database: source.name, into: denormalizer)
@@ -75,4 +85,10 @@ struct Denormalize: ParsableCommand {
             throw report(error.withSourceIfMissing(input.sources.first?.name ?? "-"))
         }
     }
+}
+
+/// Whether `path` names a directory (following symbolic links).
+private func isDirectory(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
 }

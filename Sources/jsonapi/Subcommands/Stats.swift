@@ -1,5 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import JSONAPICommandSupport
 import JSONAPIStream
 
@@ -62,7 +67,7 @@ struct Stats: ParsableCommand {
 enum StatsTable {
     static func render(_ s: GraphStatistics, seconds: Double) -> String {
         var lines: [String] = []
-        lines.append("documents \(s.documents), resources \(s.resources), \(String(format: "%.1f", Double(s.inputBytes) / 1e6)) MB in \(String(format: "%.3f", seconds)) s")
+        lines.append("documents \(s.documents), resources \(s.resources), \(cFormat("%.1f", Double(s.inputBytes) / 1e6)) MB in \(cFormat("%.3f", seconds)) s")
         lines.append("")
         lines.append(row(["type", "resources", "primary", "included"], [24, 10, 10, 10]))
         for t in s.types {
@@ -71,7 +76,7 @@ enum StatsTable {
         lines.append("")
         lines.append(row(["relationship", "objects", "edges", "no data", "fan-out min", "median", "max"], [24, 9, 9, 9, 12, 8, 8]))
         for r in s.relationships {
-            lines.append(row([r.name, "\(r.relationships)", "\(r.linkage)", "\(r.withoutData)", "\(r.fanOutMin)", String(format: "%g", r.fanOutMedian), "\(r.fanOutMax)"], [24, 9, 9, 9, 12, 8, 8]))
+            lines.append(row([r.name, "\(r.relationships)", "\(r.linkage)", "\(r.withoutData)", "\(r.fanOutMin)", cFormat("%g", r.fanOutMedian), "\(r.fanOutMax)"], [24, 9, 9, 9, 12, 8, 8]))
         }
         lines.append("")
         lines.append("dangling linkage (target not included): \(s.danglingLinkage)")
@@ -85,7 +90,7 @@ enum StatsTable {
         var out = ""
         for (i, c) in cells.enumerated() {
             let w = widths[i]
-            if i == 0 { out += c.padding(toLength: max(w, c.count), withPad: " ", startingAt: 0) } else { out += String(repeating: " ", count: max(1, w - c.count)) + c }
+            if i == 0 { out += c + String(repeating: " ", count: max(0, w - c.count)) } else { out += String(repeating: " ", count: max(1, w - c.count)) + c }
         }
         return out
     }
