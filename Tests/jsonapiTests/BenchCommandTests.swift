@@ -35,6 +35,14 @@ struct BenchCommandTests {
         #expect(results[2]["error"]?.stringValue?.contains("keyNotFound") == true)
     }
 
+    /// The command links FoundationEssentials only: Foundation's untyped reader is measured by
+    /// the benchmark package, and asking the command for it says so.
+    @Test func theJSONSerializationPassSaysWhereItWent() throws {
+        let r = try run(["bench", "--resources", "20", "--runs", "1", "--quiet", "--passes", "jsonserialization"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("benchmark package") && r.stderr.contains("JSONSerialization_16MB"), "\(r.stderr)")
+    }
+
     /// A generated dump measured with 1 and 2 workers: the floor once, every other pass once per
     /// value, each row saying its workers; the report says them too.
     @Test func aDumpIsMeasuredOncePerWorkersValue() throws {
