@@ -22,8 +22,8 @@ enum ChildProcess {
         var description: String { String(cString: strerror(code)) }
     }
 
-    /// Runs `executable` with `arguments` (not through a shell), its standard input from
-    /// `/dev/null`, and waits for it.
+    /// Runs `executable` (a path, or a name looked up in PATH) with `arguments` (not through a
+    /// shell), its standard input from `/dev/null`, and waits for it.
     static func run(_ executable: String, _ arguments: [String]) throws(SpawnError) -> Outcome {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
@@ -49,7 +49,8 @@ enum ChildProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        // `posix_spawnp`: a name without a slash is looked up in PATH, as a shell would.
+        let spawned = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
         close(outPipe[1])
         close(errPipe[1])
         guard spawned == 0 else {
