@@ -27,7 +27,7 @@ import Darwin
 package final class Cleanup: @unchecked Sendable {
     package static let shared = Cleanup()
 
-    private let lock = Lock()
+    private let lock = Condition()
     private var actions: [Int: @Sendable () -> Void] = [:]
     private var nextID = 0
     private var installed = false

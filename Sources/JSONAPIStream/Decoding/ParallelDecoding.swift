@@ -88,7 +88,7 @@ private struct OutputBuffer<T>: @unchecked Sendable {
 /// What the runs report, under a lock: one run finishes per 256 resources, so the lock is
 /// taken a few hundred times in a large decode.
 private final class RunState: @unchecked Sendable {
-    private let lock = Lock()
+    private let lock = Condition()
     /// Elements each run initialized, from its start.
     private var done: [Int]
     private var failedRun = Int.max

@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The standard scalar types, decoded straight from the stored bytes.
 protocol StoredScalar {
@@ -89,7 +82,7 @@ extension MemberTable {
     /// relationship has the name).
     private func virtual(_ k: UnsafeRawBufferPointer, beforeMembers: Bool) -> MemberLookup? {
         func equals(_ s: StaticString) -> Bool {
-            s.utf8CodeUnitCount == k.count && memcmp(s.utf8Start, k.baseAddress!, k.count) == 0
+            memoryEqual(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount), k)
         }
         if beforeMembers {
             let storage = decoder.storage

@@ -7,14 +7,15 @@ import Darwin
 #endif
 internal import CPlatform
 
-// Threads, locks and conditions over POSIX threads, so that the library and the command need
+// Threads and conditions over POSIX threads, so that the library and the command need
 // only FoundationEssentials: Foundation's `Thread`, `NSLock` and `NSCondition` are all that
 // they took from the whole of Foundation, which brings ICU and 6 MiB of resident pages to
-// every process that links it (a Swift program that only starts: 17.0 MiB with Foundation,
-// 10.6 MiB with FoundationEssentials).
+// every process that links it (a Swift program that only starts: 16.6 MiB resident with
+// Foundation, 10.3 MiB with FoundationEssentials).
 
-/// A mutex with a condition variable: what `NSCondition` is. The pthread objects are
-/// allocated once, so that their addresses never change (a pthread mutex may not move).
+/// A mutex with a condition variable: what `NSCondition` is, and the library's lock where no
+/// one waits (what `NSLock` was). The pthread objects are allocated once, so that their
+/// addresses never change (a pthread mutex may not move).
 package final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -39,30 +40,6 @@ package final class Condition: @unchecked Sendable {
     package func wait() { pthread_cond_wait(condition, mutex) }
     package func signal() { pthread_cond_signal(condition) }
     package func broadcast() { pthread_cond_broadcast(condition) }
-
-    package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-}
-
-/// A mutex alone: what `NSLock` is.
-package final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    package init() {
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    package func lock() { pthread_mutex_lock(mutex) }
-    package func unlock() { pthread_mutex_unlock(mutex) }
 
     package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)

@@ -399,7 +399,7 @@ public final class TableSplitter {
 
 /// The outcome of each table's rewrite, under a lock (one per table).
 private final class RewriteResults: @unchecked Sendable {
-    private let lock = Lock()
+    private let lock = Condition()
     private var results: [Result<(TableSummary, Int), JSONAPIError>?]
 
     init(count: Int) { results = Array(repeating: nil, count: count) }

@@ -61,25 +61,25 @@ enum ChildProcess {
         // Both outputs at once, so that neither pipe fills up while the other is read.
         var output: [UInt8] = []
         var errors: [UInt8] = []
-        var open = [outPipe[0], errPipe[0]]
+        var reading = [outPipe[0], errPipe[0]]
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while open.contains(where: { $0 >= 0 }) {
-            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while reading.contains(where: { $0 >= 0 }) {
+            var fds = reading.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if poll(&fds, nfds_t(fds.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            for i in 0..<2 where open[i] >= 0 && fds[i].revents != 0 {
-                let n = read(open[i], &buffer, buffer.count)
+            for i in 0..<2 where reading[i] >= 0 && fds[i].revents != 0 {
+                let n = read(reading[i], &buffer, buffer.count)
                 if n > 0 {
                     if i == 0 { output += buffer[0..<n] } else { errors += buffer[0..<n] }
                 } else if n == 0 || errno != EINTR {
-                    close(open[i])
-                    open[i] = -1
+                    close(reading[i])
+                    reading[i] = -1
                 }
             }
         }
-        for fd in open where fd >= 0 { close(fd) }
+        for fd in reading where fd >= 0 { close(fd) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
