@@ -89,7 +89,7 @@ import Testing
             // 150,000 KiB of address space. The debug build's graph of this 70 MB document ran
             // out at 170,000 and went through at 210,000; its NDJSON ran out at 75,000. (With
             // 20,000 resources and 170,000 KiB before, the graph went through once the command
-            // stopped linking Foundation, which had taken 40 MiB of address space at start.)
+            // stopped linking Foundation, which had taken about 45 MiB of address space at start.)
             let o = try Self.run(command + [file.path], addressSpaceKiB: 150_000)
             Self.expectBudgetError(o, "\(command)")
         }
