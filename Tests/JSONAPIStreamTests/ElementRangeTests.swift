@@ -245,7 +245,7 @@ struct ElementRangeTests {
     /// the key's would miss the repeated resource and the linkage to the included ones (a
     /// mutation that alters it fails here with a false R23).
     @Test func compoundRulesHoldWithAHintedKeyTable() throws {
-        let count = 15_000
+        let count = 17_000
         var text = Self.large(count)
         let marker = ",\n " + #"{"type":"a","id":"14990""#
         text.insert(contentsOf: #",{"type":"a","id":"3","attributes":{"again":true}}"#, at: text.range(of: marker)!.lowerBound)

@@ -134,6 +134,40 @@ struct HashingTests {
         #expect(probes < 2 * names.count, "\(probes) probes for \(names.count) names")
     }
 
+    /// A table slot keeps a name's first eight bytes, not its last: two names of 9 to 16
+    /// bytes that share their first eight, their length, their home slot and the bits of
+    /// hash a slot keeps look alike in the slot, and their entries tell them apart. (A slot
+    /// that decided such names by what it keeps would give the second the first's number:
+    /// two resources merged into one.)
+    @Test func namesAlikeInTheirSlotAreToldApartByTheirEntries() throws {
+        // The home slot in a new interner's table of 64 and the hash's top 11 bits (of 32),
+        // as the slot keeps them.
+        func slotLook(_ name: [UInt8]) -> UInt64 {
+            name.withUnsafeBytes { b in
+                let (prefix, suffix) = ShortName.words(b)
+                let h = ByteInterner.hash(b, prefix, suffix, tag: 0, seed: Self.seedA)
+                return (h &>> 21) &<< 6 | (h & 63)
+            }
+        }
+        var seen: [UInt64: [UInt8]] = [:]
+        var pair: ([UInt8], [UInt8])?
+        for i in 1000..<10_000 where pair == nil {
+            let name = Array("resource-\(i)".utf8)
+            if let other = seen[slotLook(name)] { pair = (other, name) } else { seen[slotLook(name)] = name }
+        }
+        let (a, b) = try #require(pair, "no two of 9,000 names look alike in a slot (17 bits)")
+        #expect(a.count == 13 && b.count == 13 && a.prefix(8) == b.prefix(8) && a != b)
+
+        var interner = ByteInterner(seed: Self.seedA)
+        let first = a.withUnsafeBytes { interner.intern($0) }
+        #expect(b.withUnsafeBytes { interner.find($0) } == nil)
+        let second = b.withUnsafeBytes { interner.intern($0) }
+        #expect(first == 0 && second == 1)
+        #expect(a.withUnsafeBytes { interner.find($0) } == 0)
+        #expect(b.withUnsafeBytes { interner.find($0) } == 1)
+        #expect(interner.lookupProbes == 3, "the second name goes in the slot after the first's")
+    }
+
     /// Interns `keys` (distinct) in order; the count, whether each is found again as its own
     /// number, and the lookup probes of the table.
     static func internAll(_ keys: [[UInt8]], seed: HashSeed, tag: UInt32 = 0) -> (count: Int, foundAgain: Bool, probes: Int) {

@@ -172,23 +172,23 @@ struct ParallelGraphTests {
     /// than the caches (``KeyHints``); a worker's piece has a small table of its own, and the
     /// merge of pieces into a table that large asks for each key's slot a few resources ahead
     /// and looks the key up with the hash it kept then (`GraphSink.warm`). One reader over
-    /// 18,000 resources and linkage to them (the table past the threshold) must give the graph
+    /// more than 33,000 resources and linkage to them (the table past the threshold) must give the graph
     /// the workers give, warnings and all: a kept hash that was not the key's would miss the
     /// resources already there (a mutation that alters it gives 80 more resources).
     @Test func keyHintsToALargeKeyTableLeaveTheGraphAsItIs() throws {
         let writer = ByteWriter()
-        try DocumentGenerator(resources: 6000, seed: 5, documents: 20).write(to: writer)
+        try DocumentGenerator(resources: 12_000, seed: 5, documents: 20).write(to: writer)
         let dump = Array(writer.string.utf8)
         let graph = try Graph(bytes: dump)
         let keys = graph.storage.keys.count
         let outgrows = graph.storage.keys.outgrowsCache
-        #expect(keys > 17_000)
+        #expect(keys > 33_000)
         #expect(outgrows, "the key table must be past the hints' threshold for this test to hint")
         let one = Self.run([("big", dump)], workers: 1, chunk: 65_537, batch: 1 << 20, continuation: 1 << 20, decision: 1 << 20)
         let two = Self.run([("big", dump)], workers: 2, chunk: 0, batch: 1 << 20, continuation: 1 << 20, decision: 1 << 20)
         #expect(one.error == nil && !one.byWorkers)
         #expect(two.byWorkers)
-        #expect(one.statistics?.resources ?? 0 > 17_000)
+        #expect(one.statistics?.resources ?? 0 > 33_000)
         #expect(one.statistics?.duplicates ?? 0 > 0, "included resources repeat across the documents")
         // Compared as booleans: a difference would print megabytes.
         let sameGraph = two.flat == one.flat
@@ -208,7 +208,7 @@ struct ParallelGraphTests {
     /// reader's, and `validate`'s findings too. A lid hashed under its type's id tag, or any
     /// kept hash that is not the key's, misses the key already there.
     @Test func aWarmedMergeResolvesIDsAndLidsAsOneReader() throws {
-        let count = 12_000
+        let count = 16_000
         func a(_ i: Int) -> String {
             let identity = i % 7 == 0 ? #""lid":"l\#(i)""# : i % 3 == 0 ? #""id":"\#(i)","lid":"l\#(i)""# : #""id":"\#(i)""#
             let peer = (i * 13) % count / 7 * 7

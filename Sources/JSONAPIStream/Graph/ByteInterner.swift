@@ -14,8 +14,8 @@ internal import CPlatform
 ///
 /// The layout follows `OrderedSet`: entries in a contiguous array in first-seen order, and a
 /// separate open-addressing table (linear probing, load at most 1/2). Each table slot holds
-/// the entry's number, its first and last eight bytes, its length and tag, so a lookup of a
-/// name of up to 16 bytes (most ids) reads one slot and never the entries or the arena. Symbols for type and member names use tag 0; resource keys use the type's
+/// the entry's number, its first eight bytes, its length and tag, so a lookup of a name of up
+/// to 8 bytes (most numeric ids) reads one slot and never the entries or the arena. Symbols for type and member names use tag 0; resource keys use the type's
 /// symbol as tag, so that `("articles", "1")` and `("people", "1")` are different keys.
 package struct ByteInterner: ~Copyable {
     struct Entry {
@@ -25,15 +25,15 @@ package struct ByteInterner: ~Copyable {
         var tag: UInt32
     }
 
-    /// A table slot, 24 bytes: the name's first and last eight bytes (``ShortName/words(_:)``)
-    /// and `info`, with the entry's number, its length and tag where they fit and a few bits
-    /// of its hash. A lookup of a name of up to 16 bytes with a tag below `0xFFFF` (most ids)
-    /// compares one slot and reads nothing else; another is confirmed against its entry.
-    /// (Slots of 32 bytes with the whole hash, length and tag made the key table of a
-    /// 128 MB document 16 MiB instead of 12.)
+    /// A table slot, 16 bytes: the name's first eight bytes (``ShortName/prefix(_:)``) and
+    /// `info`, with the entry's number, its length and tag where they fit and a few bits of
+    /// its hash. A lookup of a name of up to 8 bytes with a tag below `0xFFFF` compares one
+    /// slot and reads nothing else; another is confirmed against its entry. (Slots of 24
+    /// bytes that held the last eight bytes too, deciding names of up to 16 bytes, made the
+    /// key table of a 128 MB document 12 MiB instead of 8, a quarter of what the graph holds
+    /// besides its values; slots of 32 bytes with the whole hash, 16 MiB.)
     struct Slot {
         var prefix: UInt64
-        var suffix: UInt64
         /// `hashBits << 53 | length << 48 | tag << 32 | (number + 1)`: the top 11 bits of
         /// the 32-bit hash, the length up to 30 (31: longer), the tag below `0xFFFF`
         /// (`0xFFFF`: larger); 0 for an empty slot.
@@ -43,7 +43,9 @@ package struct ByteInterner: ~Copyable {
     /// The key of the table's hash (``SeededHash``), taken once when the interner is made.
     let seed: HashSeed
     private(set) var bytes = ByteArena(capacity: 4096)
-    private(set) var entries: [Entry] = []
+    /// A ``RecordTable``, not an `Array`: a large table grows in place (`mremap`) instead of
+    /// being copied, and is unmapped when freed rather than left in `malloc`'s heap.
+    private(set) var entries = RecordTable<Entry>()
     private var table = ByteInterner.emptySlots(64)
     private var tableSize = 64
     private var mask: UInt64 = 63
@@ -98,7 +100,7 @@ package struct ByteInterner: ~Copyable {
     package mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32 {
         let p = probe(name, tag: tag)
         if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
-        return insert(name, tag: tag, p.prefix, p.suffix, p.key, at: p.slot)
+        return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
     }
 
     /// Whether the table is larger than a core's caches keep (1 MiB of slots): below that a
@@ -138,10 +140,9 @@ package struct ByteInterner: ~Copyable {
     /// ``intern(_:tag:)`` with the hash ``hash(of:tag:)`` gave for the same `(tag, name)`.
     @inline(__always)
     mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32, hash h: UInt64) -> UInt32 {
-        let (prefix, suffix) = ShortName.words(name)
-        let p = probe(name, tag: tag, prefix: prefix, suffix: suffix, hash: h)
+        let p = probe(name, tag: tag, prefix: ShortName.prefix(name), hash: h)
         if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
-        return insert(name, tag: tag, p.prefix, p.suffix, p.key, at: p.slot)
+        return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
     }
 
     /// The number for `(tag, name)` if it was interned.
@@ -156,7 +157,6 @@ package struct ByteInterner: ~Copyable {
         var found: Int64
         var slot: Int
         var prefix: UInt64
-        var suffix: UInt64
         var key: UInt64
     }
 
@@ -164,29 +164,29 @@ package struct ByteInterner: ~Copyable {
     @inline(__always)
     private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32) -> Probe {
         let (prefix, suffix) = ShortName.words(name)
-        return probe(name, tag: tag, prefix: prefix, suffix: suffix, hash: Self.hash(name, prefix, suffix, tag: tag, seed: seed))
+        return probe(name, tag: tag, prefix: prefix, hash: Self.hash(name, prefix, suffix, tag: tag, seed: seed))
     }
 
-    /// The probe with the name's words and its hash already known.
+    /// The probe with the name's first word and its hash already known.
     @inline(__always)
-    private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32, prefix: UInt64, suffix: UInt64, hash h: UInt64) -> Probe {
+    private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32, prefix: UInt64, hash h: UInt64) -> Probe {
         let key = Self.infoKey(hash: h, count: name.count, tag: tag)
-        // The slot says it all for a name of up to 16 bytes (its words are all its bytes)
+        // The slot says it all for a name of up to 8 bytes (its prefix is all its bytes)
         // with a tag that fits.
-        let slotDecides = name.count <= 16 && UInt64(tag) < Self.largeTag
+        let slotDecides = name.count <= 8 && UInt64(tag) < Self.largeTag
         var i = h & mask
         while true {
             let slot = table[Int(i)]
             if slot.info == 0 { break }
-            if slot.info & ~Self.numberBits == key && slot.prefix == prefix && slot.suffix == suffix {
+            if slot.info & ~Self.numberBits == key && slot.prefix == prefix {
                 let e = UInt32(truncatingIfNeeded: slot.info) &- 1
                 if slotDecides || entryEquals(e, name, tag: tag) {
-                    return Probe(found: Int64(e), slot: Int(i), prefix: prefix, suffix: suffix, key: key)
+                    return Probe(found: Int64(e), slot: Int(i), prefix: prefix, key: key)
                 }
             }
             i = (i &+ 1) & mask
         }
-        return Probe(found: -1, slot: Int(i), prefix: prefix, suffix: suffix, key: key)
+        return Probe(found: -1, slot: Int(i), prefix: prefix, key: key)
     }
 
     func find(_ name: String, tag: UInt32 = 0) -> UInt32? {
@@ -209,13 +209,13 @@ package struct ByteInterner: ~Copyable {
 
     @inline(never)
     private mutating func insert(
-        _ name: UnsafeRawBufferPointer, tag: UInt32, _ prefix: UInt64, _ suffix: UInt64, _ key: UInt64, at i: Int
+        _ name: UnsafeRawBufferPointer, tag: UInt32, _ prefix: UInt64, _ key: UInt64, at i: Int
     ) -> UInt32 {
         let n = UInt32(entries.count)
         let start = bytes.count
         bytes.append(name)
-        entries.append(Entry(start: start, count: Int32(name.count), tag: tag))
-        table[i] = Slot(prefix: prefix, suffix: suffix, info: key | UInt64(n &+ 1))
+        entries.appendToOwn(Entry(start: start, count: Int32(name.count), tag: tag))
+        table[i] = Slot(prefix: prefix, info: key | UInt64(n &+ 1))
         if entries.count * 2 > tableSize { rebuild(size: tableSize * 2) }
         return n
     }
@@ -226,48 +226,46 @@ package struct ByteInterner: ~Copyable {
     private mutating func rebuild(size: Int) {
         let newTable = Self.emptySlots(size)
         let newMask = UInt64(size - 1)
-        /// Entry `entry`'s hash and first and last eight bytes.
+        /// Entry `entry`'s hash and first eight bytes.
         @inline(__always)
-        func hashed(_ entry: Entry) -> (hash: UInt64, prefix: UInt64, suffix: UInt64) {
+        func hashed(_ entry: Entry) -> (hash: UInt64, prefix: UInt64) {
             let name = bytes.bytes(in: entry.start..<entry.start + Int(entry.count))
             let (prefix, suffix) = ShortName.words(name)
-            return (Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed), prefix, suffix)
+            return (Self.hash(name, prefix, suffix, tag: entry.tag, seed: seed), prefix)
         }
-        /// Puts entry `n` (its hash `h` and words) in its slot of the new table.
+        /// Puts entry `n` (its hash `h` and first word) in its slot of the new table.
         @inline(__always)
-        func place(_ n: Int, _ entry: Entry, _ h: UInt64, _ prefix: UInt64, _ suffix: UInt64) {
+        func place(_ n: Int, _ entry: Entry, _ h: UInt64, _ prefix: UInt64) {
             var i = h & newMask
             while newTable[Int(i)].info != 0 { i = (i &+ 1) & newMask }
-            newTable[Int(i)] = Slot(
-                prefix: prefix, suffix: suffix, info: Self.infoKey(hash: h, count: Int(entry.count), tag: entry.tag) | UInt64(n + 1))
+            newTable[Int(i)] = Slot(prefix: prefix, info: Self.infoKey(hash: h, count: Int(entry.count), tag: entry.tag) | UInt64(n + 1))
         }
         if size * MemoryLayout<Slot>.stride <= 1 << 20 {
             // A table the caches hold: one entry after another.
             for (n, entry) in entries.enumerated() {
                 let e = hashed(entry)
-                place(n, entry, e.hash, e.prefix, e.suffix)
+                place(n, entry, e.hash, e.prefix)
             }
         } else {
             // A larger one: a group of entries at a time, every slot of the group asked for
             // (a prefetch) before the first is written, so that their cache misses overlap
-            // instead of coming one after another. Kept per entry of the group: its hash,
-            // first and last eight bytes.
+            // instead of coming one after another. Kept per entry of the group: its hash and
+            // first eight bytes.
             let group = 16
-            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 3 * group) { kept in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * group) { kept in
                 var first = 0
                 while first < entries.count {
                     let end = Swift.min(first + group, entries.count)
                     for n in first..<end {
                         let e = hashed(entries[n])
-                        let k = 3 * (n - first)
+                        let k = 2 * (n - first)
                         kept[k] = e.hash
                         kept[k + 1] = e.prefix
-                        kept[k + 2] = e.suffix
                         jsonapi_prefetch(newTable + Int(e.hash & newMask))
                     }
                     for n in first..<end {
-                        let k = 3 * (n - first)
-                        place(n, entries[n], kept[k], kept[k + 1], kept[k + 2])
+                        let k = 2 * (n - first)
+                        place(n, entries[n], kept[k], kept[k + 1])
                     }
                     first = end
                 }

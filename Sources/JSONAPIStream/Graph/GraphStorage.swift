@@ -118,7 +118,7 @@ final class GraphStorage: @unchecked Sendable {
     /// Resource keys: tag `type << 1` for ids, `type << 1 | 1` for lids.
     @exclusivity(unchecked) var keys = ByteInterner()
     /// Row of each key, or -1 when no resource object has that key.
-    @exclusivity(unchecked) var keyRow: [Int32] = []
+    @exclusivity(unchecked) var keyRow = RecordTable<Int32>()
     @exclusivity(unchecked) var resources = RecordTable<ResourceRecord>()
     @exclusivity(unchecked) var relationships = RecordTable<RelationshipRecord>()
     @exclusivity(unchecked) var linkage = RecordTable<LinkageRecord>()

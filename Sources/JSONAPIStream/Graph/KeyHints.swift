@@ -1,7 +1,7 @@
 /// Tells a graph's key table (or a validator's, ``Validator/hintKey(type:id:)``), ahead of
 /// time, which keys are about to be looked up.
 ///
-/// A large document's key table is megabytes (about 12 MiB for 128 MB of input), so the
+/// A large document's key table is megabytes (about 8 MiB for 128 MB of input), so the
 /// slot a resource's key hashes to is usually not in cache, and the lookup at the end of the
 /// resource's object waited for memory: `perf` put most of `GraphSink.resource`'s time on that
 /// one load. The builder knows a resource's key as soon as it has read its `type` and `id`,
