@@ -11,7 +11,7 @@
 /// (``beginInput(named:)``) merge into one graph; the same resource twice is merged as
 /// ``DuplicatePolicy`` says, with a warning naming both places.
 public final class GraphParser {
-    private let sink: GraphSink
+    let sink: GraphSink
     private let stream: DocumentStream
     /// What reads: ``stream``, or workers when the input turns out to be many documents
     /// (``ParseOptions/workers``), whose pieces `merger` appends in input order.

@@ -24,6 +24,9 @@ final class GraphSink: DocumentSink {
     /// Keys told ahead by the builder (see ``KeyHints``); set once `self` exists.
     private(set) var keyHints: KeyHints?
     let maxResources: Int?
+    /// The most symbols (type and relationship names) the graph takes: ``GraphStorage/maxSymbols``,
+    /// which its records' 24 bits hold (lower in tests).
+    var symbolLimit = GraphStorage.maxSymbols
     let validation: ValidationMode
     var onDiagnostic: ((Diagnostic) -> Void)?
     var sourceName: String?
@@ -99,6 +102,10 @@ final class GraphSink: DocumentSink {
         store: inout ByteArena
     ) throws(JSONAPIError) -> Int32 {
         let s = storage
+        // Records keep a symbol in 24 bits (``GraphStorage/maxSymbols``); this record's type or
+        // a relationship name may be past them (the record holds it cut short: it goes no
+        // further than here).
+        if s.symbols.count > symbolLimit { try tooManySymbols(record, place: place) }
         if collectsOnly {
             s.resourceExtras[s.resources.count] = extras
             s.resources.appendToOwn(record)
@@ -125,6 +132,15 @@ final class GraphSink: DocumentSink {
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow[Int(record.lidKey)] = row }
         s.rowsByType[Int(record.type)].append(row)
         return row
+    }
+
+    @inline(never)
+    private func tooManySymbols(_ record: GraphStorage.ResourceRecord, place: ResourcePlace) throws(JSONAPIError) {
+        throw JSONAPIError.syntax(
+            Diagnostic(
+                severity: .error, rule: .J12,
+                message: "more than \(symbolLimit) distinct type and relationship names (the graph's limit)",
+                location: storage.position(record.position), pointer: place.pointer, source: sourceName))
     }
 
     /// The symbol of a type or member name.

@@ -27,11 +27,21 @@
 /// its identifier) with `keyRow[key] == -1`. Cycles are just keys pointing at each other.
 final class GraphStorage: @unchecked Sendable {
     // The records' fields are in an order that leaves no padding (Swift keeps declaration
-    // order): a graph holds one record per resource, relationship and identifier, so their
-    // size is most of its tables (``memoryFootprint``).
+    // order), and all are 4-byte aligned (``PackedSpan`` and ``PackedPosition`` keep their
+    // 64-bit words as two halves): a graph holds one record per resource, relationship and
+    // identifier, so their size is most of its tables (``memoryFootprint``). A resource's
+    // flags share a word with its type, and a relationship's kind with its name (symbols are
+    // below ``maxSymbols``): 68 and 28 bytes, where 8-byte alignment and a byte of their own
+    // made them 72 and 32.
+
+    /// Symbols a graph may have: their numbers share a word with a record's flags or kind.
+    /// (More than 16 million distinct type and relationship names end the build with an
+    /// error, ``GraphSink/admit(_:extras:isPrimary:place:storeMark:marks:store:)``.)
+    static let maxSymbols = 1 << 24
 
     struct ResourceRecord {
-        var type: UInt32
+        /// The type symbol (low 24 bits) and ``flags`` (high 8).
+        private var typeAndFlags: UInt32
         /// The id key, or the lid key when the resource has no id.
         var key: UInt32
         /// The lid key, or `.max`.
@@ -45,7 +55,33 @@ final class GraphStorage: @unchecked Sendable {
         var relationshipCount: UInt32
         /// Index in the `data` or `included` array of its first occurrence (-1: single).
         var arrayIndex: Int32
-        var flags: UInt8
+
+        init(
+            type: UInt32, key: UInt32, lidKey: UInt32, document: UInt32, attributes: PackedSpan, links: PackedSpan, meta: PackedSpan,
+            position: PackedPosition, relationshipStart: UInt32, relationshipCount: UInt32, arrayIndex: Int32, flags: UInt8
+        ) {
+            typeAndFlags = type & 0xFF_FFFF | UInt32(flags) &<< 24
+            self.key = key
+            self.lidKey = lidKey
+            self.document = document
+            self.attributes = attributes
+            self.links = links
+            self.meta = meta
+            self.position = position
+            self.relationshipStart = relationshipStart
+            self.relationshipCount = relationshipCount
+            self.arrayIndex = arrayIndex
+        }
+
+        /// The type's symbol.
+        var type: UInt32 {
+            @inline(__always) get { typeAndFlags & 0xFF_FFFF }
+        }
+
+        var flags: UInt8 {
+            @inline(__always) get { UInt8(truncatingIfNeeded: typeAndFlags &>> 24) }
+            @inline(__always) set { typeAndFlags = typeAndFlags & 0xFF_FFFF | UInt32(newValue) &<< 24 }
+        }
 
         /// `/data`, `/data/3` or `/included/7`: where its first occurrence was.
         var pointer: String { place.pointer }
@@ -73,10 +109,28 @@ final class GraphStorage: @unchecked Sendable {
     struct RelationshipRecord {
         var links: PackedSpan
         var meta: PackedSpan
-        var name: UInt32
+        /// The name's symbol (low 24 bits) and ``kind`` (high 8).
+        private var nameAndKind: UInt32
         var targetStart: UInt32
         var targetCount: UInt32
-        var kind: LinkageKind
+
+        init(links: PackedSpan, meta: PackedSpan, name: UInt32, targetStart: UInt32, targetCount: UInt32, kind: LinkageKind) {
+            self.links = links
+            self.meta = meta
+            nameAndKind = name & 0xFF_FFFF | UInt32(kind.rawValue) &<< 24
+            self.targetStart = targetStart
+            self.targetCount = targetCount
+        }
+
+        /// The name's symbol.
+        var name: UInt32 {
+            @inline(__always) get { nameAndKind & 0xFF_FFFF }
+        }
+
+        var kind: LinkageKind {
+            // Always a kind's raw value: only the initializer writes it.
+            @inline(__always) get { LinkageKind(rawValue: UInt8(truncatingIfNeeded: nameAndKind &>> 24)) ?? .absent }
+        }
     }
 
     struct LinkageRecord {
@@ -254,24 +308,38 @@ final class GraphStorage: @unchecked Sendable {
 /// 2^39 and a count below 2^24 - 1 (16 MiB) in the word itself, anything else an index into
 /// ``GraphStorage/longSpans`` (``GraphStorage/pack(_:)``, ``GraphStorage/span(_:)``).
 struct PackedSpan: Hashable {
+    /// `raw`'s low and high halves: two words of 32 bits rather than one of 64, so that the
+    /// records that hold spans are 4-byte aligned (no padding after their last 32-bit field).
+    private var low: UInt32
+    private var high: UInt32
+
     /// `start << 24 | count`; with the top bit set, `1 << 63 | index` of a long span; all
     /// ones for none.
-    private var raw: UInt64
+    private var raw: UInt64 {
+        @inline(__always) get { UInt64(high) &<< 32 | UInt64(low) }
+        @inline(__always) set {
+            low = UInt32(truncatingIfNeeded: newValue)
+            high = UInt32(truncatingIfNeeded: newValue &>> 32)
+        }
+    }
 
     static let none = PackedSpan(raw: .max)
     private static let countBits: UInt64 = 24
     private static let long: UInt64 = 1 << 63
 
-    private init(raw: UInt64) { self.raw = raw }
+    private init(raw: UInt64) {
+        low = UInt32(truncatingIfNeeded: raw)
+        high = UInt32(truncatingIfNeeded: raw &>> 32)
+    }
 
     /// `span` packed, or nil when it is none or does not fit.
     @inline(__always)
     init?(_ span: ValueSpan) {
         guard span.count >= 0, span.count < (1 << Self.countBits) - 1, span.start >= 0, span.start < 1 << 39 else { return nil }
-        raw = UInt64(span.start) << Self.countBits | UInt64(span.count)
+        self.init(raw: UInt64(span.start) << Self.countBits | UInt64(span.count))
     }
 
-    init(longIndex: Int) { raw = Self.long | UInt64(longIndex) }
+    init(longIndex: Int) { self.init(raw: Self.long | UInt64(longIndex)) }
 
     var isNone: Bool { raw == .max }
 
@@ -324,8 +392,10 @@ struct ExtrasIndex {
 /// column below 2^32 - 1 in the struct itself, any other an index into
 /// ``GraphStorage/longPositions`` (``GraphStorage/pack(_:)``, ``GraphStorage/position(_:)``).
 struct PackedPosition {
-    /// The offset; for a long position, its index.
-    private var offset: Int
+    /// The offset (for a long position, its index) as two halves, so that a record holding
+    /// a position is 4-byte aligned.
+    private var offsetLow: UInt32
+    private var offsetHigh: UInt32
     /// `UInt32.max` for a long position.
     private var line: UInt32
     private var column: UInt32
@@ -333,16 +403,25 @@ struct PackedPosition {
     @inline(__always)
     init?(_ p: SourcePosition) {
         guard p.line >= 0, p.line < Int(UInt32.max), p.column >= 0, p.column < Int(UInt32.max) else { return nil }
-        offset = p.offset
+        (offsetLow, offsetHigh) = Self.halves(p.offset)
         line = UInt32(p.line)
         column = UInt32(p.column)
     }
 
     init(longIndex: Int) {
-        offset = longIndex
+        (offsetLow, offsetHigh) = Self.halves(longIndex)
         line = .max
         column = .max
     }
+
+    @inline(__always)
+    private static func halves(_ n: Int) -> (UInt32, UInt32) {
+        let bits = UInt64(bitPattern: Int64(n))
+        return (UInt32(truncatingIfNeeded: bits), UInt32(truncatingIfNeeded: bits &>> 32))
+    }
+
+    @inline(__always)
+    private var offset: Int { Int(Int64(bitPattern: UInt64(offsetHigh) &<< 32 | UInt64(offsetLow))) }
 
     /// The position when it is held in the struct.
     @inline(__always)
