@@ -82,7 +82,7 @@ struct FlatJSONWriter {
 
     /// Rows of a type's entries written at a time by one thread of
     /// ``writeEntriesSideBySide(_:type:fields:slots:)``.
-    static let blockRows = 1024
+    static let blockRows = 512
 
     /// Writes the entries of `rows`, resources of type `t` (`"id":{…}`), each after a comma
     /// but for the first when `first`; in the dry run, checks their keys (`N04`) as it goes.
