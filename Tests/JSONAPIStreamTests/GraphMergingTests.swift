@@ -46,8 +46,9 @@ struct GraphMergingTests {
             #expect(merged.storage.documents.count == read.storage.documents.count)
             #expect(merged.storage.duplicateCount == read.storage.duplicateCount)
             #expect(merged.storage.warningCount == read.storage.warningCount)
-            for (x, y) in zip(merged.storage.resources, read.storage.resources) {
-                #expect(merged.storage.position(x.position) == read.storage.position(y.position) && x.document == y.document && x.flags == y.flags)
+            for (row, (x, y)) in zip(merged.storage.resources, read.storage.resources).enumerated() {
+                #expect(merged.storage.position(x.position) == read.storage.position(y.position) && x.flags == y.flags)
+                #expect(merged.storage.document(ofRow: row) == read.storage.document(ofRow: row))
             }
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// positions in 32-bit halves) give back what was put in, at the edges of their ranges.
 struct GraphRecordTests {
     @Test func recordsTakeNoMoreThanTheirFields() {
-        #expect(MemoryLayout<GraphStorage.ResourceRecord>.stride == 68)
+        #expect(MemoryLayout<GraphStorage.ResourceRecord>.stride == 64)
         #expect(MemoryLayout<GraphStorage.RelationshipRecord>.stride == 28)
         #expect(MemoryLayout<GraphStorage.LinkageRecord>.stride == 16)
         #expect(MemoryLayout<PackedSpan>.alignment == 4 && MemoryLayout<PackedPosition>.alignment == 4)
@@ -16,19 +16,39 @@ struct GraphRecordTests {
     @Test func aResourceKeepsItsTypeAndFlagsApart() throws {
         let last = UInt32(GraphStorage.maxSymbols - 1)
         var r = GraphStorage.ResourceRecord(
-            type: last, key: 7, lidKey: GraphStorage.noKey, document: 3, attributes: .none, links: .none, meta: .none,
+            type: last, key: 7, lidKey: GraphStorage.noKey, attributes: .none, links: .none, meta: .none,
             position: try #require(PackedPosition(SourcePosition(offset: 5_000_000_000, line: 2, column: 4_000_000_000))),
             relationshipStart: 11, relationshipCount: 2, arrayIndex: -1, flags: 0xFF)
         #expect(r.type == last && r.flags == 0xFF)
         r.flags = GraphStorage.ResourceRecord.primary
         #expect(r.type == last && r.flags == GraphStorage.ResourceRecord.primary)
         let zero = GraphStorage.ResourceRecord(
-            type: 0, key: 0, lidKey: 0, document: 0, attributes: .none, links: .none, meta: .none, position: PackedPosition(longIndex: 9),
+            type: 0, key: 0, lidKey: 0, attributes: .none, links: .none, meta: .none, position: PackedPosition(longIndex: 9),
             relationshipStart: 0, relationshipCount: 0, arrayIndex: 0, flags: 0x7F)
         #expect(zero.type == 0 && zero.flags == 0x7F)
         #expect(r.position.position == SourcePosition(offset: 5_000_000_000, line: 2, column: 4_000_000_000))
         #expect(zero.position.position == nil && zero.position.longIndex == 9)
-        #expect(r.key == 7 && r.document == 3 && r.relationshipStart == 11 && r.relationshipCount == 2 && r.arrayIndex == -1)
+        #expect(r.key == 7 && r.relationshipStart == 11 && r.relationshipCount == 2 && r.arrayIndex == -1)
+    }
+
+    /// A resource's document is not in its record but found from its row: the documents that
+    /// added rows, where they began. A document whose resources all repeat earlier ones adds
+    /// none, and its repeats keep their first document (a repeat within one document is R22,
+    /// across two N01).
+    @Test func aResourceDocumentIsFoundFromItsRow() throws {
+        // Each with attributes: a repeat of an identifier alone is merged without a word.
+        func a(_ id: Int, _ n: Int) -> String { #"{"type":"a","id":"\#(id)","attributes":{"n":\#(n)}}"# }
+        let text =
+            #"{"data":["# + a(1, 0) + "," + a(2, 0) + "]}\n"
+            + #"{"data":["# + a(1, 1) + "]}\n"
+            + #"{"data":["# + a(3, 2) + "," + a(2, 2) + "]}\n"
+            + #"{"data":["# + a(4, 3) + "," + a(4, 3) + "]}"
+        let graph = try Graph(bytes: Array(text.utf8))
+        let s = graph.storage
+        #expect(s.resources.count == 4 && s.documents.count == 4)
+        #expect((0..<4).map { s.document(ofRow: $0) } == [0, 0, 2, 3])
+        #expect(s.documentStarts.count == 3)
+        #expect(graph.warnings.map(\.rule) == [.N01, .N01, .R22])
     }
 
     @Test func aRelationshipKeepsItsNameAndKindApart() {

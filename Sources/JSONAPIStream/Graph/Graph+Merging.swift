@@ -81,13 +81,13 @@ extension GraphSink {
             let record = GraphStorage.ResourceRecord(
                 type: maps.keys.types[Int(r.type)], key: key,
                 lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : maps.keys.translated(r.lidKey),
-                document: r.document + documentBase, attributes: copy(r.attributes, of: o, into: &store),
+                attributes: copy(r.attributes, of: o, into: &store),
                 links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store), position: s.pack(o.position(r.position)),
                 relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
                 arrayIndex: r.arrayIndex, flags: r.flags)
             growKeyRows()
             maps.rows[i] = try admit(
-                record, extras: extras, isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark,
+                record, document: o.document(ofRow: i) + documentBase, extras: extras, isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark,
                 marks: marks, store: &store)
         }
         let primaryBase = s.primaryRows.count

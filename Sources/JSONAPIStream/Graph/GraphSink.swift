@@ -85,11 +85,13 @@ final class GraphSink: DocumentSink {
         if r.inResults { flags |= GraphStorage.ResourceRecord.result }
         if let alarm = numberAlarm, alarm.inCurrentResource > 0 { flags |= GraphStorage.ResourceRecord.unsafeNumbers }
         let record = GraphStorage.ResourceRecord(
-            type: type, key: key, lidKey: lidKey, document: UInt32(r.documentIndex),
+            type: type, key: key, lidKey: lidKey,
             attributes: s.pack(r.attributes), links: s.pack(r.links), meta: s.pack(r.meta), position: s.pack(r.position),
             relationshipStart: relStart, relationshipCount: relCount, arrayIndex: r.arrayIndex, flags: flags)
 
-        let row = try admit(record, extras: extraStart..<s.members.count, isPrimary: r.isPrimary, place: r.place, storeMark: r.storeMark, marks: marks, store: &a.store)
+        let row = try admit(
+            record, document: UInt32(r.documentIndex), extras: extraStart..<s.members.count, isPrimary: r.isPrimary, place: r.place,
+            storeMark: r.storeMark, marks: marks, store: &a.store)
         if r.isPrimary { s.primaryRows.append(row) }
     }
 
@@ -98,8 +100,8 @@ final class GraphSink: DocumentSink {
     /// resource it repeats. Returns its row.
     @inline(__always)
     func admit(
-        _ record: GraphStorage.ResourceRecord, extras: Range<Int>, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks,
-        store: inout ByteArena
+        _ record: GraphStorage.ResourceRecord, document: UInt32, extras: Range<Int>, isPrimary: Bool, place: ResourcePlace, storeMark: Int,
+        marks: Marks, store: inout ByteArena
     ) throws(JSONAPIError) -> Int32 {
         let s = storage
         // Records keep a symbol in 24 bits (``GraphStorage/maxSymbols``); this record's type or
@@ -108,6 +110,7 @@ final class GraphSink: DocumentSink {
         if s.symbols.count > symbolLimit { try tooManySymbols(record, place: place) }
         if collectsOnly {
             s.resourceExtras[s.resources.count] = extras
+            s.noteRow(Int32(s.resources.count), document: document)
             s.resources.appendToOwn(record)
             s.rowsByType[Int(record.type)].append(Int32(s.resources.count - 1))
             return Int32(s.resources.count - 1)
@@ -116,7 +119,9 @@ final class GraphSink: DocumentSink {
         // (the index finds the first).
         let existing = record.flags & GraphStorage.ResourceRecord.anonymous == 0 ? s.keyRow[Int(record.key)] : -1
         if existing >= 0 {
-            try merge(record, extras: extras, into: Int(existing), isPrimary: isPrimary, place: place, storeMark: storeMark, marks: marks, store: &store)
+            try merge(
+                record, document: document, extras: extras, into: Int(existing), isPrimary: isPrimary, place: place, storeMark: storeMark,
+                marks: marks, store: &store)
             return existing
         }
         let row = Int32(s.resources.count)
@@ -127,6 +132,7 @@ final class GraphSink: DocumentSink {
                     location: storage.position(record.position), pointer: place.pointer, source: sourceName))
         }
         s.resourceExtras[s.resources.count] = extras
+        s.noteRow(row, document: document)
         s.resources.appendToOwn(record)
         if s.keyRow[Int(record.key)] < 0 { s.keyRow[Int(record.key)] = row }
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow[Int(record.lidKey)] = row }
@@ -233,7 +239,8 @@ final class GraphSink: DocumentSink {
     }
 
     private func merge(
-        _ new: GraphStorage.ResourceRecord, extras newExtras: Range<Int>, into row: Int, isPrimary: Bool, place: ResourcePlace, storeMark: Int, marks: Marks, store: inout ByteArena
+        _ new: GraphStorage.ResourceRecord, document: UInt32, extras newExtras: Range<Int>, into row: Int, isPrimary: Bool, place: ResourcePlace,
+        storeMark: Int, marks: Marks, store: inout ByteArena
     ) throws(JSONAPIError) {
         let s = storage
         s.duplicateCount += 1
@@ -248,7 +255,7 @@ final class GraphSink: DocumentSink {
             old.flags & GraphStorage.ResourceRecord.included == 0
             && old.attributes.isNone && old.relationshipCount == 0 && old.links.isNone
         // A repeat within one document breaks R22; across documents it is a merge (N01).
-        let rule: Rule = old.document == new.document ? .R22 : .N01
+        let rule: Rule = s.document(ofRow: row) == document ? .R22 : .N01
         // Results of several operations that name one resource (added, then updated) are
         // that resource, merged without a word.
         let bothResults = isResult && old.flags & GraphStorage.ResourceRecord.result != 0
@@ -256,7 +263,7 @@ final class GraphSink: DocumentSink {
             throw JSONAPIError.document(
                 Diagnostic(
                     severity: .error, rule: rule,
-                    message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); duplicates are refused",
+                    message: "\(describe(row: row)) appears again (first at \(self.place(of: old, row: row))); duplicates are refused",
                     location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         if !newIsIdentifier && !oldIsIdentifier && !bothResults {
@@ -265,7 +272,7 @@ final class GraphSink: DocumentSink {
                 rule,
                 Diagnostic(
                     severity: .warning, rule: rule,
-                    message: "\(describe(row: row)) appears again (first at \(self.place(of: old))); merged, \(winner)",
+                    message: "\(describe(row: row)) appears again (first at \(self.place(of: old, row: row))); merged, \(winner)",
                     location: s.position(new.position), pointer: place.pointer, source: sourceName))
         }
         var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: storeMark, marks: marks)
@@ -288,9 +295,10 @@ final class GraphSink: DocumentSink {
         s.resources[row] = merged
     }
 
-    /// `FILE:LINE:COLUMN` of a resource's first occurrence (`LINE:COLUMN` in the same input).
-    private func place(of r: GraphStorage.ResourceRecord) -> String {
-        let doc = Int(r.document)
+    /// `FILE:LINE:COLUMN` of a resource's first occurrence, `r` at `row` (`LINE:COLUMN` in the
+    /// same input).
+    private func place(of r: GraphStorage.ResourceRecord, row: Int) -> String {
+        let doc = Int(storage.document(ofRow: row))
         let source = doc < storage.documents.count ? storage.documents[doc].source : sourceName
         let position = storage.position(r.position)
         if let source, source != sourceName { return "\(source):\(position)" }

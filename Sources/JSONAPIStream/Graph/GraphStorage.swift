@@ -31,8 +31,9 @@ final class GraphStorage: @unchecked Sendable {
     // 64-bit words as two halves): a graph holds one record per resource, relationship and
     // identifier, so their size is most of its tables (``memoryFootprint``). A resource's
     // flags share a word with its type, and a relationship's kind with its name (symbols are
-    // below ``maxSymbols``): 68 and 28 bytes, where 8-byte alignment and a byte of their own
-    // made them 72 and 32.
+    // below ``maxSymbols``); a resource's document is found from its row
+    // (``document(ofRow:)``): 64 and 28 bytes, where 8-byte alignment, a byte of their own
+    // and the document's number made them 72 and 32.
 
     /// Symbols a graph may have: their numbers share a word with a record's flags or kind.
     /// (More than 16 million distinct type and relationship names end the build with an
@@ -46,7 +47,6 @@ final class GraphStorage: @unchecked Sendable {
         var key: UInt32
         /// The lid key, or `.max`.
         var lidKey: UInt32
-        var document: UInt32
         var attributes: PackedSpan
         var links: PackedSpan
         var meta: PackedSpan
@@ -57,13 +57,12 @@ final class GraphStorage: @unchecked Sendable {
         var arrayIndex: Int32
 
         init(
-            type: UInt32, key: UInt32, lidKey: UInt32, document: UInt32, attributes: PackedSpan, links: PackedSpan, meta: PackedSpan,
+            type: UInt32, key: UInt32, lidKey: UInt32, attributes: PackedSpan, links: PackedSpan, meta: PackedSpan,
             position: PackedPosition, relationshipStart: UInt32, relationshipCount: UInt32, arrayIndex: Int32, flags: UInt8
         ) {
             typeAndFlags = type & 0xFF_FFFF | UInt32(flags) &<< 24
             self.key = key
             self.lidKey = lidKey
-            self.document = document
             self.attributes = attributes
             self.links = links
             self.meta = meta
@@ -186,6 +185,36 @@ final class GraphStorage: @unchecked Sendable {
     /// Rows of primary data, document after document, as they appeared.
     @exclusivity(unchecked) var primaryRows: [Int32] = []
     var documents: [DocumentRecord] = []
+    /// Where each document's new rows begin: its number and its first row, for the documents
+    /// that added rows, in order (rows are appended document after document; a resource that
+    /// repeats an earlier one keeps its first row). A resource's document is the last entry
+    /// at or before its row (``document(ofRow:)``): one entry per document instead of a field
+    /// in every resource record.
+    @exclusivity(unchecked) var documentStarts = RecordTable<DocumentStart>()
+
+    struct DocumentStart {
+        var document: UInt32
+        var row: Int32
+    }
+
+    /// Notes that row `row`, the next one, is a resource of document `document`.
+    @inline(__always)
+    func noteRow(_ row: Int32, document: UInt32) {
+        if let last = documentStarts.last, last.document == document { return }
+        documentStarts.appendToOwn(DocumentStart(document: document, row: row))
+    }
+
+    /// The document (numbered as the input numbers it) of the resource at `row`.
+    func document(ofRow row: Int) -> UInt32 {
+        // The last start at or before `row`: binary search over the starts' rows.
+        var low = 0
+        var high = documentStarts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(documentStarts[mid].row) <= row { low = mid + 1 } else { high = mid }
+        }
+        return low > 0 ? documentStarts[low - 1].document : 0
+    }
     /// Rows in first-seen order per type symbol.
     @exclusivity(unchecked) var rowsByType: [[Int32]] = []
     var warnings: [Diagnostic] = []
@@ -270,6 +299,7 @@ final class GraphStorage: @unchecked Sendable {
             + longPositions.capacity * MemoryLayout<SourcePosition>.stride
             + (resourceExtras.count + relationshipExtras.count + linkageExtras.count) * 24
             + primaryRows.capacity * 4 + rowsByType.reduce(0) { $0 + $1.capacity * 4 }
+            + documentStarts.capacity * MemoryLayout<DocumentStart>.stride
     }
 
     #if DEBUG

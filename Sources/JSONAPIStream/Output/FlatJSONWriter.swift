@@ -152,7 +152,7 @@ struct FlatJSONWriter {
                         severity: .error, rule: .N04,
                         message:
                             "a second resource of type \(quoted(String(decoding: s.symbols.bytes(of: UInt32(t)), as: UTF8.self))) without id or lid: flat JSON keys resources by id or lid and cannot hold both (NDJSON can)",
-                        location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                        location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(s.document(ofRow: Int(row)))].source))
             }
             keyedByEmpty = true
         }
@@ -168,7 +168,7 @@ struct FlatJSONWriter {
                         severity: .error, rule: .N04,
                         message:
                             "resources (type \(quoted(type)), \(lid == nil ? "without id or lid" : "lid \(quoted(key))")) and (type \(quoted(type)), id \(quoted(key))) would both be keyed \(quoted(key)) in flat JSON (NDJSON can hold both)",
-                        location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(r.document)].source))
+                        location: s.position(r.position), pointer: r.pointer, source: s.documents[Int(s.document(ofRow: Int(row)))].source))
             }
         }
     }
