@@ -37,7 +37,7 @@ final class GraphStorage: @unchecked Sendable {
 
     /// Symbols a graph may have: their numbers share a word with a record's flags or kind.
     /// (More than 16 million distinct type and relationship names end the build with an
-    /// error, ``GraphSink/admit(_:extras:isPrimary:place:storeMark:marks:store:)``.)
+    /// error, ``GraphSink/admit(_:document:extras:isPrimary:place:storeMark:marks:store:)``.)
     static let maxSymbols = 1 << 24
 
     struct ResourceRecord {
