@@ -52,9 +52,13 @@ extension GraphSink {
         // Then every use below is an array lookup.
         for t in 0..<o.symbols.count { maps.keys.types[t] = internSymbol(o.symbols.bytes(of: UInt32(t))) }
         maps.keys.translateAll(from: o.keys, into: &storage.keys)
+        // The document of `o`'s row `i`: its rows are in document order, so the starts are
+        // walked along with them rather than searched for each (``GraphStorage/document(ofRow:)``).
+        var start = 0
         for i in o.resources.indices {
             try before(i)
             let r = o.resources[i]
+            while start + 1 < o.documentStarts.count && Int(o.documentStarts[start + 1].row) <= i { start += 1 }
             let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
             let storeMark = store.count
             let relStart = UInt32(s.relationships.count)
@@ -87,8 +91,8 @@ extension GraphSink {
                 arrayIndex: r.arrayIndex, flags: r.flags)
             growKeyRows()
             maps.rows[i] = try admit(
-                record, document: o.document(ofRow: i) + documentBase, extras: extras, isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark,
-                marks: marks, store: &store)
+                record, document: o.documentStarts[start].document + documentBase, extras: extras,
+                isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark, marks: marks, store: &store)
         }
         let primaryBase = s.primaryRows.count
         for row in o.primaryRows { s.primaryRows.append(maps.rows[Int(row)]) }
