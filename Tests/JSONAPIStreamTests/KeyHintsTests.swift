@@ -14,12 +14,12 @@ struct KeyHintsTests {
         let g = graph.keyHints!
         // Grouped as a stream groups them (the validator first): the group's hints are the
         // validator's, and they lead on to the graph's.
-        let group = SinkGroup([validator, graph])
+        let group = SinkGroup(validator, graph)
         #expect(group.keyHints === v)
         #expect(v.reaches(g))
         // Grouped again, the other way round, and chained to themselves or again: the
         // graph's hints do not lead back to the validator's, so no loop forms.
-        _ = SinkGroup([graph, validator])
+        _ = SinkGroup(graph, validator)
         g.chain(g)
         v.chain(g)
         #expect(!g.reaches(v))

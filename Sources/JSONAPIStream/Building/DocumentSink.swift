@@ -42,17 +42,21 @@ extension DocumentSink {
     var keyHints: KeyHints? { nil }
 }
 
-/// Several sinks fed in order.
+/// Two sinks fed in order (a validator's and the reader's own). Held in `let`s, so that each
+/// resource is passed to them without retaining them (iterating an array of sinks copied, and
+/// so retained and released, each one per resource).
 final class SinkGroup: DocumentSink {
-    let sinks: [any DocumentSink]
+    let first: any DocumentSink
+    let second: any DocumentSink
     let keepsValues: Bool
 
-    init(_ sinks: [any DocumentSink]) {
-        self.sinks = sinks
-        self.keepsValues = sinks.contains { $0.keepsValues }
-        // The builder holds one sink's hints; the others' are chained to it, so that every
+    init(_ first: any DocumentSink, _ second: any DocumentSink) {
+        self.first = first
+        self.second = second
+        self.keepsValues = first.keepsValues || second.keepsValues
+        // The builder holds one sink's hints; the other's are chained to it, so that every
         // large key table (a validator's beside a graph's) is hinted.
-        let hints = sinks.compactMap(\.keyHints)
+        let hints = [first, second].compactMap(\.keyHints)
         for other in hints.dropFirst() { hints[0].chain(other) }
         self.keyHints = hints.first
     }
@@ -60,10 +64,12 @@ final class SinkGroup: DocumentSink {
     let keyHints: KeyHints?
 
     func resource(_ resource: ResourceDraft, in arenas: inout DraftArenas) throws(JSONAPIError) {
-        for s in sinks { try s.resource(resource, in: &arenas) }
+        try first.resource(resource, in: &arenas)
+        try second.resource(resource, in: &arenas)
     }
 
     func document(_ document: DocumentDraft, in arenas: borrowing DraftArenas) throws(JSONAPIError) {
-        for s in sinks { try s.document(document, in: arenas) }
+        try first.document(document, in: arenas)
+        try second.document(document, in: arenas)
     }
 }

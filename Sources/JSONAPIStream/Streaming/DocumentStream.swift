@@ -119,7 +119,7 @@ public final class DocumentStream {
         let validator = Validator.ifNeeded(for: options)
         self.validator = validator
         labelled = [sink] + (validator.map { [$0] } ?? [])
-        reader = DocumentReader(options: options, sink: validator.map { SinkGroup([$0, sink]) } ?? sink, requiresKeys: requiresKeys)
+        reader = DocumentReader(options: options, sink: validator.map { SinkGroup($0, sink) } ?? sink, requiresKeys: requiresKeys)
     }
 
     /// Receives warnings as they are found (errors are thrown).

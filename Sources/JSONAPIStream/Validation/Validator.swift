@@ -51,9 +51,14 @@ final class Validator: DocumentSink {
     private var checksCompound: Bool { options.compoundRules }
 
     func resource(_ r: ResourceDraft, in a: inout DraftArenas) throws(JSONAPIError) {
-        if let facts {
-            defer { facts.resourcesSeen += 1 }
-            return gather(r, a, into: facts)
+        if facts != nil {
+            // Unretained: the validator holds its facts, and only ``takeFacts()`` replaces
+            // them, between batches (a retain and a release per resource otherwise).
+            Unmanaged.passUnretained(facts.unsafelyUnwrapped)._withUnsafeGuaranteedRef { facts in
+                gather(r, a, into: facts)
+                facts.resourcesSeen += 1
+            }
+            return
         }
         // A result's resource (Atomic Operations) is no part of a compound document: the same
         // resource may come back from several operations (no R22), and nothing links to it
