@@ -3,7 +3,6 @@
 /// receiver (through ``SourcePositions``), the tape recorder and the parser's diagnostics
 /// read it.
 final class StreamPositions: SourcePositions {
-    var sourceName: String?
     /// The handle whose consumed count locates the token being reported.
     private let yajl: YajlParser
 
@@ -25,6 +24,7 @@ final class StreamPositions: SourcePositions {
 
     init(yajl: YajlParser) {
         self.yajl = yajl
+        super.init()
         newlines.reserveCapacity(1024)
     }
 
@@ -68,11 +68,11 @@ final class StreamPositions: SourcePositions {
 
     /// Line and column of absolute `offset`, which must not be before the bytes last handed
     /// to yajl.
-    func location(of offset: Int) -> SourcePosition {
+    override func location(of offset: Int) -> SourcePosition {
         lines.location(of: offset, newlines: newlines)
     }
 
-    func currentTokenLocation() -> SourcePosition {
+    override func currentTokenLocation() -> SourcePosition {
         if let completingTokenStart { return location(of: completingTokenStart) }
         guard let start = feedingStart else { return location(of: received) }
         let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
@@ -80,7 +80,7 @@ final class StreamPositions: SourcePositions {
     }
 
     /// `nil` outside `yajl_parse`.
-    func currentStringToken() -> (UnsafeRawBufferPointer, Int)? {
+    override func currentStringToken() -> (UnsafeRawBufferPointer, Int)? {
         guard let start = feedingStart, completingTokenStart == nil else { return nil }
         let buffer = UnsafeRawBufferPointer(start: start, count: feedingCount)
         let end = min(yajl.bytesConsumed, feedingCount)

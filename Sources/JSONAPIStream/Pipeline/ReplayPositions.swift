@@ -1,8 +1,6 @@
 /// Positions on the building side of the pipeline, kept by the ``TapeReplayer`` as it replays
 /// and read by the receiver: the line feeds the recorder sent, and the event being replayed.
 final class ReplayPositions: SourcePositions {
-    var sourceName: String?
-
     // Line feeds of the bytes the current events come from; older ones are summarised.
     @exclusivity(unchecked) private var newlines: [Int] = []
     @exclusivity(unchecked) private var lines = LineIndex()
@@ -13,7 +11,10 @@ final class ReplayPositions: SourcePositions {
     @exclusivity(unchecked) var currentLength = 0
     @exclusivity(unchecked) var currentStart = 0
 
-    init() { newlines.reserveCapacity(1024) }
+    override init() {
+        super.init()
+        newlines.reserveCapacity(1024)
+    }
 
     func beginInput(named name: String?) {
         sourceName = name
@@ -30,9 +31,9 @@ final class ReplayPositions: SourcePositions {
 
     // MARK: - SourcePositions
 
-    func location(of offset: Int) -> SourcePosition { lines.location(of: offset, newlines: newlines) }
+    override func location(of offset: Int) -> SourcePosition { lines.location(of: offset, newlines: newlines) }
 
-    func currentTokenLocation() -> SourcePosition {
+    override func currentTokenLocation() -> SourcePosition {
         let start: Int
         switch currentKind {
         case .startObject, .endObject, .startArray, .endArray: start = currentEnd - 1
@@ -47,5 +48,5 @@ final class ReplayPositions: SourcePositions {
     }
 
     /// Escapes were checked where the source bytes are (the recorder).
-    func currentStringToken() -> (UnsafeRawBufferPointer, Int)? { nil }
+    override func currentStringToken() -> (UnsafeRawBufferPointer, Int)? { nil }
 }
