@@ -1,3 +1,4 @@
+import CPlatform
 import Testing
 @testable import JSONAPIStream
 @testable import JSONAPIBenchmarking
@@ -58,6 +59,31 @@ struct SyntaxRulesTests {
         ]
         for s in good { #expect(Self.check(Array(s.utf8)), "\(s)") }
         for s in bad { #expect(!Self.check(Array(s.utf8)), "\(s)") }
+    }
+
+    /// The plain run the check skips (`jsonapi_uri_plain_prefix`: by a table, or 32 bytes at a
+    /// time by nibbles when the processor has AVX2): every byte value, at every place of runs of
+    /// up to 100 plain bytes (the wide reader's whole blocks, and its last block overlapping
+    /// them), ends the run exactly where it is unless it is plain.
+    @Test func plainRunsEndAtTheFirstByteThatIsNot() {
+        let plain = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?@!$&'()*+,;=".utf8)
+        let filler = Array(String(repeating: "abcdefghijklmnopqrstuvwxyz0123456789-._~:/?@!$&'()*+,;=ABCDEFGHIJKLMNOPQRSTUVWXYZ", count: 2).utf8)
+        var wrong: [String] = []
+        for n in 0...100 {
+            let run = Array(filler.prefix(n))
+            let whole = run.withUnsafeBytes { jsonapi_uri_plain_prefix($0.baseAddress, $0.count) }
+            if whole != n { wrong.append("\(n): all plain, \(whole)") }
+            for k in 0..<n {
+                for b in 0...255 {
+                    var s = run
+                    s[k] = UInt8(b)
+                    let expected = plain.contains(UInt8(b)) ? n : k
+                    let got = s.withUnsafeBytes { jsonapi_uri_plain_prefix($0.baseAddress, $0.count) }
+                    if got != expected { wrong.append("\(n), byte \(b) at \(k): \(got), not \(expected)") }
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
     }
 
     /// Random strings over an alphabet heavy in delimiters and in what must be looked at.

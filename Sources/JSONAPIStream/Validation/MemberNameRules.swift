@@ -92,6 +92,17 @@ enum SyntaxRules {
         var brackets = false
         var firstDelimiter: UInt8 = 0
         var firstDelimiterIndex = n
+        // Most links begin with a scheme (`https:`): its letters are read in a tight loop, and
+        // a valid one is the first delimiter, which needs no second look below. Anything else
+        // (no colon after them, or not a valid scheme) is read from the start as before.
+        var k = 0
+        while k < n && isSchemeByte(s[k]) { k &+= 1 }
+        let schemeChecked = k > 0 && k < n && s[k] == UInt8(ascii: ":") && isAlpha(s[0])
+        if schemeChecked {
+            firstDelimiter = UInt8(ascii: ":")
+            firstDelimiterIndex = k
+            i = k &+ 1
+        }
         while i < n {
             if firstDelimiter != 0 {
                 // Past the first delimiter only % # [ ] and bytes outside the set need a look.
@@ -123,7 +134,7 @@ enum SyntaxRules {
         // not allow them, but the spec's own examples put them in query strings
         // (`?page[number]=2`), so the query and fragment may hold them; the path may not.
         if brackets && !checkBrackets(s) { return false }
-        if firstDelimiter == UInt8(ascii: ":") {
+        if firstDelimiter == UInt8(ascii: ":") && !schemeChecked {
             // A scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
             guard firstDelimiterIndex > 0 else { return false }
             for k in 0..<firstDelimiterIndex {
@@ -135,6 +146,15 @@ enum SyntaxRules {
         }
         return true
     }
+
+    /// A scheme's characters: ALPHA / DIGIT / "+" / "-" / ".".
+    @inline(__always)
+    static func isSchemeByte(_ c: UInt8) -> Bool {
+        isAlpha(c) || (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+    }
+
+    @inline(__always)
+    static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) &- UInt8(ascii: "a") < 26 }
 
     /// Characters a URI-reference may hold: A-Z a-z 0-9 - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; = %
     @inline(__always)
