@@ -126,11 +126,11 @@ final class GraphPieceSink: DocumentSink, InputLabelled {
     // `current` is replaced by `takePiece` alone, between batches, never during these calls:
     // they call it unretained (a retain and a release per resource otherwise).
     func resource(_ resource: ResourceDraft, in arenas: inout DraftArenas) throws(JSONAPIError) {
-        try Unmanaged.passUnretained(current).withGuaranteedRef { (c) throws(JSONAPIError) in try c.resource(resource, in: &arenas) }
+        try Unmanaged.passUnretained(current).withUnsafeGuaranteedInstance { (c) throws(JSONAPIError) in try c.resource(resource, in: &arenas) }
     }
 
     func document(_ document: DocumentDraft, in arenas: borrowing DraftArenas) throws(JSONAPIError) {
-        try Unmanaged.passUnretained(current).withGuaranteedRef { (c) throws(JSONAPIError) in try c.document(document, in: arenas) }
+        try Unmanaged.passUnretained(current).withUnsafeGuaranteedInstance { (c) throws(JSONAPIError) in try c.document(document, in: arenas) }
     }
 
     /// What was received since the last piece, as a graph of its own over `values` (the value

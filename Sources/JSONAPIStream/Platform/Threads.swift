@@ -95,13 +95,13 @@ private final class ThreadBody {
 }
 
 extension Unmanaged {
-    /// Calls `body` with the instance, which is not retained for the call: the caller keeps
-    /// it alive until `body` returns. For a per-resource call on an object held in a `var`
-    /// (which Swift otherwise retains and releases around the call, an atomic operation each
-    /// on the hot path) or in an optional. `_withUnsafeGuaranteedRef` with the typed error
+    /// Calls `body` with the instance, not retained for the call. Unsafe; invariant: the
+    /// caller keeps the instance alive until `body` returns. For a per-resource call on an
+    /// object held in a `var` (which Swift otherwise retains and releases around the call, an
+    /// atomic operation each on the hot path). `_withUnsafeGuaranteedRef` with the typed error
     /// carried out, which it does not carry itself.
     @inline(__always)
-    func withGuaranteedRef<R>(_ body: (Instance) throws(JSONAPIError) -> R) throws(JSONAPIError) -> R {
+    func withUnsafeGuaranteedInstance<R>(_ body: (Instance) throws(JSONAPIError) -> R) throws(JSONAPIError) -> R {
         var failure: JSONAPIError?
         let result: R? = _withUnsafeGuaranteedRef { instance in
             do throws(JSONAPIError) { return try body(instance) } catch {
