@@ -56,9 +56,8 @@ final class SinkGroup: DocumentSink {
         self.keepsValues = first.keepsValues || second.keepsValues
         // The builder holds one sink's hints; the other's are chained to it, so that every
         // large key table (a validator's beside a graph's) is hinted.
-        let hints = [first, second].compactMap(\.keyHints)
-        for other in hints.dropFirst() { hints[0].chain(other) }
-        self.keyHints = hints.first
+        if let a = first.keyHints, let b = second.keyHints { a.chain(b) }
+        self.keyHints = first.keyHints ?? second.keyHints
     }
 
     let keyHints: KeyHints?

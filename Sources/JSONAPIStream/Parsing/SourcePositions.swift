@@ -15,6 +15,7 @@ class SourcePositions {
     /// The location of the first byte of the token being reported.
     func currentTokenLocation() -> SourcePosition { preconditionFailure("a subclass answers") }
     /// The source bytes of the string token being reported (with quotes) and their offset;
-    /// `nil` when escapes need no further check (the producer already checked them).
+    /// `nil` when escapes need no further check (the producer already checked them: the tape's
+    /// recorder, for ``ReplayPositions``, which keeps this answer).
     func currentStringToken() -> (UnsafeRawBufferPointer, Int)? { nil }
 }

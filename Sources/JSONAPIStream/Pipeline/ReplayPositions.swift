@@ -46,7 +46,4 @@ final class ReplayPositions: SourcePositions {
         }
         return location(of: max(0, start))
     }
-
-    /// Escapes were checked where the source bytes are (the recorder).
-    override func currentStringToken() -> (UnsafeRawBufferPointer, Int)? { nil }
 }

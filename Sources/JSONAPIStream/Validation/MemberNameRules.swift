@@ -86,25 +86,22 @@ enum SyntaxRules {
     /// Whether `s` is a URI-reference (RFC 3986 §4.1), by syntax: allowed characters,
     /// percent-encoding, a valid scheme when there is one, at most one `#`.
     static func isURIReference(_ s: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
         let n = s.count
         var sawHash = false
         var brackets = false
-        var firstDelimiter: UInt8 = 0
-        var firstDelimiterIndex = n
-        // Most links begin with a scheme (`https:`): its letters are read in a tight loop, and
-        // a valid one is the first delimiter, which needs no second look below. Anything else
-        // (no colon after them, or not a valid scheme) is read from the start as before.
-        var k = 0
-        while k < n && isSchemeByte(s[k]) { k &+= 1 }
-        let schemeChecked = k > 0 && k < n && s[k] == UInt8(ascii: ":") && isAlpha(s[0])
-        if schemeChecked {
-            firstDelimiter = UInt8(ascii: ":")
-            firstDelimiterIndex = k
-            i = k &+ 1
+        // A colon before any `/`, `?` or `#` ends a scheme: ALPHA *( ALPHA / DIGIT / "+" / "-"
+        // / "." ). The scheme's bytes are read once, here: they are allowed and need no other
+        // look, so the loop below starts after them (or after the colon).
+        var i = 0
+        while i < n && isSchemeByte(s[i]) { i &+= 1 }
+        var pastDelimiter = false
+        if i < n && s[i] == UInt8(ascii: ":") {
+            guard i > 0 && isAlpha(s[0]) else { return false }
+            pastDelimiter = true
+            i &+= 1
         }
         while i < n {
-            if firstDelimiter != 0 {
+            if pastDelimiter {
                 // Past the first delimiter only % # [ ] and bytes outside the set need a look.
                 i &+= jsonapi_uri_plain_prefix(s.baseAddress.unsafelyUnwrapped + i, n &- i)
                 if i == n { break }
@@ -124,27 +121,18 @@ enum SyntaxRules {
                 brackets = true
             default: break
             }
-            if firstDelimiter == 0 && (c == UInt8(ascii: ":") || c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")) {
-                firstDelimiter = c
-                firstDelimiterIndex = i
+            if !pastDelimiter {
+                // The first delimiter. A colon here comes after a byte no scheme holds (a
+                // scheme's colon was taken above).
+                if c == UInt8(ascii: ":") { return false }
+                pastDelimiter = c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")
             }
             i &+= 1
         }
         // Square brackets belong to an IP literal host (`//[::1]`). Elsewhere RFC 3986 does
         // not allow them, but the spec's own examples put them in query strings
         // (`?page[number]=2`), so the query and fragment may hold them; the path may not.
-        if brackets && !checkBrackets(s) { return false }
-        if firstDelimiter == UInt8(ascii: ":") && !schemeChecked {
-            // A scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
-            guard firstDelimiterIndex > 0 else { return false }
-            for k in 0..<firstDelimiterIndex {
-                let c = s[k]
-                let alpha = (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
-                if k == 0 && !alpha { return false }
-                if !(alpha || (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")) { return false }
-            }
-        }
-        return true
+        return !brackets || checkBrackets(s)
     }
 
     /// A scheme's characters: ALPHA / DIGIT / "+" / "-" / ".".
