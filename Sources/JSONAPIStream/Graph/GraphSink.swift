@@ -50,7 +50,6 @@ final class GraphSink: DocumentSink {
         self.maxResources = options.parse.limits.maxResources
         self.warningTexts = options.wordedWarnings
         self.validation = options.validation
-        storage.rowsByType.reserveCapacity(16)
         storage.namesMayRepeat = options.parse.duplicateMembers == .allowInValues
         keyHints = KeyHints(sink: self)
     }
@@ -112,7 +111,6 @@ final class GraphSink: DocumentSink {
             s.resourceExtras[s.resources.count] = extras
             s.noteRow(Int32(s.resources.count), document: document)
             s.resources.appendToOwn(record)
-            s.rowsByType[Int(record.type)].append(Int32(s.resources.count - 1))
             return Int32(s.resources.count - 1)
         }
         // Resources without id or lid are never the same resource: each keeps its own row
@@ -136,7 +134,6 @@ final class GraphSink: DocumentSink {
         s.resources.appendToOwn(record)
         if s.keyRow[Int(record.key)] < 0 { s.keyRow[Int(record.key)] = row }
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow[Int(record.lidKey)] = row }
-        s.rowsByType[Int(record.type)].append(row)
         return row
     }
 
@@ -168,7 +165,6 @@ final class GraphSink: DocumentSink {
     @inline(never)
     private func internSymbolSlow(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         let t = storage.symbols.intern(bytes)
-        while storage.rowsByType.count <= Int(t) { storage.rowsByType.append([]) }
         symbolCache.remember(bytes, t)
         return t
     }
@@ -343,6 +339,8 @@ final class GraphSink: DocumentSink {
             s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
         }
         s.inputBytes = inputBytes
+        // A piece is only merged: it needs no rows by type.
+        if !collectsOnly { s.indexRowsByType() }
         return Graph(storage: s)
     }
 
