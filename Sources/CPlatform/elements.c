@@ -20,32 +20,6 @@ static inline int is_white(unsigned char c) { return c == ' ' || c == '\n' || c 
 // x86-64 processor), and AVX2 with POPCNT and PCLMUL when the processor has them (chosen once,
 // at the first scan). Elsewhere a byte at a time.
 
-// The bytes of the block escaped by a backslash: the byte after each backslash that is not
-// itself escaped. `*carry` says whether the block's first byte is escaped (the block before
-// ended with such a backslash) and is left saying the same of the next block's. Backslashes
-// are counted wherever they are: JSON has them only inside strings (elsewhere the piece's
-// parser fails at the backslash itself, before any place to cut that this may move).
-__attribute__((always_inline)) static inline uint64_t escaped_bytes(uint64_t backslashes, unsigned char *carry) {
-    uint64_t escaped = 0;
-    if (*carry) {
-        escaped = 1;
-        backslashes &= ~(uint64_t)1;
-    }
-    *carry = 0;
-    // Loop invariant: the lowest bit left in `backslashes` is a backslash no other escapes.
-    while (backslashes != 0) {
-        const unsigned k = (unsigned)__builtin_ctzll(backslashes);
-        if (k == 63) {
-            *carry = 1;
-            break;
-        }
-        escaped |= (uint64_t)1 << (k + 1);
-        // The escaped byte, a backslash or not, escapes nothing.
-        backslashes &= ~((uint64_t)3 << k);
-    }
-    return escaped;
-}
-
 // What the masks of a block say (`inside`: the bytes within strings; `opens`, `closes`: `{[`
 // and `}]` outside strings): scanned at once up to the closing bracket that brings the depth
 // back to the array's (a place to cut, or a comma after it, is for the byte path). Returns

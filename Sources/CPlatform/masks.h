@@ -16,6 +16,32 @@ static inline uint64_t mask64(const __m128i v[4], char c) {
         | ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[3], k)) << 48);
 }
 
+// The bytes of a block of 64 escaped by a backslash (`backslashes`: bit i for byte i): the
+// byte after each backslash that is not itself escaped. `*carry` says whether the block's
+// first byte is escaped (the block before ended with such a backslash) and is left saying the
+// same of the next block's. Backslashes are counted wherever they are; JSON has them only
+// inside strings (the splitters and the pre-scan say what they do with one elsewhere).
+__attribute__((always_inline)) static inline uint64_t escaped_bytes(uint64_t backslashes, unsigned char *carry) {
+    uint64_t escaped = 0;
+    if (*carry) {
+        escaped = 1;
+        backslashes &= ~(uint64_t)1;
+    }
+    *carry = 0;
+    // Loop invariant: the lowest bit left in `backslashes` is a backslash no other escapes.
+    while (backslashes != 0) {
+        const unsigned k = (unsigned)__builtin_ctzll(backslashes);
+        if (k == 63) {
+            *carry = 1;
+            break;
+        }
+        escaped |= (uint64_t)1 << (k + 1);
+        // The escaped byte, a backslash or not, escapes nothing.
+        backslashes &= ~((uint64_t)3 << k);
+    }
+    return escaped;
+}
+
 // Bit i set when an odd number of bits at or below i are set in x.
 static inline uint64_t prefix_xor(uint64_t x) {
     x ^= x << 1;

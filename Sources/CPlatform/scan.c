@@ -1,5 +1,6 @@
 // The vector part of StructuralScanner: skips runs of "plain" input 64 bytes at a time with
-// AVX2 where the processor has it, else 32 at a time with SSE2.
+// AVX2 where the processor has it (valid UTF-8 included), else 32 at a time with SSE2 (ASCII
+// only).
 #include "cplatform.h"
 #include <stdint.h>
 
@@ -27,34 +28,171 @@ static inline void masks32(const unsigned char *p, uint32_t *special, uint32_t *
 }
 
 #if defined(JSONAPI_WIDE_BLOCKS)
+// UTF-8 checked 32 bytes at a time: the lookup-table method of Keiser and Lemire
+// ("Validating UTF-8 in less than one instruction per byte", 2021). Each byte is classified
+// with the byte before it by three table lookups on nibbles (the first byte's high and low
+// nibbles, the second byte's high nibble), whose AND has a bit set for each way the pair can
+// be wrong; where a byte must be the third or fourth of a sequence (two or three bytes after
+// a lead of three or four), the pair "continuation after continuation" is required instead
+// of refused.
+enum {
+    U8_TOO_SHORT = 1 << 0,  // a lead, then no continuation
+    U8_TOO_LONG = 1 << 1,   // ASCII, then a continuation
+    U8_OVERLONG_3 = 1 << 2, // E0 80..9F
+    U8_TOO_LARGE = 1 << 3,  // F4 90..BF, F5..FF then a continuation
+    U8_SURROGATE = 1 << 4,  // ED A0..BF
+    U8_OVERLONG_2 = 1 << 5, // C0 or C1, then a continuation
+    U8_TOO_LARGE_1000 = 1 << 6, // F5..FF 80..8F
+    U8_OVERLONG_4 = 1 << 6,     // F0 80..8F
+    U8_TWO_CONTS = 1 << 7,      // a continuation after a continuation
+    U8_CARRY = U8_TOO_SHORT | U8_TOO_LONG | U8_TWO_CONTS,
+};
+
+// The 32 bytes of the pair (prev, cur) shifted by k bytes: the last k of prev, then cur's first 32 - k.
+#define U8_PREV(cur, prev, k) _mm256_alignr_epi8((cur), _mm256_permute2x128_si256((prev), (cur), 0x21), 16 - (k))
+
+// The three tables (the same 16 entries in each 16-byte lane).
+static const uint8_t utf8_first_high[16] = {
+    // 0___: ASCII first.
+    U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG,
+    // 10__: a continuation first.
+    U8_TWO_CONTS, U8_TWO_CONTS, U8_TWO_CONTS, U8_TWO_CONTS,
+    // 1100, 1101: a lead of two; 1110: of three; 1111: of four (or more).
+    U8_TOO_SHORT | U8_OVERLONG_2, U8_TOO_SHORT, U8_TOO_SHORT | U8_OVERLONG_3 | U8_SURROGATE,
+    U8_TOO_SHORT | U8_TOO_LARGE | U8_TOO_LARGE_1000 | U8_OVERLONG_4};
+#define U8_LARGE (U8_CARRY | U8_TOO_LARGE | U8_TOO_LARGE_1000)
+static const uint8_t utf8_first_low[16] = {
+    U8_CARRY | U8_OVERLONG_3 | U8_OVERLONG_2 | U8_OVERLONG_4, // _0: C0, E0, F0
+    U8_CARRY | U8_OVERLONG_2,                                 // _1: C1
+    U8_CARRY, U8_CARRY,                                       // _2, _3
+    U8_CARRY | U8_TOO_LARGE,                                  // _4: F4
+    U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, // _5 to _C: F5 to FC
+    U8_LARGE | U8_SURROGATE,                                  // _D: ED, FD
+    U8_LARGE, U8_LARGE};                                      // _E, _F
+#undef U8_LARGE
+static const uint8_t utf8_second_high[16] = {
+    // 0___: ASCII second.
+    U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT,
+    // 1000, 1001, 101_: a continuation second.
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_OVERLONG_3 | U8_TOO_LARGE_1000 | U8_OVERLONG_4,
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_OVERLONG_3 | U8_TOO_LARGE,
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_SURROGATE | U8_TOO_LARGE,
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_SURROGATE | U8_TOO_LARGE,
+    // 11__: a lead second.
+    U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT};
+
+JSONAPI_WIDE static inline __m256i utf8_table(const uint8_t t[16]) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+}
+
+// Whether the 32 bytes `cur` (after `prev`) have a UTF-8 error in a sequence that ends in them
+// (a sequence that runs past them is left to the next call, or to the end check).
+JSONAPI_WIDE static inline __m256i utf8_errors(__m256i cur, __m256i prev) {
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i prev1 = U8_PREV(cur, prev, 1);
+    // The nibbles: a 16-bit shift moves bits across bytes, the mask drops them.
+    const __m256i cases = _mm256_and_si256(
+        _mm256_and_si256(_mm256_shuffle_epi8(utf8_table(utf8_first_high), _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble)),
+                         _mm256_shuffle_epi8(utf8_table(utf8_first_low), _mm256_and_si256(prev1, nibble))),
+        _mm256_shuffle_epi8(utf8_table(utf8_second_high), _mm256_and_si256(_mm256_srli_epi16(cur, 4), nibble)));
+    // Bytes two after a lead of three or four bytes, or three after a lead of four, must be
+    // continuations: bit 7 set where so (unsigned saturating subtraction keeps it only there).
+    const __m256i third = _mm256_subs_epu8(U8_PREV(cur, prev, 2), _mm256_set1_epi8((char)(0xE0 - 0x80)));
+    const __m256i fourth = _mm256_subs_epu8(U8_PREV(cur, prev, 3), _mm256_set1_epi8((char)(0xF0 - 0x80)));
+    const __m256i must23 = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
+    return _mm256_xor_si256(must23, cases);
+}
+
+// Whether the last 32 bytes of a block, b, end inside a UTF-8 sequence: the last byte a lead,
+// the one before it a lead of three or four, or the one before that a lead of four.
+JSONAPI_WIDE static inline int utf8_ends_open(__m256i b) {
+    static const uint8_t last_bytes[32] = {
+        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
+    const __m256i open = _mm256_subs_epu8(b, _mm256_loadu_si256((const __m256i *)last_bytes));
+    return !_mm256_testz_si256(open, open);
+}
+
 // The same skip 64 bytes at a time with AVX2, where the processor has it (about half the
-// instructions per byte of the 32-byte loop). It stops at the first block of 64 that needs a
-// closer look; the 32-byte loop then takes what it can of that block.
+// instructions per byte of the 32-byte loop). Bytes of 0x80 and more are skipped too when
+// they are valid UTF-8 (text in other scripts than Latin's does not go byte by byte), and
+// escapes of every kind inside strings (escaped quotes do not count): a sequence or an escape
+// may run from one block into the next, but the skip never ends inside one. It stops at the
+// first block of 64 that needs a closer look; the 32-byte loop then takes what it can of
+// that block.
 JSONAPI_WIDE static size_t skip_plain_wide(const unsigned char *p, size_t n, unsigned char *inside,
                                            size_t *open_quote) {
     const __m256i lim = _mm256_set1_epi8(0x0E);
     size_t i = 0;
     unsigned char in = *inside;
+    // The last block with quotes skipped (its offset and its unescaped quotes).
+    size_t quotes_at = SIZE_MAX;
+    uint64_t last_quotes = 0;
+    // Whether the bytes skipped so far end inside a UTF-8 sequence (`open`) or before a byte a
+    // backslash escapes (`carry`); while either does (`pending`), where they last ended
+    // between sequences and escapes, with the string state there. A skip that stops while
+    // pending goes back there.
+    unsigned char open = 0, carry = 0, pending = 0;
+    size_t whole = 0, whole_quotes_at = SIZE_MAX;
+    uint64_t whole_last_quotes = 0;
+    unsigned char whole_in = in;
     while (i + 64 <= n) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
+        const __m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
+        const __m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
         // Signed compare: bytes of 0x80 and more are negative, so they are "below 0x0E" too.
-        uint64_t special = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lim, a))
+        const uint64_t special = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lim, a))
             | ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lim, b)) << 32);
-        if (special != 0) break;
         uint64_t quotes = mask64_wide(a, b, 0x22);
-        uint64_t backslashes = mask64_wide(a, b, 0x5C);
-        // As below: a backslash before a quote or a backslash, or at the block's end, stops.
-        if (backslashes != 0 && ((backslashes >> 63) != 0 || ((backslashes << 1) & (quotes | backslashes)) != 0))
-            break;
+        const uint64_t backslashes = mask64_wide(a, b, 0x5C);
+        if ((special | backslashes) != 0 || pending) {
+            if (special != 0 || open) {
+                // Bytes below 0x0E (line feeds, form feeds...) stop; bytes of 0x80 and more
+                // when they are not valid UTF-8 (with the 32 bytes before them: a sequence may
+                // begin there; before the first block, none is open).
+                const uint64_t non_ascii = (uint64_t)(uint32_t)_mm256_movemask_epi8(a) | ((uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32);
+                if ((special & ~non_ascii) != 0) break;
+                const __m256i prev = i == 0 ? _mm256_setzero_si256() : _mm256_loadu_si256((const __m256i *)(p + i - 32));
+                const __m256i errors = _mm256_or_si256(utf8_errors(a, prev), utf8_errors(b, a));
+                if (!_mm256_testz_si256(errors, errors)) break;
+                open = non_ascii != 0 && utf8_ends_open(b);
+            }
+            if (backslashes != 0 || carry) {
+                // Escaped quotes are not quotes. A backslash escapes only inside a string (the
+                // scalar path passes over one elsewhere, which is not JSON): one outside stops.
+                unsigned char c = carry;
+                const uint64_t escaped = escaped_bytes(backslashes, &c);
+                quotes &= ~escaped;
+                const uint64_t inside_strings = prefix_xor_wide(quotes) ^ (in ? ~(uint64_t)0 : 0);
+                if ((backslashes & ~escaped & ~inside_strings) != 0) break;
+                carry = c;
+            }
+            if (!pending) {
+                whole = i;
+                whole_in = in;
+                whole_quotes_at = quotes_at;
+                whole_last_quotes = last_quotes;
+            }
+            pending = open | carry;
+        }
         if (quotes != 0) {
             in ^= (unsigned char)(__builtin_popcountll(quotes) & 1);
-            if (in) *open_quote = i + 63 - (size_t)__builtin_clzll(quotes);
+            quotes_at = i;
+            last_quotes = quotes;
         }
         i += 64;
     }
-    *inside = in;
-    return i;
+    if (!pending) {
+        whole = i;
+        whole_in = in;
+        whole_quotes_at = quotes_at;
+        whole_last_quotes = last_quotes;
+    }
+    // Invariant: bytes p[0..<whole] end between UTF-8 sequences and escapes, and whole_in is
+    // the string state after them; a string open there was opened by the last quote among them,
+    // in the block at whole_quotes_at (when it is one of them).
+    if (whole_in && whole_quotes_at != SIZE_MAX) *open_quote = whole_quotes_at + 63 - (size_t)__builtin_clzll(whole_last_quotes);
+    *inside = whole_in;
+    return whole;
 }
 #endif
 
@@ -93,3 +231,11 @@ size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
     return 0;
 }
 #endif
+
+int jsonapi_wide_blocks(void) {
+#if defined(JSONAPI_WIDE_BLOCKS)
+    return wide_blocks_supported();
+#else
+    return 0;
+#endif
+}

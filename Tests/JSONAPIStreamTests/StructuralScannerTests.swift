@@ -1,3 +1,4 @@
+import CPlatform
 import Testing
 @testable import JSONAPIStream
 @testable import JSONAPIBenchmarking
@@ -202,5 +203,106 @@ struct StructuralScannerTests {
             let closed = Self.scan(bytes, splits: [])
             #expect(closed == Reference(bytes) && !closed.inString, "two backslashes at \(at - 1)")
         }
+    }
+
+    /// Bytes of a UTF-8 sequence (or not one) set into a plain run so that they end at every
+    /// place around the end of a 64-byte block (where a sequence runs from one block into the
+    /// next) and inside a block, in a string and not: the scanner finds what a byte-by-byte
+    /// reading finds. Every lead byte with every second byte, and leads of three and four
+    /// bytes with the continuation bytes at the edges of their ranges and past them.
+    @Test func everyShortSequenceAtBlockEdges() {
+        var cases: [[UInt8]] = []
+        for lead in UInt8(0x80)...0xFF {
+            for second in UInt8(0)...0xFF where second != 0x0A && second != 0x22 && second != 0x5C { cases.append([lead, second]) }
+        }
+        let edges: [UInt8] = [0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0]
+        for lead in UInt8(0xE0)...0xEF { for second in edges { for third in [UInt8(0x61), 0x80, 0xBF, 0xC0] { cases.append([lead, second, third]) } } }
+        for lead in UInt8(0xF0)...0xF7 {
+            for second in edges { for third in [UInt8(0x80), 0xBF, 0x61] { for fourth in [UInt8(0x80), 0xBF, 0x61, 0xC0] { cases.append([lead, second, third, fourth]) } } }
+        }
+        var checked = 0
+        for (k, bytes) in cases.enumerated() {
+            // Ending at byte 63 or 64 of the second block (a sequence open across its end), or
+            // in the middle of one; inside a string every third case.
+            for end in [127, 128, 129, 100] {
+                var input = Array(repeating: UInt8(ascii: "a"), count: 256)
+                if k % 3 == 0 { input[5] = 0x22 }
+                input.replaceSubrange((end - bytes.count)..<end, with: bytes)
+                let expected = Reference(input)
+                let got = Self.scan(input, splits: [])
+                if let s = expected.suspect {
+                    #expect(got.suspect == s, "\(bytes) ending at \(end)")
+                } else {
+                    #expect(got == expected, "\(bytes) ending at \(end)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == 4 * cases.count && checked > 130_000)
+    }
+
+    /// Where the processor has AVX2, the skip takes valid UTF-8, escaped quotes and escaped
+    /// backslashes in strings 64 bytes at a time, across blocks; it stops at a block with a
+    /// line feed, with a broken sequence or with a backslash outside a string, and never ends
+    /// inside a sequence or before an escaped byte.
+    @Test func theWideSkipTakesTextAndEscapesWhole() {
+        func skip(_ text: [UInt8], inString: Bool = false) -> (Int, Bool) {
+            var inside: UInt8 = inString ? 1 : 0
+            var openQuote = -1
+            let n = text.withUnsafeBytes { jsonapi_skip_plain($0.baseAddress, $0.count, &inside, &openQuote) }
+            return (n, inside != 0)
+        }
+        // A string of 4 blocks of text in several scripts, escapes in it, cut to 256 bytes.
+        let phrase = Array(#"mixed ASCII and 中文, é and 😀: \"quoted\" and \\ and \n — "#.utf8)
+        var text: [UInt8] = [0x22]
+        while text.count < 300 { text += phrase }
+        text = Array(text[..<256])
+        // Cut where no sequence runs on: the text ends inside a string, between characters.
+        var cut = 256
+        while cut > 0 && (text[cut - 1] & 0xC0 == 0x80 || text[cut - 1] >= 0xC0 || text[cut - 1] == 0x5C) { cut -= 1 }
+        let whole = Array(text[..<cut]) + Array(repeating: UInt8(ascii: "a"), count: 256 - cut)
+        guard jsonapi_wide_blocks() != 0 else {
+            // Without AVX2, such blocks are left to the scanner's byte-by-byte reading.
+            #expect(skip(whole).0 == 0)
+            return
+        }
+        #expect(skip(whole).0 == 256, "\(whole)")
+        #expect(Self.scan(whole, splits: []) == Reference(whole))
+        // A broken sequence in the third block: the skip stops before that block (sooner when
+        // a character of the text runs from the second block into it).
+        var broken = whole
+        broken[150] = 0xC3
+        broken[151] = 0x41
+        #expect(skip(broken).0 <= 128)
+        #expect(Self.scan(broken, splits: []).suspect == Reference(broken).suspect)
+        // A backslash outside strings (the text's quote closed, one more opens nothing).
+        var outside = Array(repeating: UInt8(ascii: "a"), count: 256)
+        outside[10] = 0x22
+        outside[20] = 0x22
+        outside[200] = 0x5C
+        outside[201] = 0x22
+        #expect(skip(outside).0 == 192)
+        #expect(Self.scan(outside, splits: []) == Reference(outside))
+        // A sequence across the end of the skip: it ends where the sequence begins.
+        var across = Array(repeating: UInt8(ascii: "a"), count: 128)
+        across += [0x0A] + Array(repeating: UInt8(ascii: "a"), count: 63)
+        across[126] = 0xE4
+        across[127] = 0xB8
+        across[128] = 0xAD
+        // The line feed in the third block stops the 64-byte skip after the second block,
+        // inside the sequence: it goes back to the first block's end, and the 32-byte blocks
+        // (ASCII only) take one more.
+        across[129] = 0x0A
+        #expect(skip(across).0 == 96)
+        #expect(Self.scan(across, splits: []) == Reference(across))
+        // An escape across the end of a block, then a block that stops: back to the block
+        // before (and the 32-byte blocks stop at the backslash ending theirs).
+        var escape = Array(repeating: UInt8(ascii: "a"), count: 192)
+        escape[0] = 0x22
+        escape[127] = 0x5C
+        escape[128] = 0x22
+        escape[130] = 0x0A
+        #expect(skip(escape) == (96, true))
+        #expect(Self.scan(escape, splits: []) == Reference(escape))
     }
 }

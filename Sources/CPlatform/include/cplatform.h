@@ -34,8 +34,17 @@ int jsonapi_stack_room(size_t reserve);
 /// SSE2). Quotes in it flip `*in_string` (other backslashes escape plain bytes, which changes
 /// nothing); when the prefix ends inside a string opened in it, `*open_quote` is set to that
 /// quote's index. Reads only the bytes `p[0..<n]`.
+///
+/// Where the processor has AVX2 it reads blocks of 64 bytes first, and skips more: bytes of
+/// 0x80 or more that are valid UTF-8, and backslashes inside strings (the byte after one is
+/// escaped: an escaped quote does not count). A sequence or an escape may run from one block
+/// into the next, but the prefix never ends inside one; a backslash outside strings ends it.
+/// The bytes before `p` must not end inside a UTF-8 sequence or before an escaped byte.
 size_t jsonapi_skip_plain(const void *p, size_t n, unsigned char *in_string,
                           size_t *open_quote);
+
+/// Whether this processor has what the 64-byte readers use (AVX2, POPCNT, PCLMUL): 1 or 0.
+int jsonapi_wide_blocks(void);
 
 /// The cores this process may run on: its CPU affinity (`taskset`, a cgroup's cpuset) on
 /// Linux, else the processors online; at least 1.
