@@ -22,11 +22,13 @@ static inline int is_white(unsigned char c) { return c == ' ' || c == '\n' || c 
 
 // What the masks of a block say (`inside`: the bytes within strings; `opens`, `closes`: `{[`
 // and `}]` outside strings): scanned at once up to the closing bracket that brings the depth
-// back to the array's (a place to cut, or a comma after it, is for the byte path). Returns
-// how many bytes it scanned (64 when no such bracket is among them), with `*s` as it is
-// after them (the escape carry aside, which the caller sets).
-__attribute__((always_inline)) static inline size_t block_scan(jsonapi_element_state *s, uint64_t inside, uint64_t opens, uint64_t closes,
-                                uint64_t lines, int64_t at) {
+// back to the array's (a place to cut, or what else follows it, is for the byte path),
+// unless `,{` or `,[` follows it at once and the place after that comma is not past `cut_at`
+// (absolute): then the comma is counted and the scan goes on. Returns how many bytes it
+// scanned (64 when no such bracket is among them), with `*s` as it is after them (the escape
+// carry aside, which the caller sets). `p` is the block, `at` its first byte's offset.
+__attribute__((always_inline)) static inline size_t block_scan(jsonapi_element_state *s, const unsigned char *p, uint64_t inside, uint64_t opens,
+                                uint64_t closes, uint64_t lines, int64_t at, int64_t cut_at) {
     const int64_t closing = __builtin_popcountll(closes);
     size_t scanned = 64;
     if (s->depth - closing >= 3) {
@@ -43,6 +45,15 @@ __attribute__((always_inline)) static inline size_t block_scan(jsonapi_element_s
             if ((opens >> k) & 1) {
                 depth += 1;
             } else if (depth == 3) {
+                // The element closes. When a comma and the next element's bracket follow it
+                // at once, and a cut is not wanted after that comma yet (its place is not past
+                // `cut_at`), the comma is counted here and the blocks go on: the bracket is the
+                // next in `m`.
+                if (k + 2 < 64 && p[k + 1] == ',' && (p[k + 2] | 0x20) == '{' && at + (int64_t)k + 2 <= cut_at) {
+                    s->elements += 1;
+                    depth = 2;
+                    continue;
+                }
                 scanned = k;
                 break;
             } else {
@@ -62,7 +73,7 @@ __attribute__((always_inline)) static inline size_t block_scan(jsonapi_element_s
 }
 
 // The block at p (its first byte at absolute offset `at`), masks made with SSE2.
-__attribute__((always_inline)) static inline size_t block_sse2(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
+__attribute__((always_inline)) static inline size_t block_sse2(jsonapi_element_state *s, const unsigned char *p, int64_t at, int64_t cut_at) {
     __m128i v[4], l[4];
     const __m128i lower = _mm_set1_epi8(0x20);
     for (int k = 0; k < 4; k++) {
@@ -76,7 +87,7 @@ __attribute__((always_inline)) static inline size_t block_sse2(jsonapi_element_s
     // A byte is inside a string when an odd number of quotes come before it (counting the
     // string the block starts in).
     const uint64_t inside = prefix_xor(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
-    const size_t scanned = block_scan(s, inside, mask64(l, '{') & ~inside, mask64(l, '}') & ~inside, mask64(v, '\n'), at);
+    const size_t scanned = block_scan(s, p, inside, mask64(l, '{') & ~inside, mask64(l, '}') & ~inside, mask64(v, '\n'), at, cut_at);
     // A cut short block ends at a bracket outside strings: no escape is pending there.
     s->escaped = scanned == 64 ? carry : 0;
     return scanned;
@@ -85,7 +96,8 @@ __attribute__((always_inline)) static inline size_t block_sse2(jsonapi_element_s
 #if defined(JSONAPI_WIDE_BLOCKS)
 // The block at p, masks made with AVX2; the prefix XOR is a carry-less multiplication by
 // all ones.
-JSONAPI_WIDE __attribute__((always_inline)) static inline size_t block_wide(jsonapi_element_state *s, const unsigned char *p, int64_t at) {
+JSONAPI_WIDE __attribute__((always_inline)) static inline size_t block_wide(jsonapi_element_state *s, const unsigned char *p, int64_t at,
+                                                                           int64_t cut_at) {
     const __m256i a = _mm256_loadu_si256((const __m256i *)p), b = _mm256_loadu_si256((const __m256i *)(p + 32));
     const __m256i lower = _mm256_set1_epi8(0x20);
     const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
@@ -94,14 +106,15 @@ JSONAPI_WIDE __attribute__((always_inline)) static inline size_t block_wide(json
     const uint64_t quotes = mask64_wide(a, b, '"') & ~escaped;
     const uint64_t inside = prefix_xor_wide(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
     const size_t scanned =
-        block_scan(s, inside, mask64_wide(la, lb, '{') & ~inside, mask64_wide(la, lb, '}') & ~inside, mask64_wide(a, b, '\n'), at);
+        block_scan(s, p, inside, mask64_wide(la, lb, '{') & ~inside, mask64_wide(la, lb, '}') & ~inside, mask64_wide(a, b, '\n'), at, cut_at);
     s->escaped = scanned == 64 ? carry : 0;
     return scanned;
 }
 #endif
 
 // Whole blocks, one after the other, from p while the n bytes there hold another whole
-// block, until one is cut short at the bracket that closes an element. Returns the bytes
+// block, until one is cut short at the bracket that closes an element (see `block_scan` for
+// the elements it goes past; `cut_at` as there). Returns the bytes
 // scanned. The state is a local copy while it runs (the bytes read are `char`, which may alias
 // anything, so through `s` every block would store it all back), so it stays in registers,
 // and the masks' constants are loaded once per call rather than once per block.
@@ -109,26 +122,27 @@ JSONAPI_WIDE __attribute__((always_inline)) static inline size_t block_wide(json
     jsonapi_element_state st = *s;                                                 \
     size_t i = 0;                                                                  \
     while (i + 64 <= n) {                                                          \
-        const size_t scanned = block(&st, p + i, at + (int64_t)i);                 \
+        const size_t scanned = block(&st, p + i, at + (int64_t)i, cut_at);         \
         i += scanned;                                                              \
         if (scanned < 64) break;                                                   \
     }                                                                              \
     *s = st;                                                                       \
     return i;
 
-static size_t skip_inside_element_sse2(jsonapi_element_state *s, const unsigned char *p, size_t n, int64_t at) {
+static size_t skip_inside_element_sse2(jsonapi_element_state *s, const unsigned char *p, size_t n, int64_t at, int64_t cut_at) {
     BLOCK_LOOP(block_sse2)
 }
 
 #if defined(JSONAPI_WIDE_BLOCKS)
-JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, const unsigned char *p, size_t n, int64_t at) {
+JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, const unsigned char *p, size_t n, int64_t at,
+                                                    int64_t cut_at) {
     BLOCK_LOOP(block_wide)
 }
 #endif
 #undef BLOCK_LOOP
 
 // One way of reading blocks (NULL: none, a byte at a time).
-typedef size_t (*block_skipper)(jsonapi_element_state *, const unsigned char *, size_t, int64_t);
+typedef size_t (*block_skipper)(jsonapi_element_state *, const unsigned char *, size_t, int64_t, int64_t);
 #endif
 
 int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_element_state *s, size_t *cut, int variant) {
@@ -149,7 +163,7 @@ int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_e
         // Inside an element (where most bytes are), whole blocks when they can be.
         if (skip && s->splitting && s->depth >= 3 && i + 64 <= n) {
             // Then (cut short, or fewer than 64 bytes left) the bytes that follow, one at a time.
-            i += skip(s, p + i, n - i, base + (int64_t)i);
+            i += skip(s, p + i, n - i, base + (int64_t)i, base + (int64_t)cut_from);
         }
         // From the bracket that closes an element: its comma, white space and the next
         // element's opening bracket, then blocks again.

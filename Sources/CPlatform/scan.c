@@ -85,8 +85,9 @@ JSONAPI_WIDE static inline __m256i utf8_table(const uint8_t t[16]) {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
 }
 
-// Whether the 32 bytes `cur` (after `prev`) have a UTF-8 error in a sequence that ends in them
-// (a sequence that runs past them is left to the next call, or to the end check).
+// The UTF-8 errors of the 32 bytes `cur` (after `prev`): a byte other than zero where a
+// sequence that reaches that byte is wrong (one that runs past `cur` is the next call's, or
+// `utf8_ends_open`'s).
 JSONAPI_WIDE static inline __m256i utf8_errors(__m256i cur, __m256i prev) {
     const __m256i nibble = _mm256_set1_epi8(0x0F);
     const __m256i prev1 = U8_PREV(cur, prev, 1);
