@@ -32,11 +32,11 @@ extension GraphSink {
     /// and a resource already here merged under the policy, as ``resource(_:in:)`` does.
     ///
     /// A worker's piece (``GraphPieceSink/takePiece(values:)``) numbers its documents as the whole input does
-    /// (`documentBase` 0; by default they come after this graph's), and `before` is called with
-    /// each resource's index in the piece before it is taken in (the caller delivers the
-    /// warnings found before that resource, in the order one reader finds them).
+    /// (`documentBase` 0; by default they come after this graph's), and `before`, when given, is
+    /// called with each resource's index in the piece before it is taken in (the caller
+    /// delivers the warnings found before that resource, in the order one reader finds them).
     func append(
-        _ g: Graph, store: inout ByteArena, documentBase: UInt32? = nil, before: (Int) throws(JSONAPIError) -> Void = { _ in }
+        _ g: Graph, store: inout ByteArena, documentBase: UInt32? = nil, before: ((Int) throws(JSONAPIError) -> Void)? = nil
     ) throws(JSONAPIError) {
         let o = g.storage
         let s = storage
@@ -56,7 +56,7 @@ extension GraphSink {
         // walked along with them rather than searched for each (``GraphStorage/document(ofRow:)``).
         var start = 0
         for i in o.resources.indices {
-            try before(i)
+            if let before { try before(i) }
             let r = o.resources[i]
             while start + 1 < o.documentStarts.count && Int(o.documentStarts[start + 1].row) <= i { start += 1 }
             let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)

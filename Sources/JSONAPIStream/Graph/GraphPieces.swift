@@ -69,13 +69,18 @@ final class GraphPieceMerger {
             guard let facts = piece.facts, let validator = stream.validator else { return }
             try validator.takeIn(facts, before: resource, warnings: piece.diagnostics, next: &next) { sink.record($0) }
         }
-        try sink.append(piece.graph, store: &values, documentBase: 0) { (i) throws(JSONAPIError) in
-            while next < piece.stamps.count && piece.stamps[next] <= i {
-                sink.record(piece.diagnostics[next])
-                next += 1
-            }
-            try takeFacts(before: i)
-        }
+        // Most pieces have no warnings and no facts: nothing to do between their resources.
+        let between = !piece.stamps.isEmpty || (piece.facts != nil && stream.validator != nil)
+        let before: ((Int) throws(JSONAPIError) -> Void)? =
+            between
+            ? { (i) throws(JSONAPIError) in
+                while self.next < piece.stamps.count && piece.stamps[self.next] <= i {
+                    sink.record(piece.diagnostics[self.next])
+                    self.next += 1
+                }
+                try takeFacts(before: i)
+            } : nil
+        try sink.append(piece.graph, store: &values, documentBase: 0, before: before)
         try takeFacts(before: .max)
         while next < piece.diagnostics.count {
             sink.record(piece.diagnostics[next])
