@@ -275,33 +275,25 @@ struct StructuralScannerTests {
         broken[151] = 0x41
         #expect(skip(broken).0 <= 128)
         #expect(Self.scan(broken, splits: []).suspect == Reference(broken).suspect)
-        // A backslash outside strings (the text's quote closed, one more opens nothing).
-        var outside = Array(repeating: UInt8(ascii: "a"), count: 256)
-        outside[10] = 0x22
-        outside[20] = 0x22
-        outside[200] = 0x5C
-        outside[201] = 0x22
+        /// `count` plain bytes with `bytes` set at their offsets.
+        func plain(_ count: Int, _ bytes: [Int: UInt8]) -> [UInt8] {
+            var run = Array(repeating: UInt8(ascii: "a"), count: count)
+            for (offset, byte) in bytes { run[offset] = byte }
+            return run
+        }
+        // A backslash outside strings (the first string closed, a quote after it escaped).
+        let outside = plain(256, [10: 0x22, 20: 0x22, 200: 0x5C, 201: 0x22])
         #expect(skip(outside).0 == 192)
         #expect(Self.scan(outside, splits: []) == Reference(outside))
-        // A sequence across the end of the skip: it ends where the sequence begins.
-        var across = Array(repeating: UInt8(ascii: "a"), count: 128)
-        across += [0x0A] + Array(repeating: UInt8(ascii: "a"), count: 63)
-        across[126] = 0xE4
-        across[127] = 0xB8
-        across[128] = 0xAD
-        // The line feed in the third block stops the 64-byte skip after the second block,
-        // inside the sequence: it goes back to the first block's end, and the 32-byte blocks
-        // (ASCII only) take one more.
-        across[129] = 0x0A
+        // A sequence across the end of the second block, and a line feed in the third, which
+        // stops the 64-byte skip after the second block, inside the sequence: it goes back to
+        // the first block's end, and the 32-byte blocks (ASCII only) take one more.
+        let across = plain(192, [126: 0xE4, 127: 0xB8, 128: 0xAD, 129: 0x0A])
         #expect(skip(across).0 == 96)
         #expect(Self.scan(across, splits: []) == Reference(across))
         // An escape across the end of a block, then a block that stops: back to the block
         // before (and the 32-byte blocks stop at the backslash ending theirs).
-        var escape = Array(repeating: UInt8(ascii: "a"), count: 192)
-        escape[0] = 0x22
-        escape[127] = 0x5C
-        escape[128] = 0x22
-        escape[130] = 0x0A
+        let escape = plain(192, [0: 0x22, 127: 0x5C, 128: 0x22, 130: 0x0A])
         #expect(skip(escape) == (96, true))
         #expect(Self.scan(escape, splits: []) == Reference(escape))
     }
