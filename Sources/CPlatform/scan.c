@@ -1,6 +1,6 @@
 // The vector part of StructuralScanner: skips runs of "plain" input 64 bytes at a time with
-// AVX2 where the processor has it (valid UTF-8 included), else 32 at a time with SSE2 (ASCII
-// only).
+// AVX2 where the processor has it (valid UTF-8 and escapes in strings included), else 32 at a
+// time with SSE2 (ASCII without escaped quotes or backslashes only).
 #include "cplatform.h"
 #include <stdint.h>
 
@@ -121,23 +121,26 @@ JSONAPI_WIDE static inline int utf8_ends_open(__m256i b) {
 // may run from one block into the next, but the skip never ends inside one. It stops at the
 // first block of 64 that needs a closer look; the 32-byte loop then takes what it can of
 // that block.
+// Where a 64-byte skip is: the bytes skipped, whether they end inside a string, and the last
+// block with quotes among them (its offset, SIZE_MAX when none, and its unescaped quotes).
+typedef struct {
+    size_t end;
+    size_t quotes_at;
+    uint64_t last_quotes;
+    unsigned char in;
+} plain_skip;
+
 JSONAPI_WIDE static size_t skip_plain_wide(const unsigned char *p, size_t n, unsigned char *inside,
                                            size_t *open_quote) {
     const __m256i lim = _mm256_set1_epi8(0x0E);
-    size_t i = 0;
-    unsigned char in = *inside;
-    // The last block with quotes skipped (its offset and its unescaped quotes).
-    size_t quotes_at = SIZE_MAX;
-    uint64_t last_quotes = 0;
+    plain_skip at = {0, SIZE_MAX, 0, *inside};
     // Whether the bytes skipped so far end inside a UTF-8 sequence (`open`) or before a byte a
-    // backslash escapes (`carry`); while either does (`pending`), where they last ended
-    // between sequences and escapes, with the string state there. A skip that stops while
-    // pending goes back there.
+    // backslash escapes (`carry`); while either does (`pending`), `whole` is where they last
+    // ended between sequences and escapes. A skip that stops while pending goes back there.
     unsigned char open = 0, carry = 0, pending = 0;
-    size_t whole = 0, whole_quotes_at = SIZE_MAX;
-    uint64_t whole_last_quotes = 0;
-    unsigned char whole_in = in;
-    while (i + 64 <= n) {
+    plain_skip whole = at;
+    while (at.end + 64 <= n) {
+        const size_t i = at.end;
         const __m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
         const __m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
         // Signed compare: bytes of 0x80 and more are negative, so they are "below 0x0E" too.
@@ -163,37 +166,27 @@ JSONAPI_WIDE static size_t skip_plain_wide(const unsigned char *p, size_t n, uns
                 unsigned char c = carry;
                 const uint64_t escaped = escaped_bytes(backslashes, &c);
                 quotes &= ~escaped;
-                const uint64_t inside_strings = prefix_xor_wide(quotes) ^ (in ? ~(uint64_t)0 : 0);
+                const uint64_t inside_strings = prefix_xor_wide(quotes) ^ (at.in ? ~(uint64_t)0 : 0);
                 if ((backslashes & ~escaped & ~inside_strings) != 0) break;
                 carry = c;
             }
-            if (!pending) {
-                whole = i;
-                whole_in = in;
-                whole_quotes_at = quotes_at;
-                whole_last_quotes = last_quotes;
-            }
+            if (!pending) whole = at;
             pending = open | carry;
         }
         if (quotes != 0) {
-            in ^= (unsigned char)(__builtin_popcountll(quotes) & 1);
-            quotes_at = i;
-            last_quotes = quotes;
+            at.in ^= (unsigned char)(__builtin_popcountll(quotes) & 1);
+            at.quotes_at = i;
+            at.last_quotes = quotes;
         }
-        i += 64;
+        at.end = i + 64;
     }
-    if (!pending) {
-        whole = i;
-        whole_in = in;
-        whole_quotes_at = quotes_at;
-        whole_last_quotes = last_quotes;
-    }
-    // Invariant: bytes p[0..<whole] end between UTF-8 sequences and escapes, and whole_in is
-    // the string state after them; a string open there was opened by the last quote among them,
-    // in the block at whole_quotes_at (when it is one of them).
-    if (whole_in && whole_quotes_at != SIZE_MAX) *open_quote = whole_quotes_at + 63 - (size_t)__builtin_clzll(whole_last_quotes);
-    *inside = whole_in;
-    return whole;
+    if (!pending) whole = at;
+    // Invariant: bytes p[0..<whole.end] end between UTF-8 sequences and escapes, and whole.in
+    // is the string state after them; a string open there was opened by the last quote among
+    // them, in the block at whole.quotes_at (when it is one of them).
+    if (whole.in && whole.quotes_at != SIZE_MAX) *open_quote = whole.quotes_at + 63 - (size_t)__builtin_clzll(whole.last_quotes);
+    *inside = whole.in;
+    return whole.end;
 }
 #endif
 

@@ -65,14 +65,14 @@ final class GraphPieceMerger {
         defer { if piece.isElements { swap(&values, &stream.reader.builder.arenas.store) } }
         // A range's compound facts are taken in among its warnings, each before its resource
         // is merged: the order one reader checks them in.
+        let checked = stream.validator.flatMap { validator in piece.facts.map { (validator, $0) } }
         func takeFacts(before resource: Int) throws(JSONAPIError) {
-            guard let facts = piece.facts, let validator = stream.validator else { return }
+            guard let (validator, facts) = checked else { return }
             try validator.takeIn(facts, before: resource, warnings: piece.diagnostics, next: &next) { sink.record($0) }
         }
         // Most pieces have no warnings and no facts: nothing to do between their resources.
-        let between = !piece.stamps.isEmpty || (piece.facts != nil && stream.validator != nil)
         let before: ((Int) throws(JSONAPIError) -> Void)? =
-            between
+            !piece.stamps.isEmpty || checked != nil
             ? { (i) throws(JSONAPIError) in
                 while self.next < piece.stamps.count && piece.stamps[self.next] <= i {
                     sink.record(piece.diagnostics[self.next])
