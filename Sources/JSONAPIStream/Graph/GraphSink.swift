@@ -207,19 +207,24 @@ final class GraphSink: DocumentSink {
     func reserve(like other: GraphStorage) {
         let s = storage
         s.keys.reserveCapacity(pieceRoom(after: other.keys.count))
-        s.keyRow.reserveCapacity(pieceRoom(after: other.keys.count))
+        if !collectsOnly { s.keyRow.reserveCapacity(pieceRoom(after: other.keys.count)) }
         s.resources.reserveCapacity(pieceRoom(after: other.resources.count))
         s.relationships.reserveCapacity(pieceRoom(after: other.relationships.count))
         s.linkage.reserveCapacity(pieceRoom(after: other.linkage.count))
     }
 
+    /// Gives every key a place in ``GraphStorage/keyRow`` (-1 until a resource takes it). A
+    /// collecting sink's graph (a worker's piece) is only merged, which never asks it the row
+    /// of a key: it keeps none.
     @inline(__always)
     func growKeyRows() {
+        if collectsOnly { return }
         let n = storage.keys.count
         if storage.keyRow.count < n {
             // Usually one key or two since the last resource: appended one at a time, not
-            // through `append(contentsOf:)`'s generic path (about 140 instructions a call).
-            repeat { storage.keyRow.append(-1) } while storage.keyRow.count < n
+            // through `append(contentsOf:)`'s generic path (about 140 instructions a call),
+            // to the sink's own table (no graph over it exists yet).
+            repeat { storage.keyRow.appendToOwn(-1) } while storage.keyRow.count < n
             if storage.keys.outgrowsCache { keyHints?.want() }
         }
     }
@@ -335,12 +340,14 @@ final class GraphSink: DocumentSink {
         let s = storage
         s.values = values
         if shrink { s.values.shrinkToFit() }
-        if s.keyRow.count < s.keys.count {
-            s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
-        }
         s.inputBytes = inputBytes
-        // A piece is only merged: it needs no rows by type.
-        if !collectsOnly { s.indexRowsByType() }
+        // A piece is only merged: it needs no key rows and no rows by type.
+        if !collectsOnly {
+            if s.keyRow.count < s.keys.count {
+                s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
+            }
+            s.indexRowsByType()
+        }
         return Graph(storage: s)
     }
 

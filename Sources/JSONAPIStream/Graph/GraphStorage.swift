@@ -86,8 +86,10 @@ final class GraphStorage: @unchecked Sendable {
         var pointer: String { place.pointer }
 
         var place: ResourcePlace {
-            if flags & Self.result != 0 && flags & Self.primary == 0 { return .result(index: arrayIndex) }
-            return .resource(primary: !(flags & Self.included != 0 && flags & Self.primary == 0), index: arrayIndex)
+            @inline(__always) get {
+                if flags & Self.result != 0 && flags & Self.primary == 0 { return .result(index: arrayIndex) }
+                return .resource(primary: !(flags & Self.included != 0 && flags & Self.primary == 0), index: arrayIndex)
+            }
         }
 
         static let hasID: UInt8 = 1
@@ -119,6 +121,17 @@ final class GraphStorage: @unchecked Sendable {
             nameAndKind = name & 0xFF_FFFF | UInt32(kind.rawValue) &<< 24
             self.targetStart = targetStart
             self.targetCount = targetCount
+        }
+
+        /// `other`'s kind and target count, with this name, values and first target (the
+        /// kind's bits as they are, not decoded and encoded again).
+        @inline(__always)
+        init(of other: RelationshipRecord, name: UInt32, links: PackedSpan, meta: PackedSpan, targetStart: UInt32) {
+            self.links = links
+            self.meta = meta
+            nameAndKind = name & 0xFF_FFFF | other.nameAndKind & 0xFF00_0000
+            self.targetStart = targetStart
+            targetCount = other.targetCount
         }
 
         /// The name's symbol.
@@ -486,4 +499,10 @@ struct PackedPosition {
     }
 
     var longIndex: Int { offset }
+
+    /// Whether it is an index into ``GraphStorage/longPositions`` (a position of one graph
+    /// only) rather than the position itself.
+    var isLong: Bool {
+        @inline(__always) get { line == .max }
+    }
 }

@@ -32,6 +32,12 @@ struct KeyTranslation {
     @inline(__always)
     func translated(_ k: UInt32) -> UInt32 { keys[Int(k)] }
 
+    /// Calls `body` with every translation, key `k` of the other table at index `k`.
+    @inline(__always)
+    func withTranslations<R, E: Error>(_ body: (UnsafeBufferPointer<UInt32>) throws(E) -> R) throws(E) -> R {
+        try keys.withUnsafeBufferPointer { (p) throws(E) in try body(p) }
+    }
+
     /// Every key of `other`, in its order, interned into `table` and remembered: a worker's
     /// table numbers its keys in the order its reader met them, which is the order one reader
     /// meets them in, so they are numbered here as one reader numbers them. Every type of

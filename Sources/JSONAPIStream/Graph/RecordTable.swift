@@ -141,6 +141,21 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         makeUnique(capacity: Swift.max(n, count))
     }
 
+    /// Room for `n` more records, grown as appends grow it (doubling), so that the next `n`
+    /// appends to a table the caller owns (``appendToOwn(_:)``) all find room.
+    mutating func reserveMore(_ n: Int) {
+        let needed = count + n
+        if needed > capacity { makeUnique(capacity: grownCapacity(for: needed)) }
+    }
+
+    /// The records, read in place without a check at each access. Unsafe: valid only while
+    /// the table is neither changed nor freed, which the caller ensures (a finished graph's
+    /// tables, which the graph holds and nothing changes).
+    var unsafeRecords: UnsafeBufferPointer<Record> {
+        guard let b = buffer else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: b.base, count: b.count)
+    }
+
     mutating func replaceSubrange<C: Collection<Record>>(_ subrange: Range<Int>, with records: C) {
         precondition(subrange.lowerBound >= 0 && subrange.upperBound <= count, "record range out of range")
         let inserted = records.count
