@@ -145,6 +145,20 @@ package struct ByteInterner: ~Copyable {
         return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
     }
 
+    /// Interns every entry of `other` in its order, entry `k` with the tag `tag` gives for
+    /// its tag there, and writes its number here to `numbers[k]` (`numbers` holds at least
+    /// `other.count`). One call for a whole table: the loop reads this table's fields where
+    /// they are, rather than through an `inout` borrowed again at each name.
+    @inline(__always)
+    mutating func internAll(of other: borrowing ByteInterner, into numbers: UnsafeMutableBufferPointer<UInt32>, tag: (UInt32) -> UInt32) {
+        let entries = other.entries.unsafeRecords
+        precondition(numbers.count >= entries.count, "room for every number")
+        for k in 0..<entries.count {
+            let e = entries[k]
+            numbers[k] = intern(other.bytes.bytes(in: e.start..<e.start + Int(e.count)), tag: tag(e.tag))
+        }
+    }
+
     /// The number for `(tag, name)` if it was interned.
     func find(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32? {
         let p = probe(name, tag: tag)
@@ -170,17 +184,29 @@ package struct ByteInterner: ~Copyable {
     /// The probe with the name's first word and its hash already known.
     @inline(__always)
     private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32, prefix: UInt64, hash h: UInt64) -> Probe {
-        let key = Self.infoKey(hash: h, count: name.count, tag: tag)
+        // The fields it reads, passed as they are: through `self`, a lookup inlined into a
+        // `mutating` caller copied the whole interner (88 bytes) to the stack at each name.
+        Self.probe(name, tag: tag, prefix: prefix, hash: h, table: table, mask: mask, entries: entries.unsafeRecords, bytes: bytes.base)
+    }
+
+    /// The probe over `table` (`mask`: its size - 1), whose numbers are indices of `entries`,
+    /// whose bytes start at `bytes`.
+    @inline(__always)
+    private static func probe(
+        _ name: UnsafeRawBufferPointer, tag: UInt32, prefix: UInt64, hash h: UInt64, table: UnsafeMutablePointer<Slot>, mask: UInt64,
+        entries: UnsafeBufferPointer<Entry>, bytes: UnsafeRawPointer
+    ) -> Probe {
+        let key = infoKey(hash: h, count: name.count, tag: tag)
         // The slot says it all for a name of up to 8 bytes (its prefix is all its bytes)
         // with a tag that fits.
-        let slotDecides = name.count <= 8 && UInt64(tag) < Self.largeTag
+        let slotDecides = name.count <= 8 && UInt64(tag) < largeTag
         var i = h & mask
         while true {
             let slot = table[Int(i)]
             if slot.info == 0 { break }
-            if slot.info & ~Self.numberBits == key && slot.prefix == prefix {
+            if slot.info & ~numberBits == key && slot.prefix == prefix {
                 let e = UInt32(truncatingIfNeeded: slot.info) &- 1
-                if slotDecides || entryEquals(e, name, tag: tag) {
+                if slotDecides || entryEquals(entries[Int(e)], name, tag: tag, bytes: bytes) {
                     return Probe(found: Int64(e), slot: Int(i), prefix: prefix, key: key)
                 }
             }
@@ -199,12 +225,11 @@ package struct ByteInterner: ~Copyable {
         return name.withUTF8 { intern(UnsafeRawBufferPointer($0), tag: tag) }
     }
 
-    /// Whether entry `e` is `(tag, name)`, for what its slot does not say.
+    /// Whether `entry` (its bytes from `bytes`) is `(tag, name)`, for what its slot does not
+    /// say.
     @inline(never)
-    private func entryEquals(_ e: UInt32, _ name: UnsafeRawBufferPointer, tag: UInt32) -> Bool {
-        let entry = entries[Int(e)]
-        return entry.tag == tag && Int(entry.count) == name.count
-            && memoryEqual(bytes.bytes(in: entry.start..<entry.start + name.count), name)
+    private static func entryEquals(_ entry: Entry, _ name: UnsafeRawBufferPointer, tag: UInt32, bytes: UnsafeRawPointer) -> Bool {
+        entry.tag == tag && Int(entry.count) == name.count && memoryEqual(UnsafeRawBufferPointer(start: bytes + entry.start, count: name.count), name)
     }
 
     @inline(never)

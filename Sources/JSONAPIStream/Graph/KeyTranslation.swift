@@ -55,7 +55,9 @@ struct KeyTranslation {
         keys.append(contentsOf: repeatElement(0, count: n))
         keys.withUnsafeMutableBufferPointer { keys in
             guard table.outgrowsCache || table.count + n > ByteInterner.cachedSlots / 2 else {
-                for k in 0..<n { keys[k] = table.intern(other.bytes(of: UInt32(truncatingIfNeeded: k)), tag: tagHere(k)) }
+                types.withUnsafeBufferPointer { types in
+                    table.internAll(of: other, into: keys) { Self.tag(types[Int($0 >> 1)], kindOf: $0) }
+                }
                 return
             }
             // A ring of the next keys' hashes and tags here: `ahead` is a power of two.
