@@ -73,7 +73,7 @@ extension GraphSink {
         var start = 0
         try withExtendedLifetime(g) { () throws(JSONAPIError) in
             try maps.rows.withUnsafeMutableBufferPointer { (rows) throws(JSONAPIError) in
-                try maps.keys.withTranslations { (keys) throws(JSONAPIError) in
+                try maps.keys.withTranslations { (keys, types) throws(JSONAPIError) in
                     for i in 0..<resources.count {
                         if let before { try before(i) }
                         let r = resources[i]
@@ -99,12 +99,12 @@ extension GraphSink {
                             assert(relationshipExtras || s.relationshipExtras[s.relationships.count].isEmpty, "a new record's index has unknown members")
                             s.relationships.appendToOwn(
                                 GraphStorage.RelationshipRecord(
-                                    of: rel, name: maps.keys.types[Int(rel.name)], links: copy(rel.links, of: o, into: &store),
+                                    of: rel, name: types[Int(rel.name)], links: copy(rel.links, of: o, into: &store),
                                     meta: copy(rel.meta, of: o, into: &store), targetStart: targetStart))
                         }
                         let extras = resourceExtras ? appendMembers(of: o, o.resourceExtras[i], store: &store) : 0..<0
                         let record = GraphStorage.ResourceRecord(
-                            type: maps.keys.types[Int(r.type)], key: keys[Int(r.key)],
+                            type: types[Int(r.type)], key: keys[Int(r.key)],
                             lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : keys[Int(r.lidKey)],
                             attributes: copy(r.attributes, of: o, into: &store),
                             links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store),

@@ -32,10 +32,11 @@ struct KeyTranslation {
     @inline(__always)
     func translated(_ k: UInt32) -> UInt32 { keys[Int(k)] }
 
-    /// Calls `body` with every translation, key `k` of the other table at index `k`.
+    /// Calls `body` with every translation: of keys (key `k` of the other table at index `k`)
+    /// and of types (``types``).
     @inline(__always)
-    func withTranslations<R, E: Error>(_ body: (UnsafeBufferPointer<UInt32>) throws(E) -> R) throws(E) -> R {
-        try keys.withUnsafeBufferPointer { (p) throws(E) in try body(p) }
+    func withTranslations<R, E: Error>(_ body: (UnsafeBufferPointer<UInt32>, UnsafeBufferPointer<UInt32>) throws(E) -> R) throws(E) -> R {
+        try keys.withUnsafeBufferPointer { (k) throws(E) in try types.withUnsafeBufferPointer { (t) throws(E) in try body(k, t) } }
     }
 
     /// Every key of `other`, in its order, interned into `table` and remembered: a worker's

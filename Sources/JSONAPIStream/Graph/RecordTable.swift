@@ -137,6 +137,15 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         append(record)
     }
 
+    /// Sets record `i` of a table the caller owns alone, as ``appendToOwn(_:)`` appends: without
+    /// the uniqueness check (a call into the runtime) the subscript's setter makes.
+    @inline(__always)
+    mutating func setOwn(_ i: Int, _ record: Record) {
+        assert(buffer == nil || isKnownUniquelyReferenced(&buffer), "setOwn on a shared table")
+        precondition(i >= 0 && i < count, "record index out of range")
+        buffer.unsafelyUnwrapped.base[i] = record
+    }
+
     mutating func reserveCapacity(_ n: Int) {
         makeUnique(capacity: Swift.max(n, count))
     }
