@@ -53,7 +53,9 @@ extension GraphSink {
         for t in 0..<o.symbols.count { maps.keys.types[t] = internSymbol(o.symbols.bytes(of: UInt32(t))) }
         maps.keys.translateAll(from: o.keys, into: &storage.keys)
         // `o`'s records are read in place (``RecordTable/unsafeRecords``): `o` is a finished
-        // graph's storage, which nothing changes while it is appended, and `g` holds it.
+        // graph's storage, which nothing changes while it is appended, and `g` holds it. The
+        // translations below are read the same way, unchecked: every key and type a record of
+        // `o` holds is below the count of `o`'s key and symbol tables, which they cover.
         let resources = o.resources.unsafeRecords
         let relationships = o.relationships.unsafeRecords
         let linkage = o.linkage.unsafeRecords
