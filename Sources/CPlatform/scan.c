@@ -114,13 +114,6 @@ JSONAPI_WIDE static inline int utf8_ends_open(__m256i b) {
     return !_mm256_testz_si256(open, open);
 }
 
-// The same skip 64 bytes at a time with AVX2, where the processor has it (about half the
-// instructions per byte of the 32-byte loop). Bytes of 0x80 and more are skipped too when
-// they are valid UTF-8 (text in other scripts than Latin's does not go byte by byte), and
-// escapes of every kind inside strings (escaped quotes do not count): a sequence or an escape
-// may run from one block into the next, but the skip never ends inside one. It stops at the
-// first block of 64 that needs a closer look; the 32-byte loop then takes what it can of
-// that block.
 // Where a 64-byte skip is: the bytes skipped, whether they end inside a string, and the last
 // block with quotes among them (its offset, SIZE_MAX when none, and its unescaped quotes).
 typedef struct {
@@ -130,6 +123,13 @@ typedef struct {
     unsigned char in;
 } plain_skip;
 
+// The same skip 64 bytes at a time with AVX2, where the processor has it (about half the
+// instructions per byte of the 32-byte loop). Bytes of 0x80 and more are skipped too when
+// they are valid UTF-8 (text in other scripts than Latin's does not go byte by byte), and
+// escapes of every kind inside strings (escaped quotes do not count): a sequence or an escape
+// may run from one block into the next, but the skip never ends inside one. It stops at the
+// first block of 64 that needs a closer look; the 32-byte loop then takes what it can of
+// that block.
 JSONAPI_WIDE static size_t skip_plain_wide(const unsigned char *p, size_t n, unsigned char *inside,
                                            size_t *open_quote) {
     const __m256i lim = _mm256_set1_epi8(0x0E);

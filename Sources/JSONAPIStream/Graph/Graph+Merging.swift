@@ -53,7 +53,8 @@ extension GraphSink {
         for t in 0..<o.symbols.count { maps.keys.types[t] = internSymbol(o.symbols.bytes(of: UInt32(t))) }
         maps.keys.translateAll(from: o.keys, into: &storage.keys)
         // `o`'s records are read in place (``RecordTable/unsafeRecords``): `o` is a finished
-        // graph's storage, which nothing changes while it is appended, and `g` holds it. The
+        // graph's storage, which nothing changes while it is appended, and `g` (which the
+        // caller holds for the call) holds it. The
         // translations below are read the same way, unchecked: every key and type a record of
         // `o` holds is below the count of `o`'s key and symbol tables, which they cover.
         let resources = o.resources.unsafeRecords
@@ -73,53 +74,51 @@ extension GraphSink {
         // The document of `o`'s row `i`: its rows are in document order, so the starts are
         // walked along with them rather than searched for each (``GraphStorage/document(ofRow:)``).
         var start = 0
-        try withExtendedLifetime(g) { () throws(JSONAPIError) in
-            try maps.rows.withUnsafeMutableBufferPointer { (rows) throws(JSONAPIError) in
-                try maps.keys.withTranslations { (keys, types) throws(JSONAPIError) in
-                    for i in 0..<resources.count {
-                        if let before { try before(i) }
-                        let r = resources[i]
-                        while start + 1 < documentStarts.count && Int(documentStarts[start + 1].row) <= i { start += 1 }
-                        let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
-                        let storeMark = store.count
-                        let relStart = UInt32(s.relationships.count)
-                        for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
-                            let rel = relationships[k]
-                            let targetStart = UInt32(s.linkage.count)
-                            for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
-                                let l = linkage[t]
-                                if linkageExtras { s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], store: &store) }
-                                assert(linkageExtras || s.linkageExtras[s.linkage.count].isEmpty, "a new record's index has unknown members")
-                                s.linkage.appendToOwn(
-                                    GraphStorage.LinkageRecord(
-                                        meta: copy(l.meta, of: o, into: &store), key: keys[Int(l.key)],
-                                        lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : keys[Int(l.lidKey)]))
-                            }
-                            if relationshipExtras {
-                                s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], store: &store)
-                            }
-                            assert(relationshipExtras || s.relationshipExtras[s.relationships.count].isEmpty, "a new record's index has unknown members")
-                            s.relationships.appendToOwn(
-                                GraphStorage.RelationshipRecord(
-                                    of: rel, name: types[Int(rel.name)], links: copy(rel.links, of: o, into: &store),
-                                    meta: copy(rel.meta, of: o, into: &store), targetStart: targetStart))
+        try maps.rows.withUnsafeMutableBufferPointer { (rows) throws(JSONAPIError) in
+            try maps.keys.withTranslations { (keys, types) throws(JSONAPIError) in
+                for i in 0..<resources.count {
+                    if let before { try before(i) }
+                    let r = resources[i]
+                    while start + 1 < documentStarts.count && Int(documentStarts[start + 1].row) <= i { start += 1 }
+                    let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
+                    let storeMark = store.count
+                    let relStart = UInt32(s.relationships.count)
+                    for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
+                        let rel = relationships[k]
+                        let targetStart = UInt32(s.linkage.count)
+                        for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
+                            let l = linkage[t]
+                            if linkageExtras { s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], store: &store) }
+                            assert(linkageExtras || s.linkageExtras[s.linkage.count].isEmpty, "a new record's index has unknown members")
+                            s.linkage.appendToOwn(
+                                GraphStorage.LinkageRecord(
+                                    meta: copy(l.meta, of: o, into: &store), key: keys[Int(l.key)],
+                                    lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : keys[Int(l.lidKey)]))
                         }
-                        let extras = resourceExtras ? appendMembers(of: o, o.resourceExtras[i], store: &store) : 0..<0
-                        let record = GraphStorage.ResourceRecord(
-                            type: types[Int(r.type)], key: keys[Int(r.key)],
-                            lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : keys[Int(r.lidKey)],
-                            attributes: copy(r.attributes, of: o, into: &store),
-                            links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store),
-                            // A position held in the record is the same here; a long one is an index of `o`'s.
-                            position: r.position.isLong ? s.pack(o.position(r.position)) : r.position,
-                            relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
-                            arrayIndex: r.arrayIndex, flags: r.flags)
-                        growKeyRows()
-                        rows[i] = try admit(
-                            record, document: documentStarts[start].document + documentBase, extras: extras,
-                            isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark, marks: marks,
-                            store: &store)
+                        if relationshipExtras {
+                            s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], store: &store)
+                        }
+                        assert(relationshipExtras || s.relationshipExtras[s.relationships.count].isEmpty, "a new record's index has unknown members")
+                        s.relationships.appendToOwn(
+                            GraphStorage.RelationshipRecord(
+                                of: rel, name: types[Int(rel.name)], links: copy(rel.links, of: o, into: &store),
+                                meta: copy(rel.meta, of: o, into: &store), targetStart: targetStart))
                     }
+                    let extras = resourceExtras ? appendMembers(of: o, o.resourceExtras[i], store: &store) : 0..<0
+                    let record = GraphStorage.ResourceRecord(
+                        type: types[Int(r.type)], key: keys[Int(r.key)],
+                        lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : keys[Int(r.lidKey)],
+                        attributes: copy(r.attributes, of: o, into: &store),
+                        links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store),
+                        // A position held in the record is the same here; a long one is an index of `o`'s.
+                        position: r.position.isLong ? s.pack(o.position(r.position)) : r.position,
+                        relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
+                        arrayIndex: r.arrayIndex, flags: r.flags)
+                    growKeyRows()
+                    rows[i] = try admit(
+                        record, document: documentStarts[start].document + documentBase, extras: extras,
+                        isPrimary: r.flags & GraphStorage.ResourceRecord.primary != 0, place: r.place, storeMark: storeMark, marks: marks,
+                        store: &store)
                 }
             }
         }

@@ -204,11 +204,11 @@ final class GraphSink: DocumentSink {
     }
 
     /// Room for as many keys and rows as `other` holds and a quarter more (a worker's next
-    /// piece, sized like its last: ``pieceRoom(after:)``).
+    /// piece, sized like its last: ``pieceRoom(after:)``; a collector, which keeps no key rows).
     func reserve(like other: GraphStorage) {
+        assert(collectsOnly, "only a worker's collector is sized like its last piece")
         let s = storage
         s.keys.reserveCapacity(pieceRoom(after: other.keys.count))
-        if !collectsOnly { s.keyRow.reserveCapacity(pieceRoom(after: other.keys.count)) }
         s.resources.reserveCapacity(pieceRoom(after: other.resources.count))
         s.relationships.reserveCapacity(pieceRoom(after: other.relationships.count))
         s.linkage.reserveCapacity(pieceRoom(after: other.linkage.count))

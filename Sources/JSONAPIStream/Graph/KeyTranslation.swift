@@ -46,42 +46,42 @@ struct KeyTranslation {
     /// keys before its lookup, with its hash kept for it, so that the misses overlap.
     mutating func translateAll(from other: borrowing ByteInterner, into table: inout ByteInterner) {
         let n = other.count
-        let types = self.types
-        @inline(__always)
-        func tagHere(_ k: Int) -> UInt32 {
-            let tag = other.tag(of: UInt32(truncatingIfNeeded: k))
-            return Self.tag(types[Int(tag >> 1)], kindOf: tag)
-        }
         keys.removeAll(keepingCapacity: true)
         keys.append(contentsOf: repeatElement(0, count: n))
-        keys.withUnsafeMutableBufferPointer { keys in
-            guard table.outgrowsCache || table.count + n > ByteInterner.cachedSlots / 2 else {
-                types.withUnsafeBufferPointer { types in
-                    table.internAll(of: other, into: keys) { Self.tag(types[Int($0 >> 1)], kindOf: $0) }
+        // Every type of `other` is in `types` (the caller's precondition): read unchecked.
+        types.withUnsafeBufferPointer { types in
+            /// The tag here of a key tagged `tag` in `other`.
+            @inline(__always)
+            func here(_ tag: UInt32) -> UInt32 { Self.tag(types[Int(tag >> 1)], kindOf: tag) }
+            @inline(__always)
+            func tagHere(_ k: Int) -> UInt32 { here(other.tag(of: UInt32(truncatingIfNeeded: k))) }
+            keys.withUnsafeMutableBufferPointer { keys in
+                guard table.outgrowsCache || table.count + n > ByteInterner.cachedSlots / 2 else {
+                    table.internAll(of: other, into: keys, tag: here)
+                    return
                 }
-                return
-            }
-            // A ring of the next keys' hashes and tags here: `ahead` is a power of two.
-            let ahead = Self.keysAhead
-            let ring = ahead - 1
-            withUnsafeTemporaryAllocation(of: (hash: UInt64, tag: UInt32).self, capacity: ahead) { kept in
-                // Invariant: `kept[j & ring]` holds key j's hash and tag here, for every j from k
-                // to k + ahead - 1 below n.
-                for j in 0..<Swift.min(ahead, n) {
-                    let tag = tagHere(j)
-                    let h = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tag)
-                    table.prefetch(hash: h)
-                    kept[j] = (h, tag)
-                }
-                for k in 0..<n {
-                    let (h, tag) = kept[k & ring]
-                    keys[k] = table.intern(other.bytes(of: UInt32(truncatingIfNeeded: k)), tag: tag, hash: h)
-                    let j = k &+ ahead
-                    if j < n {
-                        let tagJ = tagHere(j)
-                        let hj = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tagJ)
-                        table.prefetch(hash: hj)
-                        kept[j & ring] = (hj, tagJ)
+                // A ring of the next keys' hashes and tags here: `ahead` is a power of two.
+                let ahead = Self.keysAhead
+                let ring = ahead - 1
+                withUnsafeTemporaryAllocation(of: (hash: UInt64, tag: UInt32).self, capacity: ahead) { kept in
+                    // Invariant: `kept[j & ring]` holds key j's hash and tag here, for every j from k
+                    // to k + ahead - 1 below n.
+                    for j in 0..<Swift.min(ahead, n) {
+                        let tag = tagHere(j)
+                        let h = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tag)
+                        table.prefetch(hash: h)
+                        kept[j] = (h, tag)
+                    }
+                    for k in 0..<n {
+                        let (h, tag) = kept[k & ring]
+                        keys[k] = table.intern(other.bytes(of: UInt32(truncatingIfNeeded: k)), tag: tag, hash: h)
+                        let j = k &+ ahead
+                        if j < n {
+                            let tagJ = tagHere(j)
+                            let hj = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tagJ)
+                            table.prefetch(hash: hj)
+                            kept[j & ring] = (hj, tagJ)
+                        }
                     }
                 }
             }
