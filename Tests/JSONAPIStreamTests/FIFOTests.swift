@@ -13,7 +13,7 @@ struct FIFOTests {
     }
 
     /// Random appends and takes (seeded), with growth while the ring is wrapped: the same
-    /// items in the same order as an array taken from the front.
+    /// items in the same order as an array taken from the front, and the same first item.
     @Test func itemsComeOutInOrder() {
         var rng = SplitMix64(seed: 7)
         var queue = FIFO<Int>()
@@ -30,6 +30,7 @@ struct FIFOTests {
             }
             #expect(queue.count == model.count)
             #expect(queue.isEmpty == model.isEmpty)
+            #expect(queue.first == model.first)
         }
         while let x = queue.take() { #expect(x == model.removeFirst()) }
         #expect(model.isEmpty)

@@ -533,4 +533,53 @@ struct BatchWindowTests {
         #expect(batches >= 1 && batches <= 8, "\(batches) batches in flight")
         #expect(bytes <= 8 * 1350, "\(bytes) bytes in flight")
     }
+
+    /// A worker held up does not hold up the others: while it reads the first batch, the
+    /// other reads every later batch the window lets in flight (7 of the 8), not only those
+    /// that would have been its turn (4). Whole segments go to whichever worker is free.
+    @Test func aWorkerHeldUpDoesNotHoldUpTheOthers() {
+        // Documents of about 300 bytes, batches of about 900: every batch is a whole segment.
+        let input = Self.dump(documents: 400, resources: 2)
+        let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 20_000, decision: 20_000)
+        #expect(one.error == nil)
+        final class Hold: @unchecked Sendable {
+            let lock = Condition()
+            var readByOthers = 0
+            var seenByTheHeld = -1
+        }
+        let hold = Hold()
+        var o = DocumentOptions()
+        o.parse.workers = 2
+        let out = ByteWriter()
+        let n = Normalizer(format: .ndjson, out: out, document: o)
+        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
+        n.willRead = { _, id in
+            hold.lock.lock()
+            defer { hold.lock.unlock() }
+            guard id == 0 else {
+                if hold.seenByTheHeld < 0 { hold.readByOthers += 1 }
+                return
+            }
+            // Held until the other worker has begun 7 batches, for 5 s at most (bounded: a
+            // failing pool lets the read go on, more slowly).
+            for _ in 0..<5_000 where hold.readByOthers < 7 {
+                hold.lock.unlock()
+                usleep(1_000)
+                hold.lock.lock()
+            }
+            hold.seenByTheHeld = hold.readByOthers
+        }
+        do throws(JSONAPIError) {
+            try readInputs([("dump", input)], chunk: 0, into: n)
+            try n.finish()
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(n.isReadByWorkers)
+        #expect(out.string == one.output)
+        #expect(hold.lock.withLock { hold.seenByTheHeld } == 7)
+        // The held worker began the first batch; the other, the 7 and more after it.
+        let segments = n.segmentsByWorker
+        #expect(segments.count == 2 && segments.min()! >= 1 && segments.max()! >= 7, "\(segments)")
+    }
 }

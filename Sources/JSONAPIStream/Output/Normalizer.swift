@@ -129,6 +129,11 @@ public final class Normalizer {
     var mostInFlight: (batches: Int, bytes: Int) { reader.mostInFlight }
     /// Segments (runs of documents, ranges of elements) each worker was handed (tests).
     var segmentsByWorker: [Int] { reader.segmentsByWorker }
+    /// Called on a worker's thread before it reads a batch (tests; set before the first byte).
+    var willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? {
+        get { reader.willRead }
+        set { reader.willRead = newValue }
+    }
     /// The bounds of what may be in flight (tests).
     var windowBounds: (batches: Int, bytes: Int) { reader.windowBounds }
     /// The most room a batch of whole documents took (tests).

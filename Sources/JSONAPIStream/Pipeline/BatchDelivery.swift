@@ -19,14 +19,17 @@ final class BatchDelivery {
     /// The most batches, and input bytes, in flight at once so far.
     private(set) var mostInFlight = 0
     private(set) var mostInFlightBytes = 0
-    /// Segments (runs of documents, ranges of elements) handed to each worker so far.
-    private(set) var segmentsByWorker: [Int] = []
+    /// Segments (runs of documents, ranges of elements) each worker began so far.
+    var segmentsByWorker: [Int] { pool?.segmentsByWorker ?? Array(repeating: 0, count: workerCount) }
     let workerCount: Int
     private let sequential: DocumentStream
     private let makeWorker: () -> ParallelWorker
     private let deliver: (consuming ParallelReader.Output) throws(JSONAPIError) -> Void
     /// Warnings, delivered in input order.
     var onDiagnostic: ((Diagnostic) -> Void)?
+    /// Called on a worker's thread before it reads a batch (tests; set before the workers
+    /// start): ``WorkerPool``.
+    var willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)?
 
     /// The workers' threads and queues (started at the decision).
     private var pool: WorkerPool?
@@ -69,26 +72,27 @@ final class BatchDelivery {
         let (perBatch, o1) = batchBytes.addingReportingOverflow(batchBytes / 2)
         let (bytes, o2) = perBatch.multipliedReportingOverflow(by: window)
         byteWindow = o1 || o2 ? .max : bytes
-        pool = WorkerPool((0..<workerCount).map { _ in makeWorker() })
-        segmentsByWorker = Array(repeating: 0, count: workerCount)
+        pool = WorkerPool((0..<workerCount).map { _ in makeWorker() }, willRead: willRead)
     }
 
     /// Stops the workers (safe to call twice, or before they started).
     func stop() { pool?.stop() }
 
-    /// Hands `batch` to a worker: the one reading the segment it continues, else the next in
-    /// turn. Waits (delivering) while the window is full.
+    /// Hands `batch` to a worker: the one reading the segment it continues; any, when it is a
+    /// whole segment (``WorkerPool``); else the next in turn. Waits (delivering) while the
+    /// window is full.
     func dispatch(_ batch: ParallelBatch) throws(JSONAPIError) {
         while isFull(before: batch) { try deliverReady(waiting: true, atMost: 1) }
-        let w: Int
+        let w: Int?
         if let c = continuingWorker {
             w = c
+        } else if batch.segment != nil && batch.endsSegment {
+            w = nil
         } else {
             w = turn
             turn = (turn + 1) % workerCount
         }
         continuingWorker = batch.endsSegment ? nil : w
-        if batch.segment != nil { segmentsByWorker[w] += 1 }
         take(batch)
         pool!.push(batch, to: w)
     }

@@ -162,6 +162,11 @@ final class ParallelReader {
     var mostInFlight: (batches: Int, bytes: Int) { (delivery.mostInFlight, delivery.mostInFlightBytes) }
     /// Segments handed to each worker (tests).
     var segmentsByWorker: [Int] { delivery.segmentsByWorker }
+    /// Called on a worker's thread before it reads a batch (tests; set before the first byte).
+    var willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? {
+        get { delivery.willRead }
+        set { delivery.willRead = newValue }
+    }
     /// The window's bounds (tests).
     var windowBounds: (batches: Int, bytes: Int) { (delivery.window, delivery.byteWindow) }
     /// The most room a batch of whole documents took (tests).

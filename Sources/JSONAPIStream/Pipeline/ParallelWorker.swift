@@ -4,33 +4,52 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The workers' threads, each with its queue of batches, and the batches they finished.
+/// The workers' threads, their queues of batches, and the batches they finished.
 /// Its own object (the threads hold it, not the reader), so that a reader dropped without
 /// ``ParallelReader/finish()`` still stops them.
+///
+/// A batch that is a whole segment (a run of documents, a range of elements) goes to the
+/// shared queue, which any worker that is not in the middle of a segment takes from: a worker
+/// slowed down (it shares its core with the reading thread, or its ranges are heavier) then
+/// reads fewer, and the others do not wait for it. The batches of a longer segment go to one
+/// worker's own queue, as its parser holds the segment's state between them.
 final class WorkerPool: @unchecked Sendable {
     private let lock = Condition()
     private let workers: [ParallelWorker]
     // Under `lock`:
     private var queues: [FIFO<ParallelBatch>]
+    private var shared = FIFO<ParallelBatch>()
     private var done: [Int: ParallelBatch] = [:]
     private var stopping = false
     private var running: Int
+    /// Segments each worker began so far.
+    private var segments: [Int]
+    /// Called on a worker's thread before it reads a batch, with the worker's number and the
+    /// batch's id (tests: a worker held up).
+    private let willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)?
 
-    init(_ workers: [ParallelWorker]) {
+    init(_ workers: [ParallelWorker], willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? = nil) {
         self.workers = workers
+        self.willRead = willRead
         queues = Array(repeating: FIFO(), count: workers.count)
+        segments = Array(repeating: 0, count: workers.count)
         running = workers.count
         for (w, worker) in workers.enumerated() {
             NativeThread.start(name: "jsonapi-work-\(w + 1)", stackSize: 1 << 20) { [self] in self.work(w, worker) }
         }
     }
 
-    func push(_ batch: ParallelBatch, to w: Int) {
+    /// Hands `batch` to worker `w`, or (nil) to whichever takes it first: `batch` must then be
+    /// a whole segment.
+    func push(_ batch: ParallelBatch, to w: Int?) {
         lock.lock()
-        queues[w].append(batch)
+        if let w { queues[w].append(batch) } else { shared.append(batch) }
         lock.broadcast()
         lock.unlock()
     }
+
+    /// Segments each worker began so far.
+    var segmentsByWorker: [Int] { lock.withLock { segments } }
 
     /// Batch `id` once read: `nil` when it is not read yet and `waiting` is false.
     func take(_ id: Int, waiting: Bool) -> ParallelBatch? {
@@ -42,19 +61,39 @@ final class WorkerPool: @unchecked Sendable {
         return done.removeValue(forKey: id)
     }
 
+    /// The batch worker `w` reads next, under the lock: in a segment (`inSegment`), the next of
+    /// its own queue; otherwise the older of its own queue's first and the shared queue's
+    /// first. Taking the older keeps the oldest batch in flight always read by someone (the
+    /// reader's thread waits for it while the window is full): a worker never begins a newer
+    /// segment of its own, and then waits in it for a batch the window holds back, while an
+    /// older whole segment waits in the shared queue.
+    private func next(for w: Int, inSegment: Bool) -> ParallelBatch? {
+        guard !inSegment, let s = shared.first else { return queues[w].take() }
+        if let own = queues[w].first, own.id < s.id { return queues[w].take() }
+        return shared.take()
+    }
+
     private func work(_ w: Int, _ worker: ParallelWorker) {
+        var inSegment = false
         while true {
             lock.lock()
-            while queues[w].isEmpty && !stopping { lock.wait() }
-            if stopping {
+            var batch: ParallelBatch?
+            while !stopping {
+                batch = next(for: w, inSegment: inSegment)
+                if batch != nil { break }
+                lock.wait()
+            }
+            guard let batch, !stopping else {
                 running -= 1
                 lock.broadcast()
                 lock.unlock()
                 return
             }
-            let batch = queues[w].take()!
+            if batch.segment != nil { segments[w] += 1 }
             lock.unlock()
+            willRead?(w, batch.id)
             worker.read(batch)
+            inSegment = !batch.endsSegment
             lock.lock()
             done[batch.id] = batch
             lock.broadcast()
@@ -70,6 +109,7 @@ final class WorkerPool: @unchecked Sendable {
         lock.broadcast()
         while running > 0 { lock.wait() }
         queues = queues.map { _ in FIFO() }
+        shared = FIFO()
         done = [:]
         lock.unlock()
         for w in workers { w.stream.abandon() }

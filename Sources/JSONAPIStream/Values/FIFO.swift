@@ -28,6 +28,9 @@ package struct FIFO<Element> {
         count += 1
     }
 
+    /// The oldest item, left in the queue; nil when none waits.
+    package var first: Element? { count > 0 ? slots[head] : nil }
+
     /// The oldest item, or nil when none waits.
     package mutating func take() -> Element? {
         guard count > 0 else { return nil }
