@@ -127,7 +127,7 @@ public final class Normalizer {
 
     /// The most batches, and the most input bytes, that were in flight at once (tests).
     var mostInFlight: (batches: Int, bytes: Int) { reader.mostInFlight }
-    /// Segments (runs of documents, ranges of elements) each worker was handed (tests).
+    /// Segments (runs of documents, ranges of elements) each worker began (tests).
     var segmentsByWorker: [Int] { reader.segmentsByWorker }
     /// Called on a worker's thread before it reads a batch (tests; set before the first byte).
     var willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? {

@@ -160,7 +160,7 @@ final class ParallelReader {
 
     /// The most batches, and the most input bytes, in flight at once (tests).
     var mostInFlight: (batches: Int, bytes: Int) { (delivery.mostInFlight, delivery.mostInFlightBytes) }
-    /// Segments handed to each worker (tests).
+    /// Segments each worker began (tests).
     var segmentsByWorker: [Int] { delivery.segmentsByWorker }
     /// Called on a worker's thread before it reads a batch (tests; set before the first byte).
     var willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? {
