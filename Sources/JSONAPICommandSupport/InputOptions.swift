@@ -109,9 +109,10 @@ package struct WorkerOptions: ParsableArguments {
     /// Measured on two cores (`validate`, `--workers 1` against `2`, medians of 3 to 9
     /// alternating runs): dumps of 6.3 MB 1.08 times as fast on two workers, 15.8 MB 1.10, 32
     /// MB 1.57, 129 MB of 1.3 MB documents 1.23, 1.07 GB 1.31, for 2 to 3 MiB more; one
-    /// document of 6.5, 15.7, 33.4 and 128.5 MB 1.02, 1.05, 1.06 and 1.08 to 1.10 (0.92 and 0.94
-    /// at 15.7 and 128.5 MB before workers took whole ranges from a shared queue: its ranges'
-    /// compound facts are gathered and checked again by the caller), for 2.5 to 3 MiB more.
+    /// document of 6.5, 15.7, 33.4, 65.1 and 128.5 MB 1.02, 1.05, 1.06, 1.09 and 1.08 to 1.10,
+    /// for 2.5 to 3 MiB more (0.92 and 0.94 at 15.7 and 128.5 MB before workers took whole
+    /// ranges from a shared queue: its ranges' compound facts are gathered and checked again by
+    /// the caller).
     package func applied(toValidating options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
         var o = applied(to: options)
         guard let total = defaultsToTwoWorkers(o, sources) else { return o }
