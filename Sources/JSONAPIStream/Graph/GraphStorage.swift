@@ -495,7 +495,7 @@ struct PackedPosition {
     /// The position when it is held in the struct.
     @inline(__always)
     var position: SourcePosition? {
-        line == .max ? nil : SourcePosition(offset: offset, line: Int(line), column: Int(column))
+        isLong ? nil : SourcePosition(offset: offset, line: Int(line), column: Int(column))
     }
 
     var longIndex: Int { offset }
