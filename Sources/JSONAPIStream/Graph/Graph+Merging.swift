@@ -61,6 +61,14 @@ extension GraphSink {
         let relationships = o.relationships.unsafeRecords
         let linkage = o.linkage.unsafeRecords
         let documentStarts = o.documentStarts.unsafeRecords
+        // A worker's piece says where each resource's values lie (``GraphStorage/valueRegions``):
+        // they are copied at once and the spans moved by as much, rather than copied value by
+        // value. Another graph's values are copied one by one.
+        let regions = o.valueRegions.count == resources.count ? o.valueRegions.unsafeRecords : nil
+        // Room for all of them at once when a piece's values are copied whole; and from the
+        // first piece on a mapping (``LargeAllocation/threshold``), which grows in place where
+        // a smaller store was copied at each doubling up to it.
+        if regions != nil { store.reserveCapacity(Swift.max(store.count + o.values.count, LargeAllocation.threshold)) }
         // Most graphs have no unknown members in their records. A record's entry is set only
         // when it has some: a new record's index has none yet (a duplicate's records taken
         // back take their entries with them, ``DuplicateMerger``).
@@ -82,34 +90,41 @@ extension GraphSink {
                     while start + 1 < documentStarts.count && Int(documentStarts[start + 1].row) <= i { start += 1 }
                     let marks = Marks(relationships: s.relationships.count, linkage: s.linkage.count, members: s.members.count)
                     let storeMark = store.count
+                    // How far the resource's values moved, when they were copied at once.
+                    var moved: Int? = nil
+                    if let regions {
+                        let region = regions[i]
+                        store.append(o.values.bytes(in: region.start..<region.end))
+                        moved = storeMark - region.start
+                    }
                     let relStart = UInt32(s.relationships.count)
                     for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
                         let rel = relationships[k]
                         let targetStart = UInt32(s.linkage.count)
                         for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) {
                             let l = linkage[t]
-                            if linkageExtras { s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], store: &store) }
+                            if linkageExtras { s.linkageExtras[s.linkage.count] = appendMembers(of: o, o.linkageExtras[t], movedBy: moved, store: &store) }
                             assert(linkageExtras || s.linkageExtras[s.linkage.count].isEmpty, "a new record's index has unknown members")
                             s.linkage.appendToOwn(
                                 GraphStorage.LinkageRecord(
-                                    meta: copy(l.meta, of: o, into: &store), key: keys[Int(l.key)],
+                                    meta: carry(l.meta, of: o, movedBy: moved, into: &store), key: keys[Int(l.key)],
                                     lidKey: l.lidKey == GraphStorage.noKey ? GraphStorage.noKey : keys[Int(l.lidKey)]))
                         }
                         if relationshipExtras {
-                            s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], store: &store)
+                            s.relationshipExtras[s.relationships.count] = appendMembers(of: o, o.relationshipExtras[k], movedBy: moved, store: &store)
                         }
                         assert(relationshipExtras || s.relationshipExtras[s.relationships.count].isEmpty, "a new record's index has unknown members")
                         s.relationships.appendToOwn(
                             GraphStorage.RelationshipRecord(
-                                of: rel, name: types[Int(rel.name)], links: copy(rel.links, of: o, into: &store),
-                                meta: copy(rel.meta, of: o, into: &store), targetStart: targetStart))
+                                of: rel, name: types[Int(rel.name)], links: carry(rel.links, of: o, movedBy: moved, into: &store),
+                                meta: carry(rel.meta, of: o, movedBy: moved, into: &store), targetStart: targetStart))
                     }
-                    let extras = resourceExtras ? appendMembers(of: o, o.resourceExtras[i], store: &store) : 0..<0
+                    let extras = resourceExtras ? appendMembers(of: o, o.resourceExtras[i], movedBy: moved, store: &store) : 0..<0
                     let record = GraphStorage.ResourceRecord(
                         type: types[Int(r.type)], key: keys[Int(r.key)],
                         lidKey: r.lidKey == GraphStorage.noKey ? GraphStorage.noKey : keys[Int(r.lidKey)],
-                        attributes: copy(r.attributes, of: o, into: &store),
-                        links: copy(r.links, of: o, into: &store), meta: copy(r.meta, of: o, into: &store),
+                        attributes: carry(r.attributes, of: o, movedBy: moved, into: &store),
+                        links: carry(r.links, of: o, movedBy: moved, into: &store), meta: carry(r.meta, of: o, movedBy: moved, into: &store),
                         // A position held in the record is the same here; a long one is an index of `o`'s.
                         position: r.position.isLong ? s.pack(o.position(r.position)) : r.position,
                         relationshipStart: relStart, relationshipCount: UInt32(s.relationships.count) - relStart,
@@ -157,13 +172,37 @@ extension GraphSink {
         return storage.pack(copy(o.span(span), of: o, into: &store))
     }
 
-    /// `o`'s unknown-member spans in `range`, copied and appended to the member table; where
-    /// they are now.
+    /// `o`'s value `span` of its records as this graph's records keep it: moved by `moved`
+    /// bytes when its resource's values were copied at once, otherwise copied to the end of
+    /// `store`.
     @inline(__always)
-    private func appendMembers(of o: GraphStorage, _ range: Range<Int>, store: inout ByteArena) -> Range<Int> {
+    private func carry(_ span: PackedSpan, of o: GraphStorage, movedBy moved: Int?, into store: inout ByteArena) -> PackedSpan {
+        guard let moved else { return copy(span, of: o, into: &store) }
+        if span.isNone { return .none }
+        // Most spans are short, and stay short (the store is below 2^39 bytes).
+        if let short = span.short, let p = PackedSpan(ValueSpan(start: short.start &+ moved, count: short.count)) { return p }
+        return storage.pack(Self.move(o.span(span), by: moved))
+    }
+
+    /// `span` moved by `moved` bytes.
+    @inline(__always)
+    private static func move(_ span: ValueSpan, by moved: Int) -> ValueSpan {
+        span.isNone ? .none : ValueSpan(start: span.start + moved, count: span.count)
+    }
+
+    /// `o`'s unknown-member spans in `range`, appended to the member table (moved by `moved`
+    /// bytes, or copied); where they are now.
+    @inline(__always)
+    private func appendMembers(of o: GraphStorage, _ range: Range<Int>, movedBy moved: Int?, store: inout ByteArena) -> Range<Int> {
         if range.isEmpty { return 0..<0 }
         let start = storage.members.count
-        for m in o.members[range] { storage.members.appendToOwn(copy(m, of: o, into: &store)) }
+        for m in o.members[range] {
+            if let moved {
+                storage.members.appendToOwn(Self.move(m, by: moved))
+            } else {
+                storage.members.appendToOwn(copy(m, of: o, into: &store))
+            }
+        }
         return start..<storage.members.count
     }
 }

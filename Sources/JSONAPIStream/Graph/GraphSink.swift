@@ -108,6 +108,8 @@ final class GraphSink: DocumentSink {
         // further than here).
         if s.symbols.count > symbolLimit { try tooManySymbols(record, place: place) }
         if collectsOnly {
+            assert(spans(of: record, marks: marks, lieIn: storeMark..<store.count), "a resource's values lie in its region")
+            s.valueRegions.appendToOwn(GraphStorage.ValueRegion(start: storeMark, end: store.count))
             s.resourceExtras[s.resources.count] = extras
             s.noteRow(Int32(s.resources.count), document: document)
             s.resources.appendToOwn(record)
@@ -136,6 +138,19 @@ final class GraphSink: DocumentSink {
         if s.keyRow[Int(record.key)] < 0 { s.keyRow.setOwn(Int(record.key), row) }
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow.setOwn(Int(record.lidKey), row) }
         return row
+    }
+
+    /// Whether every value of `record`, of its relationships, identifiers and unknown members
+    /// (those after `marks`) lies in `region` of the store (assertions: the merge copies a
+    /// piece's resource by its region, ``GraphStorage/valueRegions``).
+    private func spans(of record: GraphStorage.ResourceRecord, marks: Marks, lieIn region: Range<Int>) -> Bool {
+        let s = storage
+        func inside(_ span: ValueSpan) -> Bool { span.isNone || (span.start >= region.lowerBound && span.start + span.count <= region.upperBound) }
+        var all = [record.attributes, record.links, record.meta].map { s.span($0) }
+        for k in marks.relationships..<s.relationships.count { all += [s.span(s.relationships[k].links), s.span(s.relationships[k].meta)] }
+        for k in marks.linkage..<s.linkage.count { all.append(s.span(s.linkage[k].meta)) }
+        for k in marks.members..<s.members.count { all.append(s.members[k]) }
+        return all.allSatisfy(inside)
     }
 
     @inline(never)
@@ -210,6 +225,7 @@ final class GraphSink: DocumentSink {
         let s = storage
         s.keys.reserveCapacity(pieceRoom(after: other.keys.count))
         s.resources.reserveCapacity(pieceRoom(after: other.resources.count))
+        s.valueRegions.reserveCapacity(pieceRoom(after: other.resources.count))
         s.relationships.reserveCapacity(pieceRoom(after: other.relationships.count))
         s.linkage.reserveCapacity(pieceRoom(after: other.linkage.count))
     }

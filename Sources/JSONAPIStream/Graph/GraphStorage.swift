@@ -190,6 +190,20 @@ final class GraphStorage: @unchecked Sendable {
     @exclusivity(unchecked) var linkage = RecordTable<LinkageRecord>()
     /// `"name":value` spans of unknown members.
     @exclusivity(unchecked) var members = RecordTable<ValueSpan>()
+    /// Where each resource's values lie in ``values``, row by row: kept by a worker's piece
+    /// only (``GraphSink/collectsOnly``; empty otherwise), so that the merge copies a
+    /// resource's values at once and moves its spans, rather than copying value by value.
+    @exclusivity(unchecked) var valueRegions = RecordTable<ValueRegion>()
+
+    /// The bytes of ``values`` a resource's values were written to: from where its builder
+    /// began the resource (`ResourceDraft.storeMark`) to where the store ended when the
+    /// resource was taken in. Every span of the resource, its relationships, identifiers and
+    /// unknown members lies inside.
+    struct ValueRegion {
+        var start: Int
+        var end: Int
+    }
+
     /// The ranges of `members` of the resources, relationships and identifiers that have
     /// unknown members (few have any, so the records do not keep a range each).
     @exclusivity(unchecked) var resourceExtras = ExtrasIndex()
