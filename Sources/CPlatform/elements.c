@@ -1,8 +1,8 @@
 // The element splitter of the parallel reader: finds where the elements of a document's
 // top-level `data` and `included` arrays begin and end, so that one large document can be
 // parsed by separate workers, a range of whole elements each. Inside an element, 64 bytes at
-// a time (SSE2, or AVX2 when the processor has it); elsewhere (and without SSE2) a byte at a
-// time; the same answers every way on JSON.
+// a time (SSE2, or AVX2 or AVX-512 when the processor has it); elsewhere (and without SSE2) a
+// byte at a time; the same answers every way on JSON.
 #include "cplatform.h"
 #include <stdint.h>
 
@@ -16,9 +16,9 @@ static inline int is_white(unsigned char c) { return c == ' ' || c == '\n' || c 
 
 #if defined(__SSE2__)
 // Blocks of 64 bytes inside an element of the array being split (where most bytes are), as
-// bit masks: one bit per byte. Two ways to make the masks, the same answers: SSE2 (every
-// x86-64 processor), and AVX2 with POPCNT and PCLMUL when the processor has them (chosen once,
-// at the first scan). Elsewhere a byte at a time.
+// bit masks: one bit per byte. Three ways to make the masks, the same answers: SSE2 (every
+// x86-64 processor), AVX2 with POPCNT and PCLMUL, and AVX-512 (F, BW) with those, when the
+// processor has them (chosen once, at the first scan). Elsewhere a byte at a time.
 
 // What the masks of a block say (`inside`: the bytes within strings; `opens`, `closes`: `{[`
 // and `}]` outside strings): scanned at once up to the closing bracket that brings the depth
@@ -110,6 +110,21 @@ JSONAPI_WIDE __attribute__((always_inline)) static inline size_t block_wide(json
     s->escaped = scanned == 64 ? carry : 0;
     return scanned;
 }
+
+// The block at p, masks made with AVX-512: one load and one compare per mask.
+JSONAPI_WIDEST __attribute__((always_inline)) static inline size_t block_widest(jsonapi_element_state *s, const unsigned char *p, int64_t at,
+                                                                               int64_t cut_at) {
+    const __m512i v = _mm512_loadu_si512((const void *)p);
+    const __m512i l = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    unsigned char carry = s->escaped;
+    const uint64_t escaped = escaped_bytes(mask64_widest(v, '\\'), &carry);
+    const uint64_t quotes = mask64_widest(v, '"') & ~escaped;
+    const uint64_t inside = prefix_xor_wide(quotes) ^ (s->in_string ? ~(uint64_t)0 : 0);
+    const size_t scanned =
+        block_scan(s, p, inside, mask64_widest(l, '{') & ~inside, mask64_widest(l, '}') & ~inside, mask64_widest(v, '\n'), at, cut_at);
+    s->escaped = scanned == 64 ? carry : 0;
+    return scanned;
+}
 #endif
 
 // Whole blocks, one after the other, from p while the n bytes there hold another whole
@@ -138,6 +153,11 @@ JSONAPI_WIDE static size_t skip_inside_element_wide(jsonapi_element_state *s, co
                                                     int64_t cut_at) {
     BLOCK_LOOP(block_wide)
 }
+
+JSONAPI_WIDEST static size_t skip_inside_element_widest(jsonapi_element_state *s, const unsigned char *p, size_t n, int64_t at,
+                                                        int64_t cut_at) {
+    BLOCK_LOOP(block_widest)
+}
 #endif
 #undef BLOCK_LOOP
 
@@ -155,7 +175,8 @@ int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_e
 #else
     block_skipper skip = variant == 1 ? NULL : skip_inside_element_sse2;
 #if defined(JSONAPI_WIDE_BLOCKS)
-    if (variant == 0 && wide_blocks_supported()) skip = skip_inside_element_wide;
+    if ((variant == 0 || variant == 3) && wide_blocks_supported()) skip = skip_inside_element_wide;
+    if (variant == 0 && widest_blocks_supported()) skip = skip_inside_element_widest;
 #endif
 #endif
     while (i < n) {

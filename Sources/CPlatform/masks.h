@@ -74,6 +74,16 @@ JSONAPI_WIDE static inline uint64_t prefix_xor_wide(uint64_t x) {
     return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xFF), 0));
 }
 
+// The widest readers: AVX-512 (F and BW) compares, whose results are 64-bit masks at once
+// (the wide readers make each from two AVX2 compares, two moves of their bytes' top bits, a
+// shift and an OR), with the wide readers' POPCNT and carry-less multiplication.
+#define JSONAPI_WIDEST __attribute__((target("avx2,avx512f,avx512bw,popcnt,pclmul")))
+
+// Bit i set when byte i of the 64 bytes in v equals c.
+JSONAPI_WIDEST static inline uint64_t mask64_widest(__m512i v, char c) {
+    return (uint64_t)_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c));
+}
+
 // Whether this processor has what the wide readers use: asked once (threads that race to
 // ask set the same answer).
 static inline int wide_blocks_supported(void) {
@@ -82,6 +92,19 @@ static inline int wide_blocks_supported(void) {
     if (k == 0) {
         __builtin_cpu_init();
         k = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul") ? 2 : 1;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
+}
+
+// Whether this processor has what the widest readers use (and the wide readers' too): asked
+// once, as above.
+static inline int widest_blocks_supported(void) {
+    static int known; // 0: not asked yet, 1: no, 2: yes
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k == 0) {
+        __builtin_cpu_init();
+        k = wide_blocks_supported() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 2 : 1;
         __atomic_store_n(&known, k, __ATOMIC_RELAXED);
     }
     return k == 2;

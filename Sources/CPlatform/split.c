@@ -1,6 +1,6 @@
 // The document splitter of the parallel reader: finds where top-level values end, so that
-// whole documents can be parsed by separate workers. 64 bytes at a time (SSE2, or AVX2 when
-// the processor has it), a byte at a time elsewhere; the same answers every way.
+// whole documents can be parsed by separate workers. 64 bytes at a time (SSE2, or AVX2 or
+// AVX-512 when the processor has it), a byte at a time elsewhere; the same answers every way.
 #include "cplatform.h"
 #include <stdint.h>
 
@@ -118,61 +118,87 @@ __attribute__((always_inline)) static inline int split_block(jsonapi_split_state
     return 0;
 }
 
-// The whole blocks of p[0..<n], masks made with SSE2. Returns the bytes scanned (a multiple
-// of 64, or up to the cut when `*found`).
+// The masks of a block of 64 bytes (bit i for byte i): quotes, backslashes, line feeds, `{[`
+// and `}]` (`{` and `[` differ only in bit 0x20, as do `}` and `]`), and the prefix XOR of
+// the quotes.
+typedef struct {
+    uint64_t quotes, backslashes, lines, opens, closes, xored;
+} split_masks;
+
+__attribute__((always_inline)) static inline split_masks split_masks_sse2(const unsigned char *p) {
+    __m128i v[4], l[4];
+    for (int k = 0; k < 4; k++) {
+        v[k] = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        l[k] = _mm_or_si128(v[k], _mm_set1_epi8(0x20));
+    }
+    const uint64_t quotes = mask64(v, '"');
+    return (split_masks){quotes, mask64(v, '\\'), mask64(v, '\n'), mask64(l, '{'), mask64(l, '}'), prefix_xor(quotes)};
+}
+
+// The whole blocks of p[0..<n], masks made by `masks` (a function of the block's address).
+// Returns the bytes scanned (a multiple of 64, or up to the cut when `*found`). The state is
+// a local copy while the blocks are read: the bytes are `char`, which may alias anything, so
+// through the caller's pointer every block would store it all back.
+#define SPLIT_BLOCKS(masks)                                                                                             \
+    jsonapi_split_state local = *state, *s = &local;                                                                   \
+    const int64_t base = s->offset;                                                                                    \
+    size_t i = 0;                                                                                                      \
+    /* Invariant: bytes p[0..<i] are scanned; s holds the state after them. */                                         \
+    while (i + 64 <= n) {                                                                                              \
+        const split_masks m = masks(p + i);                                                                            \
+        if (split_block(s, p, base, i, cut_from, cut, m.quotes, m.backslashes, m.lines, m.opens, m.closes, m.xored)) { \
+            *state = local;                                                                                            \
+            *found = 1;                                                                                                \
+            return *cut;                                                                                               \
+        }                                                                                                              \
+        i += 64;                                                                                                       \
+    }                                                                                                                  \
+    *state = local;                                                                                                    \
+    return i;
+
 static size_t split_blocks_sse2(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *state, size_t *cut,
                                 int *found) {
-    // A local copy of the state while the blocks are read (see split_blocks_wide).
-    jsonapi_split_state local = *state, *s = &local;
-    const int64_t base = s->offset;
-    const __m128i lower = _mm_set1_epi8(0x20);
-    size_t i = 0;
-    // Invariant: bytes p[0..<i] are scanned; s holds the state after them.
-    while (i + 64 <= n) {
-        __m128i v[4], l[4];
-        for (int k = 0; k < 4; k++) {
-            v[k] = _mm_loadu_si128((const __m128i *)(p + i + 16 * k));
-            // `{` and `[` differ only in bit 0x20, as do `}` and `]`.
-            l[k] = _mm_or_si128(v[k], lower);
-        }
-        const uint64_t quotes = mask64(v, '"');
-        if (split_block(s, p, base, i, cut_from, cut, quotes, mask64(v, '\\'), mask64(v, '\n'), mask64(l, '{'), mask64(l, '}'),
-                        prefix_xor(quotes))) {
-            *state = local;
-            *found = 1;
-            return *cut;
-        }
-        i += 64;
-    }
-    *state = local;
-    return i;
+    SPLIT_BLOCKS(split_masks_sse2)
 }
 
 #if defined(JSONAPI_WIDE_BLOCKS)
-// The same with AVX2 masks, POPCNT and a carry-less multiplication for the prefix XOR.
-JSONAPI_WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *state,
-                                     size_t *cut, int *found) {
-    // A local copy of the state while the blocks are read: the bytes are `char`, which may
-    // alias anything, so through the caller's pointer every block would store it all back.
-    jsonapi_split_state local = *state, *s = &local;
-    const int64_t base = s->offset;
+// AVX2 masks, and a carry-less multiplication for the prefix XOR.
+JSONAPI_WIDE __attribute__((always_inline)) static inline split_masks split_masks_wide(const unsigned char *p) {
+    const __m256i a = _mm256_loadu_si256((const __m256i *)p), b = _mm256_loadu_si256((const __m256i *)(p + 32));
     const __m256i lower = _mm256_set1_epi8(0x20);
-    size_t i = 0;
-    while (i + 64 <= n) {
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(p + i)), b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
-        const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
-        const uint64_t quotes = mask64_wide(a, b, '"');
-        if (split_block(s, p, base, i, cut_from, cut, quotes, mask64_wide(a, b, '\\'), mask64_wide(a, b, '\n'),
-                        mask64_wide(la, lb, '{'), mask64_wide(la, lb, '}'), prefix_xor_wide(quotes))) {
-            *state = local;
-            *found = 1;
-            return *cut;
-        }
-        i += 64;
-    }
-    *state = local;
-    return i;
+    const __m256i la = _mm256_or_si256(a, lower), lb = _mm256_or_si256(b, lower);
+    const uint64_t quotes = mask64_wide(a, b, '"');
+    return (split_masks){quotes,
+                         mask64_wide(a, b, '\\'),
+                         mask64_wide(a, b, '\n'),
+                         mask64_wide(la, lb, '{'),
+                         mask64_wide(la, lb, '}'),
+                         prefix_xor_wide(quotes)};
 }
+
+JSONAPI_WIDE static size_t split_blocks_wide(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *state,
+                                             size_t *cut, int *found) {
+    SPLIT_BLOCKS(split_masks_wide)
+}
+
+// AVX-512 masks: one load and one compare each.
+JSONAPI_WIDEST __attribute__((always_inline)) static inline split_masks split_masks_widest(const unsigned char *p) {
+    const __m512i v = _mm512_loadu_si512((const void *)p);
+    const __m512i l = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    const uint64_t quotes = mask64_widest(v, '"');
+    return (split_masks){quotes,
+                         mask64_widest(v, '\\'),
+                         mask64_widest(v, '\n'),
+                         mask64_widest(l, '{'),
+                         mask64_widest(l, '}'),
+                         prefix_xor_wide(quotes)};
+}
+
+JSONAPI_WIDEST static size_t split_blocks_widest(const unsigned char *p, size_t n, size_t cut_from, jsonapi_split_state *state,
+                                                 size_t *cut, int *found) {
+    SPLIT_BLOCKS(split_masks_widest)
+}
+#undef SPLIT_BLOCKS
 #endif
 #endif
 
@@ -183,8 +209,13 @@ int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_spl
     if (variant != 1) {
         int found = 0, wide = 0;
 #if defined(JSONAPI_WIDE_BLOCKS)
-        wide = variant == 0 && wide_blocks_supported();
-        if (wide) i = split_blocks_wide(p, n, cut_from, s, cut, &found);
+        if (variant == 0 && widest_blocks_supported()) {
+            wide = 1;
+            i = split_blocks_widest(p, n, cut_from, s, cut, &found);
+        } else if ((variant == 0 || variant == 3) && wide_blocks_supported()) {
+            wide = 1;
+            i = split_blocks_wide(p, n, cut_from, s, cut, &found);
+        }
 #endif
         if (!wide) i = split_blocks_sse2(p, n, cut_from, s, cut, &found);
         if (found) return 1;

@@ -73,7 +73,9 @@ typedef struct jsonapi_split_state {
 /// `*cut`; returns 0 with `*s` after all `n` bytes when there is none. Quotes, escapes and
 /// brackets are followed as JSON has them; anything else is left to the parser, which then
 /// reports the input's first error where it is. `variant` says how: 0 the fastest way this
-/// processor has, 1 a byte at a time, 2 blocks of 64 bytes with SSE2 (tests); the same answers.
+/// processor has (blocks of 64 bytes with AVX-512, AVX2 or SSE2), 1 a byte at a time, 2 blocks
+/// with SSE2, 3 blocks with AVX2 where the processor has it (SSE2 elsewhere); 1 to 3 are for
+/// tests. The same answers every way.
 int jsonapi_split_scan(const void *p, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut, int variant);
 
 /// Where the element splitter (elements.c) is in an input of large documents: what it needs

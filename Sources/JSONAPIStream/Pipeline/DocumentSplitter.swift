@@ -21,7 +21,7 @@ struct DocumentSplitter {
     /// Scans `bytes` (which follow those scanned before) up to the first top-level value that
     /// ends after index `cutAfter`, and returns the index just after its closing bracket; or
     /// scans them all and returns `nil`. `variant` (tests): 0 the fastest way, 1 a byte at a
-    /// time, 2 SSE2 blocks (`jsonapi_split_scan`'s `variant`).
+    /// time, 2 SSE2 blocks, 3 AVX2 blocks (`jsonapi_split_scan`'s `variant`).
     mutating func scan(_ bytes: UnsafeRawBufferPointer, cutAfter: Int, variant: Int32 = 0) -> Int? {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return nil }
         var cut = 0
@@ -63,7 +63,7 @@ struct ElementSplitter {
 
     /// Scans `bytes` (which follow those scanned before) up to the next place to cut, where
     /// commas count only after index `cutFrom`; `nil` when it scanned them all. `variant`
-    /// (tests): 0 the fastest way, 1 a byte at a time, 2 SSE2 blocks
+    /// (tests): 0 the fastest way, 1 a byte at a time, 2 SSE2 blocks, 3 AVX2 blocks
     /// (`jsonapi_element_scan`'s `variant`).
     mutating func scan(_ bytes: UnsafeRawBufferPointer, cutFrom: Int, variant: Int32 = 0) -> Stop? {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return nil }
