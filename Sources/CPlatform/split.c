@@ -198,8 +198,8 @@ JSONAPI_WIDEST static size_t split_blocks_widest(const unsigned char *p, size_t 
                                                  size_t *cut, int *found) {
     SPLIT_BLOCKS(split_masks_widest)
 }
-#undef SPLIT_BLOCKS
 #endif
+#undef SPLIT_BLOCKS
 #endif
 
 int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_split_state *s, size_t *cut, int variant) {

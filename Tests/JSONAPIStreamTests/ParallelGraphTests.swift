@@ -96,6 +96,57 @@ struct ParallelGraphTests {
         }
     }
 
+    /// A worker's piece notes where each resource's values lie in its store
+    /// (``GraphStorage/valueRegions``), so that the merge copies them at once and moves the
+    /// spans: the regions follow one another in the store, each holds every value of its
+    /// resource (attributes, links, meta, its relationships' and identifiers' values, its
+    /// unknown members), and the graph merged by regions is the graph merged value by value,
+    /// and one reader's, under every duplicate policy that merges.
+    @Test(arguments: [DuplicatePolicy.last, .first])
+    func aPieceIsMergedAResourceAtATime(_ policy: DuplicatePolicy) throws {
+        var options = DocumentOptions()
+        options.parse.multipleDocuments = true
+        let o = options.forWorker
+        let collector = GraphPieceSink(options: o, policy: policy, numberAlarm: nil)
+        let stream = DocumentStream(options: o, sink: collector)
+        try stream.feed(Self.twice)
+        try stream.endInput()
+        let piece = collector.takePiece(values: stream.reader.takeValueStore(sizedAlike: true))
+        let s = piece.storage
+        #expect(s.resources.count > 100)
+        #expect(s.valueRegions.count == s.resources.count)
+        var end = 0
+        for i in 0..<s.valueRegions.count {
+            let region = s.valueRegions[i]
+            #expect(region.start >= end && region.start <= region.end && region.end <= s.values.count, "resource \(i)")
+            end = region.end
+            let r = s.resources[i]
+            var spans = [r.attributes, r.links, r.meta].map { s.span($0) }
+            for k in Int(r.relationshipStart)..<Int(r.relationshipStart + r.relationshipCount) {
+                let rel = s.relationships[k]
+                spans += [s.span(rel.links), s.span(rel.meta)]
+                for t in Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount) { spans.append(s.span(s.linkage[t].meta)) }
+            }
+            for span in spans where !span.isNone {
+                #expect(span.start >= region.start && span.start + span.count <= region.end, "resource \(i): a value outside its region")
+            }
+        }
+        // Merged by regions, then the same piece without them (value by value).
+        func merged() throws -> String {
+            let sink = GraphSink(options: options, policy: policy)
+            var values = ByteArena(capacity: 16)
+            try sink.append(piece, store: &values, documentBase: 0)
+            return try GraphMergingTests.flat(sink.graph(values: values, inputBytes: 0, shrink: false))
+        }
+        let byRegions = try merged()
+        s.valueRegions = RecordTable()
+        let byValues = try merged()
+        #expect(byRegions == byValues)
+        let parser = GraphParser(options: options, duplicates: policy)
+        try readInputs([("dump", Self.twice)], chunk: 0, into: parser)
+        #expect(byRegions == (try GraphMergingTests.flat(parser.finish())))
+    }
+
     @Test(arguments: [DuplicatePolicy.first, .error])
     func everyDuplicatePolicyMergesOrStopsAsOneReaderDoes(_ policy: DuplicatePolicy) {
         let one = Self.run([("dump", Self.twice)], workers: 1, chunk: 0, duplicates: policy)

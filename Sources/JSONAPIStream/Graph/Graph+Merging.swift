@@ -63,8 +63,9 @@ extension GraphSink {
         let documentStarts = o.documentStarts.unsafeRecords
         // A worker's piece says where each resource's values lie (``GraphStorage/valueRegions``):
         // they are copied at once and the spans moved by as much, rather than copied value by
-        // value. Another graph's values are copied one by one.
-        let regions = o.valueRegions.count == resources.count ? o.valueRegions.unsafeRecords : nil
+        // value. Another graph's values (and a piece without resources: no regions) are
+        // copied one by one.
+        let regions = !resources.isEmpty && o.valueRegions.count == resources.count ? o.valueRegions.unsafeRecords : nil
         // Room for all of them at once when a piece's values are copied whole; and from the
         // first piece on a mapping (``LargeAllocation/threshold``), which grows in place where
         // a smaller store was copied at each doubling up to it.
