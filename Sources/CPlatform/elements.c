@@ -175,8 +175,9 @@ int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_e
 #else
     block_skipper skip = variant == 1 ? NULL : skip_inside_element_sse2;
 #if defined(JSONAPI_WIDE_BLOCKS)
-    if ((variant == 0 || variant == 3) && wide_blocks_supported()) skip = skip_inside_element_wide;
-    if (variant == 0 && widest_blocks_supported()) skip = skip_inside_element_widest;
+    const int width = variant == 0 ? block_width() : variant == 3 && wide_blocks_supported() ? 1 : 0;
+    if (width == 2) skip = skip_inside_element_widest;
+    else if (width == 1) skip = skip_inside_element_wide;
 #endif
 #endif
     while (i < n) {

@@ -84,31 +84,24 @@ JSONAPI_WIDEST static inline uint64_t mask64_widest(__m512i v, char c) {
     return (uint64_t)_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c));
 }
 
-// Whether this processor has what the wide readers use: asked once (threads that race to
-// ask set the same answer).
-static inline int wide_blocks_supported(void) {
-    static int known; // 0: not asked yet, 1: no, 2: yes
+// The widest readers this processor has what it takes for: 2 the widest (AVX-512 F and BW,
+// with the wide readers' instructions), 1 the wide (AVX2, POPCNT, PCLMUL), 0 neither. Asked
+// once (threads that race to ask set the same answer).
+static inline int block_width(void) {
+    static int known; // 0: not asked yet; otherwise the width plus one
     int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (k == 0) {
         __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul") ? 2 : 1;
+        const int wide = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("pclmul");
+        const int widest = wide && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+        k = 1 + wide + widest;
         __atomic_store_n(&known, k, __ATOMIC_RELAXED);
     }
-    return k == 2;
+    return k - 1;
 }
 
-// Whether this processor has what the widest readers use (and the wide readers' too): asked
-// once, as above.
-static inline int widest_blocks_supported(void) {
-    static int known; // 0: not asked yet, 1: no, 2: yes
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (k == 0) {
-        __builtin_cpu_init();
-        k = wide_blocks_supported() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 2 : 1;
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k == 2;
-}
+// Whether this processor has what the wide readers use.
+static inline int wide_blocks_supported(void) { return block_width() >= 1; }
 #endif
 #endif
 

@@ -207,17 +207,13 @@ int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_spl
     size_t i = 0;
 #if defined(__SSE2__)
     if (variant != 1) {
-        int found = 0, wide = 0;
+        int found = 0, width = 0;
 #if defined(JSONAPI_WIDE_BLOCKS)
-        if (variant == 0 && widest_blocks_supported()) {
-            wide = 1;
-            i = split_blocks_widest(p, n, cut_from, s, cut, &found);
-        } else if ((variant == 0 || variant == 3) && wide_blocks_supported()) {
-            wide = 1;
-            i = split_blocks_wide(p, n, cut_from, s, cut, &found);
-        }
+        width = variant == 0 ? block_width() : variant == 3 && wide_blocks_supported() ? 1 : 0;
+        if (width == 2) i = split_blocks_widest(p, n, cut_from, s, cut, &found);
+        else if (width == 1) i = split_blocks_wide(p, n, cut_from, s, cut, &found);
 #endif
-        if (!wide) i = split_blocks_sse2(p, n, cut_from, s, cut, &found);
+        if (width == 0) i = split_blocks_sse2(p, n, cut_from, s, cut, &found);
         if (found) return 1;
     }
 #else

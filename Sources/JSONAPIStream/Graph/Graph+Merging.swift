@@ -179,10 +179,10 @@ extension GraphSink {
     @inline(__always)
     private func carry(_ span: PackedSpan, of o: GraphStorage, movedBy moved: Int?, into store: inout ByteArena) -> PackedSpan {
         guard let moved else { return copy(span, of: o, into: &store) }
+        // (Most spans are none: no relationship links or meta, no identifier meta.)
         if span.isNone { return .none }
-        // Most spans are short, and stay short (the store is below 2^39 bytes).
-        if let short = span.short, let p = PackedSpan(ValueSpan(start: short.start &+ moved, count: short.count)) { return p }
-        return storage.pack(Self.move(o.span(span), by: moved))
+        let old = o.span(span)
+        return storage.pack(ValueSpan(start: old.start &+ moved, count: old.count))
     }
 
     /// `span` moved by `moved` bytes.
