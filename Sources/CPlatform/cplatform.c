@@ -2,6 +2,7 @@
 #include "cplatform.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -12,11 +13,171 @@ void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size) {
     void *p = mremap(old_address, old_size, new_size, MREMAP_MAYMOVE);
     return p == MAP_FAILED ? NULL : p;
 }
+
+// Freed mappings kept for reuse. A large block (a graph's value store, its tables) is a
+// fresh anonymous mapping, whose every page the kernel zeroes when it is first written: for
+// a graph of a 128 MB document, about 136 MB. A process that builds one graph after another
+// (a service, a crawl, the benchmarks) gets the last one's pages back instead, as `malloc`
+// does below its own mapping threshold. Bounded: at most JSONAPI_KEPT_SLOTS mappings and
+// `cap` bytes (the oldest go first); all are given back before a memory budget refuses an
+// allocation (memory.c).
+struct jsonapi_kept_mappings {
+    pthread_mutex_t lock;
+    struct {
+        void *p;
+        size_t size;
+        int kind;
+        uint64_t age;
+    } slot[JSONAPI_KEPT_SLOTS];
+    int64_t bytes;
+    int64_t cap;
+    uint64_t clock;
+};
+
+static jsonapi_kept_mappings kept_default = {.lock = PTHREAD_MUTEX_INITIALIZER, .cap = (int64_t)256 << 20};
+
+jsonapi_kept_mappings *jsonapi_kept_default(void) { return &kept_default; }
+
+jsonapi_kept_mappings *jsonapi_kept_create(int64_t cap) {
+    jsonapi_kept_mappings *k = calloc(1, sizeof *k);
+    if (!k) return NULL;
+    pthread_mutex_init(&k->lock, NULL);
+    k->cap = cap < 0 ? 0 : cap;
+    return k;
+}
+
+void jsonapi_kept_destroy(jsonapi_kept_mappings *k) {
+    jsonapi_kept_release(k, 0);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+}
+
+// The oldest slot in use, or -1. Called with the lock held.
+static int oldest_slot(jsonapi_kept_mappings *k) {
+    int oldest = -1;
+    for (int i = 0; i < JSONAPI_KEPT_SLOTS; i++) {
+        if (k->slot[i].p && (oldest < 0 || k->slot[i].age < k->slot[oldest].age)) oldest = i;
+    }
+    return oldest;
+}
+
+void *jsonapi_kept_take(jsonapi_kept_mappings *k, size_t size, int kind, size_t *whole) {
+    pthread_mutex_lock(&k->lock);
+    // Whole: the largest (a block that grows, as a value store does, takes all the room it
+    // may grow into); else the smallest that fits, its tail unmapped.
+    int best = -1;
+    for (int i = 0; i < JSONAPI_KEPT_SLOTS; i++) {
+        if (!k->slot[i].p || k->slot[i].kind != kind || k->slot[i].size < size) continue;
+        if (best < 0 || (whole ? k->slot[i].size > k->slot[best].size : k->slot[i].size < k->slot[best].size)) best = i;
+    }
+    if (best < 0) {
+        pthread_mutex_unlock(&k->lock);
+        return NULL;
+    }
+    char *p = k->slot[best].p;
+    size_t had = k->slot[best].size;
+    k->slot[best].p = NULL;
+    k->bytes -= (int64_t)had;
+    pthread_mutex_unlock(&k->lock);
+    if (whole) {
+        *whole = had;
+    } else if (had > size) {
+        // Both are mapped sizes (whole pages; whole huge pages for a mapping that asked for
+        // them): the tail is unmapped whole.
+        munmap(p + size, had - size);
+    }
+    return p;
+}
+
+int jsonapi_kept_keep(jsonapi_kept_mappings *k, void *p, size_t size, int kind) {
+    void *out[JSONAPI_KEPT_SLOTS];
+    size_t outSize[JSONAPI_KEPT_SLOTS];
+    int n = 0, keptIt = 0;
+    pthread_mutex_lock(&k->lock);
+    if ((int64_t)size <= k->cap) {
+        // The oldest go until this one fits, in bytes and in slots.
+        for (;;) {
+            int free = -1;
+            for (int i = 0; i < JSONAPI_KEPT_SLOTS; i++) {
+                if (!k->slot[i].p) free = i;
+            }
+            if (free >= 0 && k->bytes + (int64_t)size <= k->cap) {
+                k->slot[free].p = p;
+                k->slot[free].size = size;
+                k->slot[free].kind = kind;
+                k->slot[free].age = ++k->clock;
+                k->bytes += (int64_t)size;
+                keptIt = 1;
+                break;
+            }
+            int oldest = oldest_slot(k);
+            out[n] = k->slot[oldest].p;
+            outSize[n++] = k->slot[oldest].size;
+            k->bytes -= (int64_t)k->slot[oldest].size;
+            k->slot[oldest].p = NULL;
+        }
+    }
+    pthread_mutex_unlock(&k->lock);
+    for (int i = 0; i < n; i++) munmap(out[i], outSize[i]);
+    return keptIt;
+}
+
+int64_t jsonapi_kept_release(jsonapi_kept_mappings *k, int64_t down_to) {
+    void *out[JSONAPI_KEPT_SLOTS];
+    size_t outSize[JSONAPI_KEPT_SLOTS];
+    int n = 0;
+    int64_t freed = 0;
+    pthread_mutex_lock(&k->lock);
+    while (k->bytes > down_to) {
+        int oldest = oldest_slot(k);
+        out[n] = k->slot[oldest].p;
+        outSize[n++] = k->slot[oldest].size;
+        k->bytes -= (int64_t)k->slot[oldest].size;
+        freed += (int64_t)k->slot[oldest].size;
+        k->slot[oldest].p = NULL;
+    }
+    pthread_mutex_unlock(&k->lock);
+    for (int i = 0; i < n; i++) munmap(out[i], outSize[i]);
+    return freed;
+}
+
+void jsonapi_kept_set_cap(jsonapi_kept_mappings *k, int64_t cap) {
+    pthread_mutex_lock(&k->lock);
+    k->cap = cap < 0 ? 0 : cap;
+    pthread_mutex_unlock(&k->lock);
+    jsonapi_kept_release(k, cap < 0 ? 0 : cap);
+}
+
+void jsonapi_kept_state(jsonapi_kept_mappings *k, int64_t *bytes, int64_t *cap) {
+    pthread_mutex_lock(&k->lock);
+    *bytes = k->bytes;
+    *cap = k->cap;
+    pthread_mutex_unlock(&k->lock);
+}
+
 #else
 void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size) {
     (void)old_address; (void)old_size; (void)new_size;
     return NULL;
 }
+
+// Elsewhere blocks are not mapped (LargeAllocation uses malloc): nothing is kept.
+struct jsonapi_kept_mappings {
+    int64_t cap;
+};
+static jsonapi_kept_mappings kept_default;
+jsonapi_kept_mappings *jsonapi_kept_default(void) { return &kept_default; }
+jsonapi_kept_mappings *jsonapi_kept_create(int64_t cap) {
+    jsonapi_kept_mappings *k = calloc(1, sizeof *k);
+    if (k) k->cap = cap;
+    return k;
+}
+void jsonapi_kept_destroy(jsonapi_kept_mappings *k) { free(k); }
+void *jsonapi_kept_take(jsonapi_kept_mappings *k, size_t size, int kind, size_t *whole) { (void)k; (void)size; (void)kind; (void)whole; return NULL; }
+int jsonapi_kept_keep(jsonapi_kept_mappings *k, void *p, size_t size, int kind) { (void)k; (void)p; (void)size; (void)kind; return 0; }
+int64_t jsonapi_kept_release(jsonapi_kept_mappings *k, int64_t down_to) { (void)k; (void)down_to; return 0; }
+void jsonapi_kept_set_cap(jsonapi_kept_mappings *k, int64_t cap) { k->cap = cap; }
+void jsonapi_kept_state(jsonapi_kept_mappings *k, int64_t *bytes, int64_t *cap) { *bytes = 0; *cap = k->cap; }
 #endif
 
 // The calling thread's stack bounds, found once per thread. 0 in both: not yet looked up;

@@ -114,6 +114,11 @@ int jsonapi_memory_check(void) {
     if (!jsonapi_memory_active()) return 1;
     int64_t v = 0, r = 0;
     if (!jsonapi_memory_read(&v, &r)) return !atomic_load_explicit(&overrun, memory_order_relaxed);
+    // Over: the freed mappings kept for reuse (cplatform.c) are given back first, and the
+    // figures read again.
+    if (over(v, r) && jsonapi_kept_release(jsonapi_kept_default(), 0) > 0 && !jsonapi_memory_read(&v, &r)) {
+        return !atomic_load_explicit(&overrun, memory_order_relaxed);
+    }
     atomic_store_explicit(&seen_virtual, v, memory_order_relaxed);
     atomic_store_explicit(&seen_resident, r, memory_order_relaxed);
     atomic_store_explicit(&reserved_since, 0, memory_order_relaxed);
@@ -131,7 +136,8 @@ int jsonapi_memory_reserve(int64_t n) {
     int64_t v = atomic_load_explicit(&seen_virtual, memory_order_relaxed) + since;
     int64_t r = atomic_load_explicit(&seen_resident, memory_order_relaxed) + since;
     if (!over(v, r)) return 1;
-    // The estimate says no: read the real figures before refusing.
+    // The estimate says no: read the real figures before refusing (which gives back the
+    // freed mappings kept for reuse, should they be what is over).
     jsonapi_memory_check();
     since = atomic_fetch_add_explicit(&reserved_since, n, memory_order_relaxed) + n;
     v = atomic_load_explicit(&seen_virtual, memory_order_relaxed) + since;

@@ -33,7 +33,9 @@ struct LargeAllocationTests {
         #expect(Self.isMapped(p, length: LargeAllocation.mappedSize(size)))
         #endif
         for next in sizes.dropFirst() {
-            p = LargeAllocation.reallocate(p, from: size, to: next, used: size, hugePages: false, mapFrom: from)
+            let (q, bytes) = LargeAllocation.reallocate(p, from: size, to: next, used: size, hugePages: false, mapFrom: from)
+            p = q
+            #expect(bytes == next, "a mapping grown in place is as long as asked")
             #expect(check(p, size), "bytes lost growing \(size) to \(next)")
             #if os(Linux)
             #expect(Self.isMapped(p, length: LargeAllocation.mappedSize(next)))
@@ -42,13 +44,14 @@ struct LargeAllocationTests {
             fill(p, size)
         }
         #expect(check(p, size))
-        LargeAllocation.deallocate(p, byteCount: size, mapFrom: from)
+        LargeAllocation.deallocate(p, byteCount: size, hugePages: false, mapFrom: from)
         // Below `mapFrom`: malloc, as before.
         let small = LargeAllocation.allocate(byteCount: 1000, hugePages: false, mapFrom: from)
         fill(small, 1000)
-        let grown = LargeAllocation.reallocate(small, from: 1000, to: 400_000, used: 1000, hugePages: false, mapFrom: from)
+        let (grown, bytes) = LargeAllocation.reallocate(small, from: 1000, to: 400_000, used: 1000, hugePages: false, mapFrom: from)
+        #expect(bytes >= 400_000 && LargeAllocation.mappedSize(bytes) == bytes)
         #expect(check(grown, 1000))
-        LargeAllocation.deallocate(grown, byteCount: 400_000, mapFrom: from)
+        LargeAllocation.deallocate(grown, byteCount: bytes, hugePages: false, mapFrom: from)
     }
 }
 
@@ -83,4 +86,130 @@ struct WrittenTableTests {
         #expect((0..<2400).allSatisfy { q.load(fromByteOffset: $0, as: UInt8.self) == 0 })
     }
     #endif
+}
+
+/// Freed mappings kept for the next large block (`jsonapi_kept_*`), each test on a set of its
+/// own (the process's set is shared by every test running at the same time).
+struct KeptMappingsTests {
+    #if os(Linux)
+    static let mib = 1 << 20
+
+    /// A fresh mapping of `size` bytes with a pattern in each page.
+    static func mapped(_ size: Int, seed: UInt8) throws -> UnsafeMutableRawPointer {
+        let p = try #require(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        try #require(p != MAP_FAILED)
+        for i in stride(from: 0, to: size, by: 4096) { p.storeBytes(of: seed &+ UInt8(truncatingIfNeeded: i >> 12), toByteOffset: i, as: UInt8.self) }
+        return p
+    }
+
+    static func holdsPattern(_ p: UnsafeMutableRawPointer, _ size: Int, seed: UInt8) -> Bool {
+        stride(from: 0, to: size, by: 4096).allSatisfy { p.load(fromByteOffset: $0, as: UInt8.self) == seed &+ UInt8(truncatingIfNeeded: $0 >> 12) }
+    }
+
+    static func isUnmapped(_ p: UnsafeMutableRawPointer, length: Int = 4096) -> Bool { msync(p, length, MS_ASYNC) != 0 }
+
+    static func state(_ k: OpaquePointer) -> (bytes: Int, cap: Int) {
+        var bytes: Int64 = 0
+        var cap: Int64 = 0
+        jsonapi_kept_state(k, &bytes, &cap)
+        return (Int(bytes), Int(cap))
+    }
+
+    @Test func aFreedMappingIsTakenAgainWholeWithItsPages() throws {
+        let k = try #require(jsonapi_kept_create(Int64(64 * Self.mib)))
+        defer { jsonapi_kept_destroy(k) }
+        let p = try Self.mapped(4 * Self.mib, seed: 7)
+        #expect(jsonapi_kept_keep(k, p, 4 * Self.mib, 1) == 1)
+        #expect(Self.state(k) == (4 * Self.mib, 64 * Self.mib))
+        var whole = 0
+        // Another kind, or more than it holds: not taken.
+        #expect(jsonapi_kept_take(k, 2 * Self.mib, 0, &whole) == nil)
+        #expect(jsonapi_kept_take(k, 6 * Self.mib, 1, &whole) == nil)
+        let q = try #require(jsonapi_kept_take(k, 2 * Self.mib, 1, &whole))
+        #expect(q == p && whole == 4 * Self.mib)
+        // The same pages, as written: nothing was zeroed or unmapped.
+        #expect(Self.holdsPattern(q, whole, seed: 7))
+        #expect(Self.state(k).bytes == 0)
+        #expect(jsonapi_kept_take(k, 2 * Self.mib, 1, &whole) == nil)
+        munmap(q, whole)
+    }
+
+    @Test func aMappingTakenForLessIsCutAndTheSmallestThatFitsIsChosen() throws {
+        let k = try #require(jsonapi_kept_create(Int64(64 * Self.mib)))
+        defer { jsonapi_kept_destroy(k) }
+        let large = try Self.mapped(8 * Self.mib, seed: 1)
+        let small = try Self.mapped(Self.mib, seed: 2)
+        #expect(jsonapi_kept_keep(k, large, 8 * Self.mib, 0) == 1)
+        #expect(jsonapi_kept_keep(k, small, Self.mib, 0) == 1)
+        // Cut to size: the smallest that fits, its tail unmapped.
+        let p = try #require(jsonapi_kept_take(k, 256 * 1024, 0, nil))
+        #expect(p == small)
+        #expect(Self.holdsPattern(p, 256 * 1024, seed: 2))
+        #expect(Self.isUnmapped(p + 256 * 1024))
+        #expect(Self.state(k).bytes == 8 * Self.mib)
+        // Whole: the largest.
+        var whole = 0
+        let q = try #require(jsonapi_kept_take(k, 256 * 1024, 0, &whole))
+        #expect(q == large && whole == 8 * Self.mib)
+        munmap(p, 256 * 1024)
+        munmap(q, whole)
+    }
+
+    @Test func theOldestAreGivenBackFirstAndNoMoreThanTheCapIsKept() throws {
+        let k = try #require(jsonapi_kept_create(Int64(3 * Self.mib)))
+        defer { jsonapi_kept_destroy(k) }
+        let blocks = try (0..<4).map { try Self.mapped(Self.mib, seed: UInt8($0)) }
+        for b in blocks.prefix(3) { #expect(jsonapi_kept_keep(k, b, Self.mib, 0) == 1) }
+        #expect(Self.state(k).bytes == 3 * Self.mib)
+        // A fourth: the first (the oldest) is unmapped to make room.
+        #expect(jsonapi_kept_keep(k, blocks[3], Self.mib, 0) == 1)
+        #expect(Self.isUnmapped(blocks[0]))
+        #expect(blocks[1...].allSatisfy { !Self.isUnmapped($0) })
+        // More than the cap: refused, nothing given back; the caller unmaps it.
+        let big = try Self.mapped(4 * Self.mib, seed: 9)
+        #expect(jsonapi_kept_keep(k, big, 4 * Self.mib, 0) == 0)
+        #expect(Self.state(k).bytes == 3 * Self.mib)
+        munmap(big, 4 * Self.mib)
+        // A lower cap gives back the oldest over it; releasing gives back the rest.
+        jsonapi_kept_set_cap(k, Int64(Self.mib))
+        #expect(Self.state(k) == (Self.mib, Self.mib))
+        #expect(Self.isUnmapped(blocks[1]) && Self.isUnmapped(blocks[2]) && !Self.isUnmapped(blocks[3]))
+        #expect(jsonapi_kept_release(k, 0) == Int64(Self.mib))
+        #expect(Self.isUnmapped(blocks[3]))
+        #expect(Self.state(k).bytes == 0)
+        // A cap of 0 keeps nothing.
+        jsonapi_kept_set_cap(k, 0)
+        let one = try Self.mapped(Self.mib, seed: 3)
+        #expect(jsonapi_kept_keep(k, one, Self.mib, 0) == 0)
+        munmap(one, Self.mib)
+    }
+
+    @Test func noMoreThanEightAreKept() throws {
+        let k = try #require(jsonapi_kept_create(Int64(64 * Self.mib)))
+        defer { jsonapi_kept_destroy(k) }
+        let blocks = try (0..<9).map { try Self.mapped(256 * 1024, seed: UInt8($0)) }
+        for b in blocks { #expect(jsonapi_kept_keep(k, b, 256 * 1024, 0) == 1) }
+        #expect(Int(JSONAPI_KEPT_SLOTS) == 8)
+        #expect(Self.state(k).bytes == 8 * 256 * 1024)
+        #expect(Self.isUnmapped(blocks[0]))
+        #expect(blocks[1...].allSatisfy { !Self.isUnmapped($0) })
+    }
+    #endif
+
+    /// A record table that takes a kept mapping whole holds what fits, and frees exactly that
+    /// mapping: the mapped size of its capacity is the mapping's length, whatever the stride.
+    @Test func aTableTakingAMappingWholeFreesThatMapping() {
+        func check<R: BitwiseCopyable>(_: R.Type) {
+            for size in [256 * 1024, 256 * 1024 + 4096, 1_048_576 + 12 * 4096, 2 << 20, 6 << 20, 14 << 20] {
+                let records = RecordTable<R>.records(in: size)
+                #expect(records * MemoryLayout<R>.stride <= size)
+                #expect(LargeAllocation.mappedSize(records * MemoryLayout<R>.stride) == size, "\(R.self) in \(size) bytes")
+            }
+        }
+        check(UInt8.self)
+        check((UInt64, UInt32).self)
+        check((UInt64, UInt64, UInt64).self)
+        check(GraphStorage.ResourceRecord.self)
+        check((SIMD64<UInt8>, SIMD16<UInt8>, UInt8).self)
+    }
 }

@@ -9,6 +9,29 @@
 /// always NULL, and callers copy instead.
 void *jsonapi_mremap(void *old_address, size_t old_size, size_t new_size);
 
+/// Freed anonymous mappings kept for the next large block (Linux; elsewhere nothing is kept).
+/// At most JSONAPI_KEPT_SLOTS mappings and `cap` bytes; the oldest go first. `kind` tells
+/// mappings made differently apart (LargeAllocation: 1 asked for huge pages, 0 did not); a
+/// mapping is only taken for its own kind. All functions are thread-safe.
+#define JSONAPI_KEPT_SLOTS 8
+typedef struct jsonapi_kept_mappings jsonapi_kept_mappings;
+/// The process's set, which LargeAllocation uses (256 MiB unless set).
+jsonapi_kept_mappings *jsonapi_kept_default(void);
+/// A set of its own (tests), or NULL; `jsonapi_kept_destroy` unmaps what it keeps.
+jsonapi_kept_mappings *jsonapi_kept_create(int64_t cap);
+void jsonapi_kept_destroy(jsonapi_kept_mappings *k);
+/// A kept mapping of `kind` of at least `size` bytes, or NULL. With `whole`: the largest,
+/// its length stored there; without: the smallest, cut to `size` (a mapped size).
+void *jsonapi_kept_take(jsonapi_kept_mappings *k, size_t size, int kind, size_t *whole);
+/// Keeps the mapping `p` of `size` bytes and returns 1, or returns 0 (more than the cap) and
+/// the caller unmaps it.
+int jsonapi_kept_keep(jsonapi_kept_mappings *k, void *p, size_t size, int kind);
+/// Unmaps the oldest until at most `down_to` bytes are kept; returns the bytes unmapped.
+int64_t jsonapi_kept_release(jsonapi_kept_mappings *k, int64_t down_to);
+/// Sets the cap (0: keep none), unmapping what is over it.
+void jsonapi_kept_set_cap(jsonapi_kept_mappings *k, int64_t cap);
+void jsonapi_kept_state(jsonapi_kept_mappings *k, int64_t *bytes, int64_t *cap);
+
 /// Asks the processor to bring the cache line holding `p` in (for reading), without
 /// waiting for it: a hint, which never faults. Used ahead of hash-table probes whose slots
 /// are likely not in cache (callers pass addresses inside their own tables).

@@ -26,25 +26,28 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         var capacity: Int
 
         init(capacity: Int) {
-            self.capacity = capacity
+            let (p, bytes) = LargeAllocation.allocateGrowing(
+                byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false, mapFrom: Self.mapFrom)
+            self.capacity = RecordTable.records(in: bytes)
             count = 0
-            base = LargeAllocation.allocate(byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false, mapFrom: Self.mapFrom)
-                .bindMemory(to: Record.self, capacity: Swift.max(capacity, 1))
+            base = p.bindMemory(to: Record.self, capacity: self.capacity)
         }
 
         deinit {
-            LargeAllocation.deallocate(UnsafeMutableRawPointer(base), byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, mapFrom: Self.mapFrom)
+            LargeAllocation.deallocate(
+                UnsafeMutableRawPointer(base), byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false,
+                mapFrom: Self.mapFrom)
         }
 
         /// Grows to `newCapacity` records, keeping the written ones (in place when the
         /// mapping can grow).
         func grow(to newCapacity: Int) {
             let stride = MemoryLayout<Record>.stride
-            let p = LargeAllocation.reallocate(
+            let (p, bytes) = LargeAllocation.reallocate(
                 UnsafeMutableRawPointer(base), from: Swift.max(capacity, 1) * stride, to: newCapacity * stride, used: count * stride,
                 hugePages: false, mapFrom: Self.mapFrom)
-            base = p.bindMemory(to: Record.self, capacity: newCapacity)
-            capacity = newCapacity
+            capacity = RecordTable.records(in: bytes)
+            base = p.bindMemory(to: Record.self, capacity: capacity)
         }
 
         func copy(capacity: Int) -> Buffer {
@@ -53,6 +56,16 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
             b.count = count
             return b
         }
+    }
+
+    /// The records a block of `bytes` holds. A kept mapping taken whole
+    /// (``LargeAllocation/allocateGrowing(byteCount:hugePages:mapFrom:)``) may be no multiple
+    /// of the stride: the capacity is what fits, and since a stride is less than a page,
+    /// ``LargeAllocation/mappedSize(_:)`` of the capacity's bytes is the whole mapping again,
+    /// which is what the table frees.
+    static func records(in bytes: Int) -> Int {
+        precondition(MemoryLayout<Record>.stride < LargeAllocation.page)
+        return Swift.max(bytes / MemoryLayout<Record>.stride, 1)
     }
 
     /// nil until the first record: an empty table allocates nothing.

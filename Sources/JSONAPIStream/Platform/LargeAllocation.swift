@@ -9,7 +9,8 @@ import Darwin
 
 /// Memory for the large arenas (the value store, interner bytes): on Linux, anonymous
 /// mappings that ask for transparent huge pages (one page fault per 2 MiB instead of per
-/// 4 KiB) and grow with `mremap` (the kernel moves page tables; no bytes are copied).
+/// 4 KiB) and grow with `mremap` (the kernel moves page tables; no bytes are copied). Freed
+/// mappings are kept for the next blocks, up to ``MemoryBudget/keptFreedBytesLimit``.
 /// Elsewhere, ordinary allocation. Blocks below `threshold` always use `malloc`.
 enum LargeAllocation {
     static let threshold = 1 << 21
@@ -44,22 +45,48 @@ enum LargeAllocation {
         #if os(Linux)
         if n >= mapFrom {
             let size = mappedSize(n)
-            _ = jsonapi_memory_reserve(Int64(size))
-            let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            guard let p, p != MAP_FAILED else { MemoryBudget.outOfMemory(needing: size) }
-            if hugePages { _ = madvise(p, size, 14 /* MADV_HUGEPAGE */) }
-            return p
+            // A mapping freed earlier (``deallocate``), cut to `size`: its pages are resident
+            // already, so none is zeroed again as it is written.
+            if let p = jsonapi_kept_take(jsonapi_kept_default(), size, hugePages ? 1 : 0, nil) { return p }
+            return map(size, hugePages: hugePages)
         }
         #endif
         guard let p = malloc(Swift.max(n, 16)) else { MemoryBudget.outOfMemory(needing: n) }
         return p
     }
 
+    /// Memory for at least `n` bytes, and how many bytes it is: a block that grows (a value
+    /// store, a record table) takes the largest mapping kept (``deallocate``) whole, the room
+    /// it may grow into without a page of it zeroed again. The count returned is a mapped
+    /// size (``mappedSize(_:)`` gives it back unchanged) to pass to ``deallocate``.
+    static func allocateGrowing(byteCount n: Int, hugePages: Bool = true, mapFrom: Int = threshold) -> (base: UnsafeMutableRawPointer, byteCount: Int) {
+        #if os(Linux)
+        if n >= mapFrom {
+            let size = mappedSize(n)
+            var whole = 0
+            if let p = jsonapi_kept_take(jsonapi_kept_default(), size, hugePages ? 1 : 0, &whole) { return (p, whole) }
+            return (map(size, hugePages: hugePages), size)
+        }
+        #endif
+        return (allocate(byteCount: n, hugePages: hugePages, mapFrom: mapFrom), n)
+    }
+
+    #if os(Linux)
+    /// A new anonymous mapping of `size` bytes (a mapped size), counted against the budget.
+    private static func map(_ size: Int, hugePages: Bool) -> UnsafeMutableRawPointer {
+        _ = jsonapi_memory_reserve(Int64(size))
+        let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let p, p != MAP_FAILED else { MemoryBudget.outOfMemory(needing: size) }
+        if hugePages { _ = madvise(p, size, 14 /* MADV_HUGEPAGE */) }
+        return p
+    }
+    #endif
+
     /// Grows a block from `old` to `new` bytes, keeping its first `used` bytes (`hugePages` as
     /// for ``allocate(byteCount:hugePages:)``).
     static func reallocate(
         _ p: UnsafeMutableRawPointer, from old: Int, to new: Int, used: Int, hugePages: Bool = true, mapFrom: Int = threshold
-    ) -> UnsafeMutableRawPointer {
+    ) -> (base: UnsafeMutableRawPointer, byteCount: Int) {
         #if os(Linux)
         if old >= mapFrom {
             let size = mappedSize(new)
@@ -67,20 +94,24 @@ enum LargeAllocation {
             // Invariant: p was mapped with mmap and is `mappedSize(old)` bytes long.
             if let q = jsonapi_mremap(p, mappedSize(old), size) {
                 if hugePages { _ = madvise(q, size, 14 /* MADV_HUGEPAGE */) }
-                return q
+                return (q, new)
             }
         }
         #endif
-        let q = allocate(byteCount: new, hugePages: hugePages, mapFrom: mapFrom)
+        let (q, n) = allocateGrowing(byteCount: new, hugePages: hugePages, mapFrom: mapFrom)
         q.copyMemory(from: p, byteCount: used)
-        deallocate(p, byteCount: old, mapFrom: mapFrom)
-        return q
+        deallocate(p, byteCount: old, hugePages: hugePages, mapFrom: mapFrom)
+        return (q, n)
     }
 
-    static func deallocate(_ p: UnsafeMutableRawPointer, byteCount n: Int, mapFrom: Int = threshold) {
+    /// Frees a block of ``allocate(byteCount:hugePages:mapFrom:)`` (the same `hugePages` and
+    /// `mapFrom`). A mapping may be kept for the next large block instead of unmapped
+    /// (``MemoryBudget/keptFreedBytesLimit``).
+    static func deallocate(_ p: UnsafeMutableRawPointer, byteCount n: Int, hugePages: Bool = true, mapFrom: Int = threshold) {
         #if os(Linux)
         if n >= mapFrom {
-            munmap(p, mappedSize(n))
+            let size = mappedSize(n)
+            if jsonapi_kept_keep(jsonapi_kept_default(), p, size, hugePages ? 1 : 0) == 0 { munmap(p, size) }
             return
         }
         #endif

@@ -18,9 +18,8 @@ package struct ByteArena: ~Copyable {
 
     package init(capacity: Int = 4096) {
         let c = LargeAllocation.roundUp(Swift.max(capacity, 16))
-        base = LargeAllocation.allocate(byteCount: c)
+        (base, self.capacity) = LargeAllocation.allocateGrowing(byteCount: c)
         count = 0
-        self.capacity = c
     }
 
     deinit { LargeAllocation.deallocate(base, byteCount: capacity) }
@@ -167,8 +166,7 @@ package struct ByteArena: ~Copyable {
         // Doubling keeps appends amortized O(1); one append larger than that (a long string)
         // takes what it needs, not the next power of two.
         let newCapacity = LargeAllocation.roundUp(Swift.max(Swift.max(capacity, 16) &* 2, minimum))
-        base = LargeAllocation.reallocate(base, from: capacity, to: newCapacity, used: count)
-        capacity = newCapacity
+        (base, capacity) = LargeAllocation.reallocate(base, from: capacity, to: newCapacity, used: count)
     }
 
     package mutating func reserveCapacity(_ n: Int) { if n > capacity { grow(minimum: n) } }
