@@ -95,17 +95,18 @@ int jsonapi_kept_keep(jsonapi_kept_mappings *k, void *p, size_t size, int kind) 
     int n = 0, keptIt = 0;
     pthread_mutex_lock(&k->lock);
     if ((int64_t)size <= k->cap) {
-        // The oldest go until this one fits, in bytes and in slots.
+        // The oldest go until this one fits, in bytes and in slots. (With every slot empty
+        // nothing is kept, and `size` is within the cap: the loop ends before it runs out.)
         for (;;) {
-            int free = -1;
+            int empty = -1;
             for (int i = 0; i < JSONAPI_KEPT_SLOTS; i++) {
-                if (!k->slot[i].p) free = i;
+                if (!k->slot[i].p) empty = i;
             }
-            if (free >= 0 && k->bytes + (int64_t)size <= k->cap) {
-                k->slot[free].p = p;
-                k->slot[free].size = size;
-                k->slot[free].kind = kind;
-                k->slot[free].age = ++k->clock;
+            if (empty >= 0 && k->bytes + (int64_t)size <= k->cap) {
+                k->slot[empty].p = p;
+                k->slot[empty].size = size;
+                k->slot[empty].kind = kind;
+                k->slot[empty].age = ++k->clock;
                 k->bytes += (int64_t)size;
                 keptIt = 1;
                 break;

@@ -184,6 +184,30 @@ struct KeptMappingsTests {
         munmap(one, Self.mib)
     }
 
+    /// Under a budget, kept mappings are given back before the process is found over it: a
+    /// child process (the caps are the process's) keeps 48 MiB it has written, then sets a
+    /// resident cap 16 MiB below what it holds. The check unmaps them and passes; with the
+    /// cap below what remains, it fails.
+    @Test func keptMappingsAreGivenBackBeforeTheBudgetIsFoundOver() async {
+        await #expect(processExitsWith: .success) {
+            let size = 48 << 20
+            guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else { exit(2) }
+            for i in stride(from: 0, to: size, by: 4096) { p.storeBytes(of: 1, toByteOffset: i, as: UInt8.self) }
+            let k = jsonapi_kept_default()
+            jsonapi_kept_set_cap(k, Int64(64 << 20))
+            guard jsonapi_kept_keep(k, p, size, 0) == 1, MemoryBudget.keptFreedBytes == size else { exit(3) }
+            guard let held = MemoryBudget.usage()?.resident else { exit(4) }
+            MemoryBudget.caps = MemoryBudget.Caps(resident: held - (16 << 20))
+            guard jsonapi_memory_check() == 1 else { exit(5) }
+            guard MemoryBudget.keptFreedBytes == 0, msync(p, 4096, MS_ASYNC) != 0 else { exit(6) }
+            // Nothing left to give back: below what the process holds now, it is over.
+            guard let now = MemoryBudget.usage()?.resident else { exit(4) }
+            MemoryBudget.caps = MemoryBudget.Caps(resident: now - (8 << 20))
+            guard jsonapi_memory_check() == 0 else { exit(7) }
+            exit(0)
+        }
+    }
+
     @Test func noMoreThanEightAreKept() throws {
         let k = try #require(jsonapi_kept_create(Int64(64 * Self.mib)))
         defer { jsonapi_kept_destroy(k) }
