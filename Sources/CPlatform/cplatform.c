@@ -64,12 +64,15 @@ static int oldest_slot(jsonapi_kept_mappings *k) {
 void *jsonapi_kept_take(jsonapi_kept_mappings *k, size_t size, int kind, size_t *whole) {
     pthread_mutex_lock(&k->lock);
     // Whole: the largest (a block that grows, as a value store does, takes all the room it
-    // may grow into); else the smallest that fits, its tail unmapped.
+    // may grow into); else the smallest that fits, its tail unmapped, unless it is more than
+    // twice as large (a block of a set size, as a worker's piece is, leaves a large mapping
+    // to the block that will grow into it).
     int best = -1;
     for (int i = 0; i < JSONAPI_KEPT_SLOTS; i++) {
         if (!k->slot[i].p || k->slot[i].kind != kind || k->slot[i].size < size) continue;
         if (best < 0 || (whole ? k->slot[i].size > k->slot[best].size : k->slot[i].size < k->slot[best].size)) best = i;
     }
+    if (best >= 0 && !whole && k->slot[best].size / 2 > size) best = -1;
     if (best < 0) {
         pthread_mutex_unlock(&k->lock);
         return NULL;

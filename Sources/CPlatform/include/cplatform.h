@@ -21,7 +21,8 @@ jsonapi_kept_mappings *jsonapi_kept_default(void);
 jsonapi_kept_mappings *jsonapi_kept_create(int64_t cap);
 void jsonapi_kept_destroy(jsonapi_kept_mappings *k);
 /// A kept mapping of `kind` of at least `size` bytes, or NULL. With `whole`: the largest,
-/// its length stored there; without: the smallest, cut to `size` (a mapped size).
+/// its length stored there; without: the smallest, cut to `size` (a mapped size), if it is
+/// no more than twice that.
 void *jsonapi_kept_take(jsonapi_kept_mappings *k, size_t size, int kind, size_t *whole);
 /// Keeps the mapping `p` of `size` bytes and returns 1, or returns 0 (more than the cap) and
 /// the caller unmaps it.

@@ -25,12 +25,13 @@ struct RecordTable<Record: BitwiseCopyable>: RandomAccessCollection, MutableColl
         var count: Int
         var capacity: Int
 
+        /// Exactly `capacity` records (a table reserved like another, as a worker's piece's
+        /// are, leaves a large kept mapping to the table that grows into it, ``grow(to:)``).
         init(capacity: Int) {
-            let (p, bytes) = LargeAllocation.allocateGrowing(
-                byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false, mapFrom: Self.mapFrom)
-            self.capacity = RecordTable.records(in: bytes)
+            self.capacity = capacity
             count = 0
-            base = p.bindMemory(to: Record.self, capacity: self.capacity)
+            base = LargeAllocation.allocate(byteCount: Swift.max(capacity, 1) * MemoryLayout<Record>.stride, hugePages: false, mapFrom: Self.mapFrom)
+                .bindMemory(to: Record.self, capacity: Swift.max(capacity, 1))
         }
 
         deinit {

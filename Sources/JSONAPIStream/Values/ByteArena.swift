@@ -18,7 +18,10 @@ package struct ByteArena: ~Copyable {
 
     package init(capacity: Int = 4096) {
         let c = LargeAllocation.roundUp(Swift.max(capacity, 16))
-        (base, self.capacity) = LargeAllocation.allocateGrowing(byteCount: c)
+        // A set size (a worker's piece, sized like the last): exact, so that it leaves a
+        // large kept mapping to the store that grows into it (``grow(minimum:)``).
+        base = LargeAllocation.allocate(byteCount: c)
+        self.capacity = c
         count = 0
     }
 
