@@ -52,13 +52,17 @@ void jsonapi_kept_destroy(jsonapi_kept_mappings *k) {
     free(k);
 }
 
-// The oldest slot in use, or -1. Called with the lock held.
-static int oldest_slot(jsonapi_kept_mappings *k) {
+// Takes the oldest mapping out of the set into out[*n] (for the caller to unmap once the
+// lock is released). Called with the lock held, with at least one mapping kept.
+static void take_oldest(jsonapi_kept_mappings *k, void **out, size_t *outSize, int *n) {
     int oldest = -1;
     for (int i = 0; i < JSONAPI_KEPT_SLOTS; i++) {
         if (k->slot[i].p && (oldest < 0 || k->slot[i].age < k->slot[oldest].age)) oldest = i;
     }
-    return oldest;
+    out[*n] = k->slot[oldest].p;
+    outSize[(*n)++] = k->slot[oldest].size;
+    k->bytes -= (int64_t)k->slot[oldest].size;
+    k->slot[oldest].p = NULL;
 }
 
 void *jsonapi_kept_take(jsonapi_kept_mappings *k, size_t size, int kind, size_t *whole) {
@@ -114,11 +118,7 @@ int jsonapi_kept_keep(jsonapi_kept_mappings *k, void *p, size_t size, int kind) 
                 keptIt = 1;
                 break;
             }
-            int oldest = oldest_slot(k);
-            out[n] = k->slot[oldest].p;
-            outSize[n++] = k->slot[oldest].size;
-            k->bytes -= (int64_t)k->slot[oldest].size;
-            k->slot[oldest].p = NULL;
+            take_oldest(k, out, outSize, &n);
         }
     }
     pthread_mutex_unlock(&k->lock);
@@ -132,16 +132,12 @@ int64_t jsonapi_kept_release(jsonapi_kept_mappings *k, int64_t down_to) {
     int n = 0;
     int64_t freed = 0;
     pthread_mutex_lock(&k->lock);
-    while (k->bytes > down_to) {
-        int oldest = oldest_slot(k);
-        out[n] = k->slot[oldest].p;
-        outSize[n++] = k->slot[oldest].size;
-        k->bytes -= (int64_t)k->slot[oldest].size;
-        freed += (int64_t)k->slot[oldest].size;
-        k->slot[oldest].p = NULL;
-    }
+    while (k->bytes > down_to) take_oldest(k, out, outSize, &n);
     pthread_mutex_unlock(&k->lock);
-    for (int i = 0; i < n; i++) munmap(out[i], outSize[i]);
+    for (int i = 0; i < n; i++) {
+        munmap(out[i], outSize[i]);
+        freed += (int64_t)outSize[i];
+    }
     return freed;
 }
 

@@ -175,7 +175,7 @@ int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_e
 #else
     block_skipper skip = variant == 1 ? NULL : skip_inside_element_sse2;
 #if defined(JSONAPI_WIDE_BLOCKS)
-    const int width = variant == 0 ? block_width() : variant == 3 && wide_blocks_supported() ? 1 : 0;
+    const int width = block_width_for(variant);
     if (width == 2) skip = skip_inside_element_widest;
     else if (width == 1) skip = skip_inside_element_wide;
 #endif

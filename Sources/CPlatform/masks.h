@@ -102,6 +102,12 @@ static inline int block_width(void) {
 
 // Whether this processor has what the wide readers use.
 static inline int wide_blocks_supported(void) { return block_width() >= 1; }
+
+// The readers a splitter's `variant` asks for (as block_width): 0 the widest this processor
+// has, 3 the wide ones where it has them (tests), the narrow ones otherwise.
+static inline int block_width_for(int variant) {
+    return variant == 0 ? block_width() : variant == 3 && wide_blocks_supported() ? 1 : 0;
+}
 #endif
 #endif
 

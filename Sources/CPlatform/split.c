@@ -209,7 +209,7 @@ int jsonapi_split_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_spl
     if (variant != 1) {
         int found = 0, width = 0;
 #if defined(JSONAPI_WIDE_BLOCKS)
-        width = variant == 0 ? block_width() : variant == 3 && wide_blocks_supported() ? 1 : 0;
+        width = block_width_for(variant);
         if (width == 2) i = split_blocks_widest(p, n, cut_from, s, cut, &found);
         else if (width == 1) i = split_blocks_wide(p, n, cut_from, s, cut, &found);
 #endif

@@ -181,8 +181,7 @@ extension GraphSink {
         guard let moved else { return copy(span, of: o, into: &store) }
         // (Most spans are none: no relationship links or meta, no identifier meta.)
         if span.isNone { return .none }
-        let old = o.span(span)
-        return storage.pack(ValueSpan(start: old.start &+ moved, count: old.count))
+        return storage.pack(Self.move(o.span(span), by: moved))
     }
 
     /// `span` moved by `moved` bytes.
