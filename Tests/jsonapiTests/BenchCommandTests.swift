@@ -21,6 +21,7 @@ struct BenchCommandTests {
             #expect(pass["error"] == nil, "\(name): \(pass["error"]?.stringValue ?? "")")
             #expect((pass["megabytesPerSecond"]?.numberValue?.doubleValue ?? 0) > 0, "\(name)")
             #expect((pass["peakResidentBytes"]?.numberValue?.doubleValue ?? 0) > 1_000_000, "\(name)")
+            #expect(pass["medianPageFaults"]?.numberValue?.doubleValue.map { $0 >= 0 } == true, "\(name)")
         }
         // The floor is its own reference.
         #expect(results.first?["throughputRatio"]?.numberValue?.doubleValue == 1)
@@ -86,6 +87,30 @@ struct BenchCommandTests {
         #expect(text.out.contains("% with 2 (limit from about "), "\(text.out)")
         let zero = try run(["bench", "--workers", "0"])
         #expect(zero.status == 2 && zero.stderr.contains("--workers must be from 1 to 256"))
+    }
+
+    /// Page faults are counted per run: a process's first graph writes memory it never wrote
+    /// (its value store, its tables), one fault per page at least, where bare yajl over the
+    /// same bytes in the same kind of process writes almost none.
+    @Test func aRunThatWritesFreshMemoryCountsItsPageFaults() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let generated = try run(["generate", "--resources", "3000"])
+        #expect(generated.status == 0)
+        let file = dir.appendingPathComponent("doc.json")
+        try Data(generated.stdout).write(to: file)
+        func faults(_ pass: String) throws -> [Int] {
+            let r = try run(["bench-pass", "--pass", pass, "--runs", "1", "--warmup", "0", "--min-run-seconds", "0", file.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let reply = try JSONValue(parsing: Array(r.stdout))
+            return reply["pageFaults"]?.arrayValue?.compactMap { $0.numberValue?.int64Value }.map(Int.init) ?? []
+        }
+        let graph = try faults("graph")
+        let yajl = try faults("yajl")
+        #expect(graph.count == 1 && yajl.count == 1)
+        // About 5 MB of input: a graph of it writes megabytes of tables in 4 KiB pages.
+        #expect((graph.first ?? 0) > 200, "\(graph)")
+        #expect((graph.first ?? 0) > 4 * (yajl.first ?? .max), "graph \(graph), yajl \(yajl)")
     }
 
     @Test func usageErrors() throws {

@@ -56,6 +56,17 @@ enum ProcessorTime {
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
+
+    /// Page faults of this process so far (minor and major, all threads).
+    static var pageFaults: Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Int(usage.ru_minflt) + Int(usage.ru_majflt)
+    }
 }
 
 /// Processor time of the calling thread alone (user and system), for the share of a run's
@@ -80,6 +91,9 @@ enum BenchChild {
         /// Processor time per run of the thread that runs the pass (the one that reads the
         /// input, splits it for workers and merges what they give back).
         var callerCPUSeconds: [Double]
+        /// Page faults per run (all threads): a run that maps fresh memory faults on each page
+        /// it first writes.
+        var pageFaults: [Int]? = nil
         /// Passes per timed run (more than 1 for small documents).
         var repeats: Int
         var result: Int
@@ -115,6 +129,7 @@ enum BenchChild {
         outcome.seconds = reply.seconds
         outcome.cpuSeconds = reply.cpuSeconds
         outcome.callerCPUSeconds = reply.callerCPUSeconds
+        outcome.pageFaults = reply.pageFaults ?? []
         outcome.residentBeforeRuns = reply.residentBeforeRuns
         outcome.peakResident = reply.peakResident
         outcome.error = reply.error

@@ -66,11 +66,12 @@ struct BenchPass: ParsableCommand {
         var seconds: [Double] = []
         var cpuSeconds: [Double] = []
         var callerCPUSeconds: [Double] = []
+        var pageFaults: [Int] = []
         var result = 0
         var repeats = 1
         func reply(_ error: String?) -> String {
             BenchChild.Reply(
-                pass: pass.rawValue, bytes: input.count, seconds: seconds, cpuSeconds: cpuSeconds, callerCPUSeconds: callerCPUSeconds, repeats: repeats,
+                pass: pass.rawValue, bytes: input.count, seconds: seconds, cpuSeconds: cpuSeconds, callerCPUSeconds: callerCPUSeconds, pageFaults: pageFaults, repeats: repeats,
                 result: result, residentBeforeRuns: before, peakResident: ResidentMemory.peak, error: error
             ).encoded
         }
@@ -84,6 +85,7 @@ struct BenchPass: ParsableCommand {
                 repeats = once >= minRunSeconds ? 1 : min(1_000_000, Int((minRunSeconds / max(once, 1e-7)).rounded(.up)))
             }
             for _ in 0..<max(0, runs) {
+                let faults = ProcessorTime.pageFaults
                 let cpu = ProcessorTime.now
                 let callerCPU = ThreadProcessorTime.now
                 let start = DispatchTime.now().uptimeNanoseconds
@@ -91,6 +93,7 @@ struct BenchPass: ParsableCommand {
                 seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(repeats))
                 callerCPUSeconds.append((ThreadProcessorTime.now - callerCPU) / Double(repeats))
                 cpuSeconds.append((ProcessorTime.now - cpu) / Double(repeats))
+                pageFaults.append((ProcessorTime.pageFaults - faults) / repeats)
             }
         } catch {
             try? Terminal.standardOutput(reply((error as? JSONAPIError).map { "\($0)" } ?? "\(error)"))

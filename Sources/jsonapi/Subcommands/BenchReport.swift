@@ -14,6 +14,8 @@ struct BenchOutcome {
     var cpuSeconds: [Double] = []
     /// The calling thread's part of `cpuSeconds`, run by run.
     var callerCPUSeconds: [Double] = []
+    /// Page faults per run (all threads; empty from a child that did not count them).
+    var pageFaults: [Int] = []
     var residentBeforeRuns = 0
     var peakResident = 0
     var error: String?
@@ -24,6 +26,7 @@ struct BenchOutcome {
         seconds += other.seconds
         cpuSeconds += other.cpuSeconds
         callerCPUSeconds += other.callerCPUSeconds
+        pageFaults += other.pageFaults
         peakResident = max(peakResident, other.peakResident)
         residentBeforeRuns = residentBeforeRuns == 0 ? other.residentBeforeRuns : min(residentBeforeRuns, other.residentBeforeRuns)
         if error == nil { error = other.error }
@@ -136,6 +139,10 @@ struct BenchReport {
         /// input takes (splitting it, merging the workers' pieces, writing their output). With
         /// N workers that thread is the limit once the workers' part divided by N is smaller.
         var callerShare: Double?
+        /// Page faults per run, all threads (median): a run that writes memory the process
+        /// has not written before faults once per page (or huge page), and the kernel zeroes
+        /// each; a run that reuses its memory hardly faults.
+        var medianPageFaults: Double?
         var error: String?
     }
 
@@ -181,6 +188,7 @@ struct BenchReport {
                 }
             }
             if let w = run.workers, w >= 2, run.pass != .bareYajl { row.callerShare = o.callerShare }
+            if o.error == nil, !o.pageFaults.isEmpty { row.medianPageFaults = BenchOutcome.median(o.pageFaults.map(Double.init)) }
             if let cpu = o.cpuMedian, cpu > 0 {
                 row.medianCPUSeconds = cpu
                 if let floorCPU = floor?.cpuMedian { row.cpuRatio = floorCPU / cpu }
