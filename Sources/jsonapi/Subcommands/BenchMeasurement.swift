@@ -47,25 +47,26 @@ enum ResidentMemory {
 /// Processor time of this process: user and system, all threads.
 enum ProcessorTime {
     static var now: Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
+        let usage = selfUsage
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// Page faults of this process so far (minor and major, all threads).
     static var pageFaults: Int {
+        let usage = selfUsage
+        return Int(usage.ru_minflt) + Int(usage.ru_majflt)
+    }
+
+    /// `getrusage` of this process.
+    private static var selfUsage: rusage {
         var usage = rusage()
         #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
-        return Int(usage.ru_minflt) + Int(usage.ru_majflt)
+        return usage
     }
 }
 
