@@ -139,9 +139,10 @@ struct BenchReport {
         /// input takes (splitting it, merging the workers' pieces, writing their output). With
         /// N workers that thread is the limit once the workers' part divided by N is smaller.
         var callerShare: Double?
-        /// Page faults per run, all threads (median): a run that writes memory the process
-        /// has not written before faults once per page (or huge page), and the kernel zeroes
-        /// each; a run that reuses its memory hardly faults.
+        /// Page faults per run, all threads (median), as `getrusage` counts them (the faults
+        /// that trap and the pages `madvise(MADV_POPULATE_WRITE)` fills): a run that writes
+        /// memory the process has not written before faults once per page (or huge page), and
+        /// the kernel zeroes each; a run that reuses its memory hardly faults.
         var medianPageFaults: Double?
         var error: String?
     }
