@@ -59,14 +59,11 @@ import Testing
         }
     }
 
-    /// Waits until `condition` holds. Generous: on a busy 2-core machine the test's tasks
-    /// may wait long for a thread of the cooperative pool.
-    static func until(_ condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(600)
-        while !condition() {
-            guard Date() < deadline else { throw CancellationError() }
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
+    /// Waits until `condition` holds: up to 120,000 checks 5 ms apart (``Polling``), then
+    /// fails the test.
+    static func until(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let held = try await Polling.until(polls: 120_000, every: .milliseconds(5)) { condition() }
+        try #require(held, "the condition did not come to hold", sourceLocation: sourceLocation)
     }
 
     @Test func requestsInFlightStayWithinTheLimits() async throws {
@@ -151,13 +148,11 @@ import Testing
                     return true
                 })
             // One at a time, so that the queue's order is the loop's.
-            let deadline = Date().addingTimeInterval(600)
-            while queue.counts.waiting < i + 1, Date() < deadline { await Task.yield() }
+            try await Polling.until(polls: 10_000_000, every: nil) { queue.counts.waiting >= i + 1 }
         }
         #expect(queue.counts == (1, n))
         for i in stride(from: 1, to: n, by: 2) { tasks[i].cancel() }
-        let deadline = Date().addingTimeInterval(600)
-        while queue.counts.waiting > n / 2, Date() < deadline { await Task.yield() }
+        try await Polling.until(polls: 10_000_000, every: nil) { queue.counts.waiting <= n / 2 }
         #expect(queue.counts.waiting == n / 2)
         queue.release("a")
         for t in tasks { #expect(await t.value) }
