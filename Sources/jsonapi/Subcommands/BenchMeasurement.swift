@@ -23,13 +23,10 @@ enum ResidentMemory {
     /// The high-water mark since this process image started, in bytes.
     static var peak: Int {
         if let hwm = procStatus("VmHWM:") { return hwm }
-        var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024
+        return Int(selfUsage().ru_maxrss) * 1024  // kilobytes on Linux
         #else
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss)
+        return Int(selfUsage().ru_maxrss)
         #endif
     }
 
@@ -44,30 +41,29 @@ enum ResidentMemory {
     }
 }
 
-/// Processor time of this process: user and system, all threads.
-enum ProcessorTime {
-    static var now: Double {
-        let usage = selfUsage
+/// Processor time and page faults of this process, read together (one `getrusage`).
+struct ProcessUsage {
+    /// User and system processor time so far, all threads, in seconds.
+    var cpuSeconds: Double
+    /// Page faults so far (minor and major, all threads).
+    var pageFaults: Int
+
+    static var now: ProcessUsage {
+        let usage = selfUsage()
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        return ProcessUsage(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), pageFaults: Int(usage.ru_minflt) + Int(usage.ru_majflt))
     }
+}
 
-    /// Page faults of this process so far (minor and major, all threads).
-    static var pageFaults: Int {
-        let usage = selfUsage
-        return Int(usage.ru_minflt) + Int(usage.ru_majflt)
-    }
-
-    /// `getrusage` of this process.
-    private static var selfUsage: rusage {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return usage
-    }
+/// `getrusage` of this process: the one place the bench reads it.
+private func selfUsage() -> rusage {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return usage
 }
 
 /// Processor time of the calling thread alone (user and system), for the share of a run's
@@ -94,7 +90,7 @@ enum BenchChild {
         var callerCPUSeconds: [Double]
         /// Page faults per run (all threads): a run that maps fresh memory faults on each page
         /// it first writes.
-        var pageFaults: [Int]? = nil
+        var pageFaults: [Int]
         /// Passes per timed run (more than 1 for small documents).
         var repeats: Int
         var result: Int
@@ -130,7 +126,7 @@ enum BenchChild {
         outcome.seconds = reply.seconds
         outcome.cpuSeconds = reply.cpuSeconds
         outcome.callerCPUSeconds = reply.callerCPUSeconds
-        outcome.pageFaults = reply.pageFaults ?? []
+        outcome.pageFaults = reply.pageFaults
         outcome.residentBeforeRuns = reply.residentBeforeRuns
         outcome.peakResident = reply.peakResident
         outcome.error = reply.error

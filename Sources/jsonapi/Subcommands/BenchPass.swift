@@ -85,15 +85,15 @@ struct BenchPass: ParsableCommand {
                 repeats = once >= minRunSeconds ? 1 : min(1_000_000, Int((minRunSeconds / max(once, 1e-7)).rounded(.up)))
             }
             for _ in 0..<max(0, runs) {
-                let faults = ProcessorTime.pageFaults
-                let cpu = ProcessorTime.now
+                let usage = ProcessUsage.now
                 let callerCPU = ThreadProcessorTime.now
                 let start = DispatchTime.now().uptimeNanoseconds
                 for _ in 0..<repeats { result &+= try pass.run(input, chunkSize: chunkSize, options: options) }
                 seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(repeats))
                 callerCPUSeconds.append((ThreadProcessorTime.now - callerCPU) / Double(repeats))
-                cpuSeconds.append((ProcessorTime.now - cpu) / Double(repeats))
-                pageFaults.append((ProcessorTime.pageFaults - faults) / repeats)
+                let after = ProcessUsage.now
+                cpuSeconds.append((after.cpuSeconds - usage.cpuSeconds) / Double(repeats))
+                pageFaults.append((after.pageFaults - usage.pageFaults) / repeats)
             }
         } catch {
             try? Terminal.standardOutput(reply((error as? JSONAPIError).map { "\($0)" } ?? "\(error)"))

@@ -14,7 +14,7 @@ struct BenchOutcome {
     var cpuSeconds: [Double] = []
     /// The calling thread's part of `cpuSeconds`, run by run.
     var callerCPUSeconds: [Double] = []
-    /// Page faults per run (all threads; empty from a child that did not count them).
+    /// Page faults per run (all threads; empty when no run finished).
     var pageFaults: [Int] = []
     var residentBeforeRuns = 0
     var peakResident = 0
