@@ -584,3 +584,57 @@ struct BatchWindowTests {
         #expect(segments.count == 2 && segments.min()! >= 1 && segments.max()! >= 7, "\(segments)")
     }
 }
+
+/// The reading thread is one of the workers (`WorkerPool`'s helper): two workers are one
+/// thread of their own and the caller's.
+struct CallerAsWorkerTests {
+    /// With the thread held up on its first batch, the caller reads the batches after it itself
+    /// (on its own thread, as worker number 1), and the output is one reader's.
+    @Test func theCallerReadsBatchesWhileTheThreadIsHeldUp() {
+        let input = BatchWindowTests.dump(documents: 400, resources: 2)
+        let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 20_000, decision: 20_000)
+        #expect(one.error == nil)
+        final class Seen: @unchecked Sendable {
+            let lock = Condition()
+            var threadsByWorker: [Int: Set<ObjectIdentifier>] = [:]
+            var readByCaller = 0
+        }
+        let seen = Seen()
+        let caller = ObjectIdentifier(Thread.current)
+        var o = DocumentOptions()
+        o.parse.workers = 2
+        let out = ByteWriter()
+        let n = Normalizer(format: .ndjson, out: out, document: o)
+        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
+        n.willRead = { w, id in
+            let me = ObjectIdentifier(Thread.current)
+            seen.lock.lock()
+            seen.threadsByWorker[w, default: []].insert(me)
+            if me == caller { seen.readByCaller += 1 }
+            guard w == 0 && id == 0 else { return seen.lock.unlock() }
+            // The thread's first batch: held until the caller has read 5 (for 5 s at most).
+            for _ in 0..<5_000 where seen.readByCaller < 5 {
+                seen.lock.unlock()
+                usleep(1_000)
+                seen.lock.lock()
+            }
+            seen.lock.unlock()
+        }
+        do throws(JSONAPIError) {
+            try readInputs([("dump", input)], chunk: 0, into: n)
+            try n.finish()
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(n.isReadByWorkers)
+        #expect(out.string == one.output)
+        let (threads, byCaller) = seen.lock.withLock { (seen.threadsByWorker, seen.readByCaller) }
+        // Worker 1 is the caller's: every batch it read, it read on the caller's thread; worker
+        // 0 is a thread of its own.
+        #expect(threads[1] == [caller], "\(threads)")
+        #expect(threads[0].map { !$0.contains(caller) } == true, "\(threads)")
+        #expect(byCaller >= 5, "the caller read \(byCaller) batches")
+        let segments = n.segmentsByWorker
+        #expect(segments.count == 2 && segments[1] >= 5, "\(segments)")
+    }
+}

@@ -33,6 +33,17 @@ int64_t jsonapi_kept_release(jsonapi_kept_mappings *k, int64_t down_to);
 void jsonapi_kept_set_cap(jsonapi_kept_mappings *k, int64_t cap);
 void jsonapi_kept_state(jsonapi_kept_mappings *k, int64_t *bytes, int64_t *cap);
 
+/// Processor time (seconds) the calling thread has spent reading batches as one of its
+/// reader's workers (`WorkerPool`'s helper), since the thread began: the part of a reading
+/// thread's time that is a worker's, which `jsonapi bench` leaves out of the reading thread's
+/// share. A thread-local count, so only the thread's own reads are in it.
+double jsonapi_helper_seconds(void);
+/// Adds `seconds` to the calling thread's count.
+void jsonapi_helper_add_seconds(double seconds);
+/// The calling thread's processor time in seconds (`CLOCK_THREAD_CPUTIME_ID`; 0 where there is
+/// no such clock).
+double jsonapi_thread_seconds(void);
+
 /// Asks the processor to bring the cache line holding `p` in (for reading), without
 /// waiting for it: a hint, which never faults. Used ahead of hash-table probes whose slots
 /// are likely not in cache (callers pass addresses inside their own tables).

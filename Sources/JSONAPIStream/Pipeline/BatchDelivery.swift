@@ -72,6 +72,7 @@ final class BatchDelivery {
         let (perBatch, o1) = batchBytes.addingReportingOverflow(batchBytes / 2)
         let (bytes, o2) = perBatch.multipliedReportingOverflow(by: window)
         byteWindow = o1 || o2 ? .max : bytes
+        // `workerCount` workers: a thread each, but the last, the caller's (``WorkerPool``).
         pool = WorkerPool((0..<workerCount).map { _ in makeWorker() }, willRead: willRead)
     }
 
@@ -79,8 +80,8 @@ final class BatchDelivery {
     func stop() { pool?.stop() }
 
     /// Hands `batch` to a worker: the one reading the segment it continues; any, when it is a
-    /// whole segment (``WorkerPool``); else the next in turn. Waits (delivering) while the
-    /// window is full.
+    /// whole segment (``WorkerPool``); else the next in turn, the caller's own worker among
+    /// them (which reads it at once). Waits (delivering) while the window is full.
     func dispatch(_ batch: ParallelBatch) throws(JSONAPIError) {
         while isFull(before: batch) { try deliverReady(waiting: true, atMost: 1) }
         let w: Int?
@@ -94,7 +95,12 @@ final class BatchDelivery {
         }
         continuingWorker = batch.endsSegment ? nil : w
         take(batch)
-        pool!.push(batch, to: w)
+        if let w, w == pool!.helperNumber {
+            // The caller's own worker: read now, on this thread.
+            pool!.readOnCaller(batch)
+        } else {
+            pool!.push(batch, to: w)
+        }
     }
 
     /// Keeps `batch` for the caller's stream, which reads it in its turn. Waits (delivering)

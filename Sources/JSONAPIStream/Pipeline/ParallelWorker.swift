@@ -3,6 +3,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+internal import CPlatform
+
+/// The processor time the calling thread spent reading batches as its reader's own worker
+/// (``WorkerPool``'s helper), in seconds since the thread began: `jsonapi bench` leaves it out
+/// of the reading thread's share, which is the time it spent splitting and delivering.
+package enum CallerWorkerTime {
+    package static var seconds: Double { jsonapi_helper_seconds() }
+}
 
 /// The workers' threads, their queues of batches, and the batches they finished.
 /// Its own object (the threads hold it, not the reader), so that a reader dropped without
@@ -13,52 +21,107 @@ import Foundation
 /// slowed down (it shares its core with the reading thread, or its ranges are heavier) then
 /// reads fewer, and the others do not wait for it. The batches of a longer segment go to one
 /// worker's own queue, as its parser holds the segment's state between them.
+///
+/// The last worker has no thread: it is the caller's (the reading thread's), the helper. A
+/// batch given to it is read at once, on the caller's thread (``readOnCaller(_:)``); and while
+/// the caller waits for a batch it must deliver next, it reads batches of the shared queue
+/// that the threads have not taken (``take(_:waiting:)``). So `n` workers are `n` threads in
+/// all, the reading thread among them, rather than `n` and the reading thread beside them: on
+/// a machine of `n` cores each thread has a core, the reading thread does not take a worker's
+/// core from it each time it splits or delivers, and no core idles while it waits.
 final class WorkerPool: @unchecked Sendable {
     private let lock = Condition()
     private let workers: [ParallelWorker]
+    /// The caller's worker (number `workers.count`).
+    private let helper: ParallelWorker
     // Under `lock`:
     private var queues: [FIFO<ParallelBatch>]
     private var shared = FIFO<ParallelBatch>()
     private var done: [Int: ParallelBatch] = [:]
     private var stopping = false
     private var running: Int
-    /// Segments each worker began so far.
+    /// Threads waiting for a batch to read.
+    private var idle = 0
+    /// Segments each worker began so far (the helper's last).
     private var segments: [Int]
-    /// Called on a worker's thread before it reads a batch, with the worker's number and the
-    /// batch's id (tests: a worker held up).
+    /// Whether the helper is in the middle of a segment (it then reads only that segment's
+    /// batches, as they are given to it), and the id of the last batch it read. Only the
+    /// caller's thread touches them.
+    private var helperInSegment = false
+    private var helperLast = -1
+    /// Called before a worker reads a batch, with the worker's number and the batch's id
+    /// (tests: a worker held up). The helper's number is the threads' count.
     private let willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)?
 
+    /// `workers`: one per thread, and the helper last (at least one, the helper).
     init(_ workers: [ParallelWorker], willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? = nil) {
-        self.workers = workers
+        precondition(!workers.isEmpty, "the caller's worker at least")
+        self.workers = Array(workers.dropLast())
+        helper = workers.last!
         self.willRead = willRead
-        queues = Array(repeating: FIFO(), count: workers.count)
+        let threads = workers.count - 1
+        queues = Array(repeating: FIFO(), count: threads)
         segments = Array(repeating: 0, count: workers.count)
-        running = workers.count
-        for (w, worker) in workers.enumerated() {
+        running = threads
+        for (w, worker) in self.workers.enumerated() {
             NativeThread.start(name: "jsonapi-work-\(w + 1)", stackSize: 1 << 20) { [self] in self.work(w, worker) }
         }
     }
 
+    /// The number of the caller's worker (the helper).
+    var helperNumber: Int { workers.count }
+
     /// Hands `batch` to worker `w`, or (nil) to whichever takes it first: `batch` must then be
-    /// a whole segment.
+    /// a whole segment. `w` is not the helper (``readOnCaller(_:)``).
     func push(_ batch: ParallelBatch, to w: Int?) {
         lock.lock()
         if let w { queues[w].append(batch) } else { shared.append(batch) }
-        lock.broadcast()
+        if idle > 0 { lock.broadcast() }
         lock.unlock()
     }
 
-    /// Segments each worker began so far.
+    /// Reads `batch` on the caller's thread, with the helper: a batch given to the helper.
+    func readOnCaller(_ batch: ParallelBatch) {
+        read(batch, onHelper: true)
+        helperInSegment = !batch.endsSegment
+    }
+
+    /// Segments each worker began so far (the helper's last).
     var segmentsByWorker: [Int] { lock.withLock { segments } }
 
-    /// Batch `id` once read: `nil` when it is not read yet and `waiting` is false.
+    /// Batch `id` once read: `nil` when it is not read yet and `waiting` is false. While it
+    /// waits, the caller reads batches of the shared queue the threads have not taken (the
+    /// oldest first; as many as there are more than threads waiting to take them, so that a
+    /// thread that is about to take one is not left without), unless the helper is in the
+    /// middle of a segment, or the oldest is older than the last batch the helper read: a
+    /// worker reads its batches in input order, as a thread does, because a parser that met an
+    /// error gives it again for whatever it reads next (harmless after it: what follows the
+    /// first error is never delivered; wrong before it).
     func take(_ id: Int, waiting: Bool) -> ParallelBatch? {
         lock.lock()
         defer { lock.unlock() }
-        if waiting {
-            while done[id] == nil { lock.wait() }
+        while waiting && done[id] == nil {
+            if !helperInSegment && !stopping && shared.count > idle, let first = shared.first, first.id > helperLast, let batch = shared.take() {
+                lock.unlock()
+                read(batch, onHelper: true)
+                lock.lock()
+                continue
+            }
+            lock.wait()
         }
         return done.removeValue(forKey: id)
+    }
+
+    /// Reads `batch` on this thread (the helper's, the caller's) and puts it among the done.
+    private func read(_ batch: ParallelBatch, onHelper: Bool) {
+        let w = workers.count
+        lock.withLock { if batch.segment != nil { segments[w] += 1 } }
+        willRead?(w, batch.id)
+        let start = jsonapi_thread_seconds()
+        helper.read(batch)
+        jsonapi_helper_add_seconds(jsonapi_thread_seconds() - start)
+        helperLast = batch.id
+        lock.withLock { done[batch.id] = batch }
     }
 
     /// The batch worker `w` reads next, under the lock: in a segment (`inSegment`), the next of
@@ -81,7 +144,9 @@ final class WorkerPool: @unchecked Sendable {
             while !stopping {
                 batch = next(for: w, inSegment: inSegment)
                 if batch != nil { break }
+                idle += 1
                 lock.wait()
+                idle -= 1
             }
             guard let batch, !stopping else {
                 running -= 1
@@ -102,7 +167,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Stops the threads and waits for them (a batch being read is finished first). Safe to
-    /// call twice.
+    /// call twice. Called on the caller's thread (the helper reads nothing meanwhile).
     func stop() {
         lock.lock()
         stopping = true
@@ -113,6 +178,7 @@ final class WorkerPool: @unchecked Sendable {
         done = [:]
         lock.unlock()
         for w in workers { w.stream.abandon() }
+        helper.stream.abandon()
     }
 }
 

@@ -86,7 +86,8 @@ enum BenchChild {
         /// Processor time per run (user and system, all threads).
         var cpuSeconds: [Double]
         /// Processor time per run of the thread that runs the pass (the one that reads the
-        /// input, splits it for workers and merges what they give back).
+        /// input, splits it for workers and merges what they give back), less the time it
+        /// spent reading batches as one of the workers itself.
         var callerCPUSeconds: [Double]
         /// Page faults per run (all threads): a run that maps fresh memory faults on each page
         /// it first writes.

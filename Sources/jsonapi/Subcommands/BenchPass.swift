@@ -86,11 +86,12 @@ struct BenchPass: ParsableCommand {
             }
             for _ in 0..<max(0, runs) {
                 let usage = ProcessUsage.now
-                let callerCPU = ThreadProcessorTime.now
+                // The reading thread's own time: less what it spent as a worker.
+                let callerCPU = ThreadProcessorTime.now - CallerWorkerTime.seconds
                 let start = DispatchTime.now().uptimeNanoseconds
                 for _ in 0..<repeats { result &+= try pass.run(input, chunkSize: chunkSize, options: options) }
                 seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(repeats))
-                callerCPUSeconds.append((ThreadProcessorTime.now - callerCPU) / Double(repeats))
+                callerCPUSeconds.append((ThreadProcessorTime.now - CallerWorkerTime.seconds - callerCPU) / Double(repeats))
                 let after = ProcessUsage.now
                 cpuSeconds.append((after.cpuSeconds - usage.cpuSeconds) / Double(repeats))
                 pageFaults.append((after.pageFaults - usage.pageFaults) / repeats)

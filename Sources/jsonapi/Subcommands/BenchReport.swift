@@ -12,7 +12,8 @@ import JSONAPIBenchmarking
 struct BenchOutcome {
     var seconds: [Double] = []
     var cpuSeconds: [Double] = []
-    /// The calling thread's part of `cpuSeconds`, run by run.
+    /// The calling thread's part of `cpuSeconds` (less the batches it read as a worker), run
+    /// by run.
     var callerCPUSeconds: [Double] = []
     /// Page faults per run (all threads; empty when no run finished).
     var pageFaults: [Int] = []
