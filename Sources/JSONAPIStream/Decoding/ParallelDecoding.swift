@@ -42,6 +42,8 @@ enum ParallelDecoding {
         count: Int, graph: Graph, options: DecodingOptions,
         _ body: @Sendable (ResourceDecoder, Int) throws -> T
     ) throws -> [T] {
+        // (None: `[]`, not the shared empty array's count written, see `GraphStorage.indexRowsByType()`.)
+        if count == 0 { return [] }
         let runs = (count + chunk - 1) / chunk
         let state = RunState(runs: runs)
         return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
