@@ -448,7 +448,7 @@ struct BatchWindowTests {
     /// bytes at a time), and the normalizer, for what it saw in flight.
     static func normalizeOnTwoWorkers(
         _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false, manyDocumentsOnly: Bool = false,
-        continuation: Int? = 20_000
+        continuation: Int? = 20_000, willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? = nil
     ) -> (Normalizer, String) {
         var o = DocumentOptions()
         o.parse.workers = 2
@@ -458,6 +458,7 @@ struct BatchWindowTests {
         let n = Normalizer(format: format, out: out, document: o)
         // (`nil`: the reader's own sizes.)
         if let continuation { n.tuneWorkers(batchBytes: 900, continuationBytes: continuation, decisionBytes: 20_000) }
+        n.willRead = willRead
         do throws(JSONAPIError) {
             try readInputs([("dump", input)], chunk: chunk, into: n)
             try n.finish()
@@ -549,12 +550,7 @@ struct BatchWindowTests {
             var seenByTheHeld = -1
         }
         let hold = Hold()
-        var o = DocumentOptions()
-        o.parse.workers = 2
-        let out = ByteWriter()
-        let n = Normalizer(format: .ndjson, out: out, document: o)
-        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
-        n.willRead = { _, id in
+        let (n, output) = Self.normalizeOnTwoWorkers(input, chunk: 0) { _, id in
             hold.lock.lock()
             defer { hold.lock.unlock() }
             guard id == 0 else {
@@ -570,14 +566,8 @@ struct BatchWindowTests {
             }
             hold.seenByTheHeld = hold.readByOthers
         }
-        do throws(JSONAPIError) {
-            try readInputs([("dump", input)], chunk: 0, into: n)
-            try n.finish()
-        } catch {
-            Issue.record("\(error)")
-        }
         #expect(n.isReadByWorkers)
-        #expect(out.string == one.output)
+        #expect(output == one.output)
         #expect(hold.lock.withLock { hold.seenByTheHeld } == 7)
         // The held worker began the first batch; the other, the 7 and more after it.
         let segments = n.segmentsByWorker
@@ -601,12 +591,7 @@ struct CallerAsWorkerTests {
         }
         let seen = Seen()
         let caller = ObjectIdentifier(Thread.current)
-        var o = DocumentOptions()
-        o.parse.workers = 2
-        let out = ByteWriter()
-        let n = Normalizer(format: .ndjson, out: out, document: o)
-        n.tuneWorkers(batchBytes: 900, continuationBytes: 20_000, decisionBytes: 20_000)
-        n.willRead = { w, id in
+        let (n, output) = BatchWindowTests.normalizeOnTwoWorkers(input, chunk: 0) { w, id in
             let me = ObjectIdentifier(Thread.current)
             seen.lock.lock()
             seen.threadsByWorker[w, default: []].insert(me)
@@ -620,14 +605,8 @@ struct CallerAsWorkerTests {
             }
             seen.lock.unlock()
         }
-        do throws(JSONAPIError) {
-            try readInputs([("dump", input)], chunk: 0, into: n)
-            try n.finish()
-        } catch {
-            Issue.record("\(error)")
-        }
         #expect(n.isReadByWorkers)
-        #expect(out.string == one.output)
+        #expect(output == one.output)
         let (threads, byCaller) = seen.lock.withLock { (seen.threadsByWorker, seen.readByCaller) }
         // Worker 1 is the caller's: every batch it read, it read on the caller's thread; worker
         // 0 is a thread of its own.
