@@ -5,20 +5,11 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 static _Thread_local double helper_seconds;
 
 double jsonapi_helper_seconds(void) { return helper_seconds; }
 void jsonapi_helper_add_seconds(double seconds) { helper_seconds += seconds; }
-
-double jsonapi_thread_seconds(void) {
-#if defined(CLOCK_THREAD_CPUTIME_ID)
-    struct timespec t;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0) return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-#endif
-    return 0;
-}
 
 #if defined(__linux__)
 #include <sys/mman.h>

@@ -446,6 +446,17 @@ struct BatchWindowTests {
 
     /// NDJSON (or `format`) of `input` on 2 workers with batches of 900 bytes (read `chunk`
     /// bytes at a time), and the normalizer, for what it saw in flight.
+    /// Waits, `lock` held, until `done()` (checked every millisecond with the lock released
+    /// in between), for 5 s at most: a worker held up in `willRead`, bounded so that a failing
+    /// pool lets the read go on.
+    static func hold(_ lock: Condition, until done: () -> Bool) {
+        for _ in 0..<5_000 where !done() {
+            lock.unlock()
+            usleep(1_000)
+            lock.lock()
+        }
+    }
+
     static func normalizeOnTwoWorkers(
         _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false, manyDocumentsOnly: Bool = false,
         continuation: Int? = 20_000, willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? = nil
@@ -559,11 +570,7 @@ struct BatchWindowTests {
             }
             // Held until the other worker has begun 7 batches, for 5 s at most (bounded: a
             // failing pool lets the read go on, more slowly).
-            for _ in 0..<5_000 where hold.readByOthers < 7 {
-                hold.lock.unlock()
-                usleep(1_000)
-                hold.lock.lock()
-            }
+            Self.hold(hold.lock) { hold.readByOthers >= 7 }
             hold.seenByTheHeld = hold.readByOthers
         }
         #expect(n.isReadByWorkers)
@@ -598,11 +605,7 @@ struct CallerAsWorkerTests {
             if me == caller { seen.readByCaller += 1 }
             guard w == 0 && id == 0 else { return seen.lock.unlock() }
             // The thread's first batch: held until the caller has read 5 (for 5 s at most).
-            for _ in 0..<5_000 where seen.readByCaller < 5 {
-                seen.lock.unlock()
-                usleep(1_000)
-                seen.lock.lock()
-            }
+            BatchWindowTests.hold(seen.lock) { seen.readByCaller >= 5 }
             seen.lock.unlock()
         }
         #expect(n.isReadByWorkers)

@@ -40,9 +40,6 @@ void jsonapi_kept_state(jsonapi_kept_mappings *k, int64_t *bytes, int64_t *cap);
 double jsonapi_helper_seconds(void);
 /// Adds `seconds` to the calling thread's count.
 void jsonapi_helper_add_seconds(double seconds);
-/// The calling thread's processor time in seconds (`CLOCK_THREAD_CPUTIME_ID`; 0 where there is
-/// no such clock).
-double jsonapi_thread_seconds(void);
 
 /// Asks the processor to bring the cache line holding `p` in (for reading), without
 /// waiting for it: a hint, which never faults. Used ahead of hash-table probes whose slots

@@ -178,9 +178,7 @@ extension Array: PrimaryArrayDecoding where Element: Decodable {
 /// `append` of a model would copy it in and destroy the original (generic code cannot move
 /// it), retaining and releasing each of its strings and arrays once more.
 func decodedInPlace<T>(count: Int, _ element: (Int) throws -> T) throws -> [T] {
-    // (None: `[]`, not the shared empty array's count written, see `GraphStorage.indexRowsByType()`.)
-    if count == 0 { return [] }
-    return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+    try [T](uninitializedCount: count) { buffer, initialized in
         // Invariant: elements 0..<initialized are initialized and no other, also when
         // `element` throws (the array then deinitializes those).
         for i in 0..<count {

@@ -42,11 +42,9 @@ enum ParallelDecoding {
         count: Int, graph: Graph, options: DecodingOptions,
         _ body: @Sendable (ResourceDecoder, Int) throws -> T
     ) throws -> [T] {
-        // (None: `[]`, not the shared empty array's count written, see `GraphStorage.indexRowsByType()`.)
-        if count == 0 { return [] }
         let runs = (count + chunk - 1) / chunk
         let state = RunState(runs: runs)
-        return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+        return try [T](uninitializedCount: count) { buffer, initialized in
             // Invariant: run `r` initializes only `out[r * chunk ..< min(count, (r + 1) * chunk)]`
             // and reports how many of them, from the start, to `state`; no two runs
             // touch the same element, and nothing reads an element before all runs are back.

@@ -257,15 +257,8 @@ final class GraphStorage: @unchecked Sendable {
         var starts = [Int](repeating: 0, count: types + 1)
         for row in 0..<n { starts[Int(resources[row].type) &+ 1] &+= 1 }
         for t in 0..<types { starts[t + 1] &+= starts[t] }
-        // No rows: no array made with no capacity by `init(unsafeUninitializedCapacity:)`,
-        // which is the shared empty one, whose count the initializer writes (ThreadSanitizer
-        // reports two threads doing so at once as a race).
-        if n == 0 {
-            rowsByType = Array(repeating: [], count: types)
-            return
-        }
         var next = starts
-        let sorted = [Int32](unsafeUninitializedCapacity: n) { buffer, initialized in
+        let sorted = [Int32](uninitializedCount: n) { buffer, initialized in
             // Invariant: each row is written once, at its type's next place; the places of all
             // types together are 0..<n, so every element is initialized.
             for row in 0..<n {

@@ -5,13 +5,6 @@ import Foundation
 #endif
 internal import CPlatform
 
-/// The processor time the calling thread spent reading batches as its reader's own worker
-/// (``WorkerPool``'s helper), in seconds since the thread began: `jsonapi bench` leaves it out
-/// of the reading thread's share, which is the time it spent splitting and delivering.
-package enum CallerWorkerTime {
-    package static var seconds: Double { jsonapi_helper_seconds() }
-}
-
 /// The workers' threads, their queues of batches, and the batches they finished.
 /// Its own object (the threads hold it, not the reader), so that a reader dropped without
 /// ``ParallelReader/finish()`` still stops them.
@@ -80,10 +73,20 @@ final class WorkerPool: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Reads `batch` on the caller's thread, with the helper: a batch given to the helper.
+    /// Reads `batch` on the caller's thread, with the helper, and puts it among the done: a
+    /// batch given to the helper, or one it took from the shared queue (``take(_:waiting:)``).
     func readOnCaller(_ batch: ParallelBatch) {
-        read(batch, onHelper: true)
+        let w = workers.count
+        willRead?(w, batch.id)
+        let start = ThreadProcessorTime.now
+        helper.read(batch)
+        jsonapi_helper_add_seconds(ThreadProcessorTime.now - start)
         helperInSegment = !batch.endsSegment
+        helperLast = batch.id
+        lock.withLock {
+            if batch.segment != nil { segments[w] += 1 }
+            done[batch.id] = batch
+        }
     }
 
     /// Segments each worker began so far (the helper's last).
@@ -103,25 +106,13 @@ final class WorkerPool: @unchecked Sendable {
         while waiting && done[id] == nil {
             if !helperInSegment && !stopping && shared.count > idle, let first = shared.first, first.id > helperLast, let batch = shared.take() {
                 lock.unlock()
-                read(batch, onHelper: true)
+                readOnCaller(batch)
                 lock.lock()
                 continue
             }
             lock.wait()
         }
         return done.removeValue(forKey: id)
-    }
-
-    /// Reads `batch` on this thread (the helper's, the caller's) and puts it among the done.
-    private func read(_ batch: ParallelBatch, onHelper: Bool) {
-        let w = workers.count
-        lock.withLock { if batch.segment != nil { segments[w] += 1 } }
-        willRead?(w, batch.id)
-        let start = jsonapi_thread_seconds()
-        helper.read(batch)
-        jsonapi_helper_add_seconds(jsonapi_thread_seconds() - start)
-        helperLast = batch.id
-        lock.withLock { done[batch.id] = batch }
     }
 
     /// The batch worker `w` reads next, under the lock: in a segment (`inSegment`), the next of

@@ -13,6 +13,21 @@ internal import CPlatform
 // every process that links it (a Swift program that only starts: 16.6 MiB resident with
 // Foundation, 10.3 MiB with FoundationEssentials).
 
+/// Processor time of the calling thread alone (user and system, `CLOCK_THREAD_CPUTIME_ID`), in
+/// seconds: what ``WorkerPool``'s helper counts, and what `jsonapi bench` takes the reading
+/// thread's share of a run from.
+package enum ThreadProcessorTime {
+    package static var now: Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// ``now`` less the time the thread spent reading batches as its reader's own worker
+    /// (``WorkerPool``'s helper): its time as the reading thread, splitting and delivering.
+    package static var asReader: Double { now - jsonapi_helper_seconds() }
+}
+
 /// A mutex with a condition variable: what `NSCondition` is, and the library's lock where no
 /// one waits (what `NSLock` was). The pthread objects are allocated once, so that their
 /// addresses never change (a pthread mutex may not move).

@@ -66,17 +66,6 @@ private func selfUsage() -> rusage {
     return usage
 }
 
-/// Processor time of the calling thread alone (user and system), for the share of a run's
-/// processor time the thread that reads the input takes (the rest is the workers' or the
-/// building thread's).
-enum ThreadProcessorTime {
-    static var now: Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-}
-
 /// Starting `jsonapi bench-pass` and reading its reply.
 enum BenchChild {
     struct Reply: Codable {

@@ -87,11 +87,11 @@ struct BenchPass: ParsableCommand {
             for _ in 0..<max(0, runs) {
                 let usage = ProcessUsage.now
                 // The reading thread's own time: less what it spent as a worker.
-                let callerCPU = ThreadProcessorTime.now - CallerWorkerTime.seconds
+                let callerCPU = ThreadProcessorTime.asReader
                 let start = DispatchTime.now().uptimeNanoseconds
                 for _ in 0..<repeats { result &+= try pass.run(input, chunkSize: chunkSize, options: options) }
                 seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(repeats))
-                callerCPUSeconds.append((ThreadProcessorTime.now - CallerWorkerTime.seconds - callerCPU) / Double(repeats))
+                callerCPUSeconds.append((ThreadProcessorTime.asReader - callerCPU) / Double(repeats))
                 let after = ProcessUsage.now
                 cpuSeconds.append((after.cpuSeconds - usage.cpuSeconds) / Double(repeats))
                 pageFaults.append((after.pageFaults - usage.pageFaults) / repeats)
@@ -113,7 +113,7 @@ struct BenchPass: ParsableCommand {
         guard fstat(fd, &st) == 0 else { throw JSONAPIError.input("cannot read \(path)") }
         let size = Int(st.st_size)
         var failure: String?
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        let bytes = [UInt8](uninitializedCount: size) { buffer, count in
             count = 0
             while count < size {
                 let n = read(fd, buffer.baseAddress! + count, size - count)
