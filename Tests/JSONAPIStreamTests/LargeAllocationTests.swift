@@ -55,6 +55,52 @@ struct LargeAllocationTests {
     }
 }
 
+/// Mappings ask for huge pages up to ``LargeAllocation/hugePageLimit`` and for small pages
+/// once they grow past it, still one mapping that grows in place.
+struct HugePageLimitTests {
+    #if os(Linux)
+    /// The `VmFlags` of the mapping of this process that holds `p` (`/proc/self/smaps`).
+    static func flags(at p: UnsafeMutableRawPointer) throws -> [Substring] {
+        // Read to its end (a file of /proc says its size is 0).
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/smaps"))
+        defer { try? handle.close() }
+        let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        let address = UInt(bitPattern: p)
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
+                let ends = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+                inside = ends.count == 2 && ends[0] <= address && address < ends[1]
+            } else if inside && line.hasPrefix("VmFlags:") {
+                return Array(fields.dropFirst())
+            }
+        }
+        throw CocoaError(.fileReadUnknown)
+    }
+
+    @Test func mappingsAskForHugePagesUpToTheLimitAndSmallOnesPastIt() throws {
+        let limit = LargeAllocation.hugePageLimit
+        // A kernel without transparent huge pages refuses both advices: no flag either way.
+        let kernelHasThem = FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled")
+        #expect(limit == 256 << 20 || ProcessInfo.processInfo.environment["JSONAPI_HUGE_PAGE_LIMIT_MIB"] != nil)
+        let small = 4 << 20
+        let p = LargeAllocation.allocate(byteCount: small)
+        p.storeBytes(of: 42, toByteOffset: small - 1, as: UInt8.self)
+        #expect(try Self.flags(at: p).contains("hg") == kernelHasThem, "a mapping under the limit asks for huge pages")
+        // Grown past the limit: small pages from here on (`nh`), the bytes kept.
+        let (q, bytes) = LargeAllocation.reallocate(p, from: small, to: limit + (2 << 20), used: small)
+        #expect(q.load(fromByteOffset: small - 1, as: UInt8.self) == 42)
+        let flags = try Self.flags(at: q)
+        #expect(flags.contains("nh") == kernelHasThem && !flags.contains("hg"), "past the limit: \(flags)")
+        // Its last page is part of the same mapping (grown by `mremap`, not copied piecewise).
+        q.storeBytes(of: 7, toByteOffset: bytes - 1, as: UInt8.self)
+        #expect(try Self.flags(at: q + (bytes - 1)) == flags)
+        LargeAllocation.deallocate(q, byteCount: bytes)
+    }
+    #endif
+}
+
 /// Zeroed tables whose pages come mapped for writing (`jsonapi_calloc_written`, the key
 /// tables' slots): read first, as a hash table's probes read them, then written, they fault
 /// no more. (A fresh `calloc` block read first maps the shared zero page, and each first write

@@ -9,8 +9,9 @@ import Darwin
 
 /// Memory for the large arenas (the value store, interner bytes): on Linux, anonymous
 /// mappings that ask for transparent huge pages (one page fault per 2 MiB instead of per
-/// 4 KiB) and grow with `mremap` (the kernel moves page tables; no bytes are copied). Freed
-/// mappings are kept for the next blocks, up to ``MemoryBudget/keptFreedBytesLimit``.
+/// 4 KiB) up to ``hugePageLimit``, and grow with `mremap` (the kernel moves page tables; no
+/// bytes are copied). Freed mappings are kept for the next blocks, up to
+/// ``MemoryBudget/keptFreedBytesLimit``.
 /// Elsewhere, ordinary allocation. Blocks below `threshold` always use `malloc`.
 enum LargeAllocation {
     static let threshold = 1 << 21
@@ -77,8 +78,31 @@ enum LargeAllocation {
         _ = jsonapi_memory_reserve(Int64(size))
         let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let p, p != MAP_FAILED else { MemoryBudget.outOfMemory(needing: size) }
-        if hugePages { _ = madvise(p, size, 14 /* MADV_HUGEPAGE */) }
+        if hugePages { advise(p, size) }
         return p
+    }
+
+    /// The largest mapping that asks for huge pages: 256 MiB, or `JSONAPI_HUGE_PAGE_LIMIT_MIB`
+    /// (a whole number of MiB; 0 asks for none), read once. A mapping that grows past it
+    /// keeps the huge pages it has, and its pages after them come 4 KiB at a time.
+    ///
+    /// On the VMs this was measured on, a huge page touched for the first time costs more
+    /// than its 512 small pages once a process has asked for hundreds of them (the guest gives
+    /// free memory back to the host, which backs it again on first touch): a graph of the
+    /// 1.07 GB dump, whose value store is 800 MB, took 1.63 to 2.18 s with huge pages
+    /// throughout (median 1.89) and 1.68 to 1.85 s with this limit (median 1.75); below it,
+    /// huge pages are still the faster (docs/changes.md).
+    static let hugePageLimit: Int = {
+        guard let v = getenv("JSONAPI_HUGE_PAGE_LIMIT_MIB"), let mib = Int(String(cString: v)), mib >= 0, mib < 1 << 40 else {
+            return 256 << 20
+        }
+        return mib << 20
+    }()
+
+    /// Asks for huge pages for the mapping at `p` of `size` bytes up to ``hugePageLimit``,
+    /// and past it for small pages from here on (the pages faulted in keep their size).
+    private static func advise(_ p: UnsafeMutableRawPointer, _ size: Int) {
+        _ = madvise(p, size, size <= hugePageLimit ? 14 /* MADV_HUGEPAGE */ : 15 /* MADV_NOHUGEPAGE */)
     }
     #endif
 
@@ -93,7 +117,7 @@ enum LargeAllocation {
             _ = jsonapi_memory_reserve(Int64(size - mappedSize(old)))
             // Invariant: p was mapped with mmap and is `mappedSize(old)` bytes long.
             if let q = jsonapi_mremap(p, mappedSize(old), size) {
-                if hugePages { _ = madvise(q, size, 14 /* MADV_HUGEPAGE */) }
+                if hugePages { advise(q, size) }
                 return (q, new)
             }
         }
