@@ -225,6 +225,9 @@ int jsonapi_stack_room(size_t reserve) {
 #include <sched.h>
 #endif
 #include <unistd.h>
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 
 int jsonapi_usable_cores(void) {
 #if defined(__linux__)
@@ -236,6 +239,19 @@ int jsonapi_usable_cores(void) {
 #endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+long jsonapi_l2_cache_bytes(void) {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    long n = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return n > 0 ? n : 0;
+#elif defined(__APPLE__)
+    int64_t n = 0;
+    size_t size = sizeof n;
+    return sysctlbyname("hw.l2cachesize", &n, &size, NULL, 0) == 0 && n > 0 ? (long)n : 0;
+#else
+    return 0;
+#endif
 }
 
 void jsonapi_name_this_thread(const char *name) {

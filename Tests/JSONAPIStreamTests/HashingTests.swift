@@ -1,3 +1,4 @@
+import CPlatform
 import Foundation
 import Testing
 @testable import JSONAPIStream
@@ -240,5 +241,55 @@ struct HashingTests {
         #expect(
             hex(String(repeating: "a", count: 1_000_000))
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
+
+/// A key table asks for its slots ahead of their lookups (``KeyHints``, ``KeyTranslation``)
+/// once it is larger than half of a core's level 2 cache, as the system reports it: on a
+/// core of 512 KiB a table of 1 MiB (a graph of 16 MB) is not in cache between two lookups.
+struct CacheSizeTests {
+    /// The first core's level 2 cache as Linux's sysfs gives it (`cpu0/cache/index*/`), a
+    /// source other than the one the library asks (glibc's `sysconf`).
+    static func sysfsLevel2Bytes() -> Int? {
+        #if os(Linux)
+        let dir = "/sys/devices/system/cpu/cpu0/cache"
+        for k in 0..<8 {
+            func read(_ name: String) -> String? {
+                (try? String(contentsOfFile: "\(dir)/index\(k)/\(name)", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            guard read("level") == "2", read("type") != "Instruction", let size = read("size") else { continue }
+            if size.hasSuffix("K") { return Int(size.dropLast()).map { $0 << 10 } }
+            if size.hasSuffix("M") { return Int(size.dropLast()).map { $0 << 20 } }
+            return Int(size)
+        }
+        #endif
+        return nil
+    }
+
+    @Test func theThresholdIsHalfTheLevel2Cache() {
+        let l2 = Int(jsonapi_l2_cache_bytes())
+        if let sysfs = Self.sysfsLevel2Bytes() { #expect(l2 == sysfs, "sysconf and sysfs disagree") }
+        let bytes = l2 > 0 ? min(max(l2 / 2, 128 << 10), 1 << 20) : 512 << 10
+        #expect(ByteInterner.cachedSlots * MemoryLayout<ByteInterner.Slot>.stride == bytes)
+        #expect(MemoryLayout<ByteInterner.Slot>.stride == 16)
+    }
+
+    /// The flag the hot paths read follows the table's doublings: false while the table
+    /// (at most half full, from 64 slots) is within the threshold, true from the doubling
+    /// that takes it past.
+    @Test func aTableOutgrowsTheCacheAtTheDoublingPastTheThreshold() {
+        var interner = ByteInterner(seed: HashingTests.seedA)
+        var size = 64
+        for i in 0..<(ByteInterner.cachedSlots + 10) {
+            _ = interner.intern(String(i))
+            if (i + 1) * 2 > size { size *= 2 }
+            let outgrows = interner.outgrowsCache
+            if outgrows != (size > ByteInterner.cachedSlots) {
+                Issue.record("after \(i + 1) names (table of \(size) slots): outgrowsCache \(outgrows)")
+                return
+            }
+        }
+        let outgrows = interner.outgrowsCache
+        #expect(outgrows)
     }
 }

@@ -82,6 +82,11 @@ int jsonapi_wide_blocks(void);
 /// Linux, else the processors online; at least 1.
 int jsonapi_usable_cores(void);
 
+/// The size of a core's level 2 cache in bytes, as the system reports it (glibc's
+/// `sysconf(_SC_LEVEL2_CACHE_SIZE)` on Linux, `hw.l2cachesize` on Apple's systems); 0 when
+/// it does not say.
+long jsonapi_l2_cache_bytes(void);
+
 /// Where the document splitter (split.c) is in an input: what it needs to go on with the
 /// next bytes, and what it counted so far.
 typedef struct jsonapi_split_state {

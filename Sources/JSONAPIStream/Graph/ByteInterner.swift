@@ -103,13 +103,24 @@ package struct ByteInterner: ~Copyable {
         return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
     }
 
-    /// Whether the table is larger than a core's caches keep (1 MiB of slots): below that a
+    /// Whether the table is larger than a core's caches keep (``cachedSlots``): below that a
     /// slot is found in cache anyway and ``prefetch(_:tag:)`` would only add its hashing.
-    @inline(__always)
-    var outgrowsCache: Bool { tableSize > Self.cachedSlots }
+    /// Kept rather than computed at each call: it is read at every key, and ``cachedSlots``
+    /// is a lazily made global. Set at each ``rebuild(size:)``.
+    private(set) var outgrowsCache = false
 
-    /// The most slots a table the caches keep has (1 MiB of them).
-    static let cachedSlots = (1 << 20) / MemoryLayout<Slot>.stride
+    /// The most slots a table the caches keep has: half of a core's level 2 cache (the
+    /// parse that goes on between lookups has the other half), from 128 KiB to 1 MiB of
+    /// slots; 512 KiB when the system does not say. (It was 1 MiB everywhere, which a core
+    /// of 512 KiB does not keep: on such a VM a graph of 15.7 MB, whose key table is 1 MiB,
+    /// spent three quarters of the key translation's time waiting for slots, on one load, with
+    /// no slot asked for ahead. At 256 KiB there, the translation took half as long and a
+    /// graph on one thread 11 % less.)
+    static let cachedSlots: Int = {
+        let l2 = Int(jsonapi_l2_cache_bytes())
+        let bytes = l2 > 0 ? Swift.min(Swift.max(l2 / 2, 128 << 10), 1 << 20) : 512 << 10
+        return bytes / MemoryLayout<Slot>.stride
+    }()
 
     /// Asks for the cache line of the slot where a lookup of `(tag, name)` starts, without
     /// waiting for it: a large document's table is megabytes, so that slot is usually not in
@@ -300,6 +311,7 @@ package struct ByteInterner: ~Copyable {
         table = newTable
         tableSize = size
         mask = newMask
+        outgrowsCache = size > Self.cachedSlots
     }
 
     /// Makes room for `n` names without growing the table on the way.
