@@ -293,3 +293,60 @@ struct CacheSizeTests {
         #expect(outgrows)
     }
 }
+
+/// A graph worker's next piece reuses the slot table of the piece before it
+/// (``ByteInterner/giveUpSlots()``, ``ByteInterner/reuseSlots(_:)``), cleared.
+struct SlotReuseTests {
+    static func names(_ range: Range<Int>, _ prefix: String) -> [[UInt8]] { range.map { Array("\(prefix)\($0)".utf8) } }
+
+    /// The interner that gave its slots up still reads its entries (what a merge reads); the
+    /// one that reused them numbers its names from 0 and finds each, none of the other's
+    /// (a table not cleared would find the old names' slots).
+    @Test func aReusedTableIsClearedAndTheGiverKeepsItsEntries() {
+        var first = ByteInterner(seed: HashingTests.seedA)
+        let old = Self.names(0..<5_000, "old-")
+        for (i, name) in old.enumerated() { #expect(name.withUnsafeBytes { first.intern($0, tag: 3) } == UInt32(i)) }
+        let spare = first.giveUpSlots()
+        #expect(first.count == old.count)
+        #expect((0..<old.count).allSatisfy { Array(first.bytes(of: UInt32($0))) == old[$0] && first.tag(of: UInt32($0)) == 3 })
+        var next = ByteInterner(seed: HashingTests.seedA)
+        let before = next.memoryFootprint
+        next.reuseSlots(spare)
+        #expect(next.memoryFootprint - before >= 8_192 * 16 - 64 * 16, "the larger table is taken")
+        #expect(old.allSatisfy { name in name.withUnsafeBytes { next.find($0, tag: 3) } == nil }, "an old name found in a reused table")
+        let new = Self.names(0..<3_000, "new-") + old.prefix(100)
+        for (i, name) in new.enumerated() { #expect(name.withUnsafeBytes { next.intern($0, tag: 3) } == UInt32(i)) }
+        #expect(new.enumerated().allSatisfy { i, name in name.withUnsafeBytes { next.find($0, tag: 3) } == UInt32(i) })
+        #expect(next.count == new.count)
+    }
+
+    /// A smaller spare is freed, the interner's own table kept.
+    @Test func aSmallerSpareIsNotTaken() {
+        var small = ByteInterner(seed: HashingTests.seedA)
+        _ = small.intern("a")
+        let spare = small.giveUpSlots()
+        var large = ByteInterner(seed: HashingTests.seedA)
+        large.reserveCapacity(1_000)
+        let footprint = large.memoryFootprint
+        large.reuseSlots(spare)
+        #expect(large.memoryFootprint == footprint)
+        #expect(large.intern("a") == 0 && large.find("a") == 0)
+    }
+
+    /// An interner whose slots were given up refuses a lookup, rather than answering from
+    /// the empty table it is left with.
+    @Test func aGivenUpInternerRefusesLookups() async {
+        await #expect(processExitsWith: .failure) {
+            var interner = ByteInterner(seed: HashingTests.seedA)
+            _ = interner.intern("kept")
+            _ = interner.giveUpSlots()
+            _ = interner.find("kept")
+        }
+        await #expect(processExitsWith: .failure) {
+            var interner = ByteInterner(seed: HashingTests.seedA)
+            _ = interner.intern("kept")
+            _ = interner.giveUpSlots()
+            _ = interner.intern("kept")
+        }
+    }
+}

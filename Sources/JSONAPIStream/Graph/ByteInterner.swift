@@ -172,6 +172,7 @@ package struct ByteInterner: ~Copyable {
 
     /// The number for `(tag, name)` if it was interned.
     func find(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32? {
+        precondition(!slotsGivenUp, "an interner whose slots were given up looks nothing up")
         let p = probe(name, tag: tag)
         return p.found >= 0 ? UInt32(truncatingIfNeeded: p.found) : nil
     }
@@ -247,6 +248,7 @@ package struct ByteInterner: ~Copyable {
     private mutating func insert(
         _ name: UnsafeRawBufferPointer, tag: UInt32, _ prefix: UInt64, _ key: UInt64, at i: Int
     ) -> UInt32 {
+        precondition(!slotsGivenUp, "an interner whose slots were given up looks nothing up")
         let n = UInt32(entries.count)
         let start = bytes.count
         bytes.append(name)
@@ -311,6 +313,58 @@ package struct ByteInterner: ~Copyable {
         table = newTable
         tableSize = size
         mask = newMask
+        outgrowsCache = size > Self.cachedSlots
+    }
+
+    /// A table's slots, given up by an interner whose lookups are over (``giveUpSlots()``)
+    /// for a new one to reuse (``reuseSlots(_:)``); freed if nobody does.
+    struct SpareSlots: ~Copyable {
+        fileprivate let table: UnsafeMutablePointer<Slot>
+        fileprivate let size: Int
+        deinit { free(table) }
+
+        /// The slots and their count, which the caller now owns (they are not freed here).
+        fileprivate consuming func take() -> (UnsafeMutablePointer<Slot>, Int) {
+            let taken = (table, size)
+            discard self
+            return taken
+        }
+    }
+
+    /// Gives up the slot table, for another interner to reuse (a worker's next piece): the
+    /// entries stay (``count``, ``bytes(of:)``, ``tag(of:)``, what a merge reads), but this
+    /// interner can no longer look a name up or add one. A worker's key table is a fresh
+    /// allocation at each piece otherwise, whose lines come from memory at their first probe
+    /// (on a VM of 512 KiB of level 2 cache a core, a third of a graph worker's
+    /// `appendRelationship` waited on that load); reused, the table is cleared in cache.
+    /// Refused after it is given up: every lookup (the empty table left finds nothing, so an
+    /// `intern` reaches ``insert``) rather than a wrong answer.
+    mutating func giveUpSlots() -> SpareSlots {
+        let spare = SpareSlots(table: table, size: tableSize)
+        table = Self.emptySlots(64)
+        tableSize = 64
+        mask = 63
+        outgrowsCache = false
+        slotsGivenUp = true
+        return spare
+    }
+
+    /// Whether ``giveUpSlots()`` took the slot table.
+    private var slotsGivenUp = false
+
+    /// Takes `spare` as this empty interner's slot table, cleared, when it is larger than the
+    /// one it has (else frees it).
+    mutating func reuseSlots(_ spare: consuming SpareSlots) {
+        precondition(entries.count == 0 && !slotsGivenUp, "slots are reused by an empty interner")
+        guard spare.size > tableSize else { return }
+        // Invariant: `spare.table` holds `spare.size` slots this interner now owns (the
+        // spare is dismantled without freeing them); all zeros is an empty slot.
+        let (p, size) = spare.take()
+        memset(p, 0, size * MemoryLayout<Slot>.stride)
+        free(table)
+        table = p
+        tableSize = size
+        mask = UInt64(size - 1)
         outgrowsCache = size > Self.cachedSlots
     }
 
