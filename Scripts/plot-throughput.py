@@ -77,12 +77,13 @@ def svg(doc, inputs, passes):
 
     m = doc["machine"]
     load = ("; load average " + " → ".join(f"{v:.1f}" for v in m["loadAverage"])) if m.get("loadAverage") else ""
+    l2 = f', L2 {m["level2CacheBytes"] >> 10} KiB a core' if m.get("level2CacheBytes") else ""
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="12">',
            f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
            f'<text x="{left}" y="22" font-size="15" font-weight="bold">Throughput by document size '
            f'(jsonapi bench, median of {doc["runs"] * doc["rounds"]} runs)</text>',
-           f'<text x="{left}" y="40" fill="#555">{escape(m["cpu"])}, {m["logicalCores"]} cores, '
+           f'<text x="{left}" y="40" fill="#555">{escape(m["cpu"])}, {m["logicalCores"]} cores{l2}, '
            f'{m["memoryBytes"] >> 30} GiB{load}; each pass in its own process, same bytes, 1 MiB chunks</text>']
     # Grid and axes.
     for t in nice_ticks(ylo, yhi):

@@ -25,6 +25,10 @@ struct BenchCommandTests {
         }
         // The floor is its own reference.
         #expect(results.first?["throughputRatio"]?.numberValue?.doubleValue == 1)
+        // The machine's level 2 cache, as the library reads it (absent where the system does
+        // not say).
+        let l2 = report["machine"]?["level2CacheBytes"]?.numberValue?.int64Value
+        #expect(l2 == (ParseOptions.level2CacheBytes > 0 ? Int64(ParseOptions.level2CacheBytes) : nil))
     }
 
     @Test func aPassThatCannotReadTheDocumentSaysWhyAndTheOthersStillRun() throws {

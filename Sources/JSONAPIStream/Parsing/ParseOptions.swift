@@ -128,6 +128,10 @@ public struct ParseOptions: Sendable, Hashable {
     /// The cores this process may use (its affinity and its cgroup's CPU limit).
     package static var usableCores: Int { Int(jsonapi_usable_cores()) }
 
+    /// A core's level 2 cache in bytes as the system reports it, 0 when it does not say (the
+    /// key tables' threshold for asking slots ahead is half of it).
+    package static var level2CacheBytes: Int { Int(jsonapi_l2_cache_bytes()) }
+
     /// The workers ``workers`` asks for: 1 when ``concurrency`` is `sequential` or only
     /// one JSON text is read.
     var effectiveWorkers: Int {
