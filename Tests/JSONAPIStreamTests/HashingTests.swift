@@ -294,59 +294,60 @@ struct CacheSizeTests {
     }
 }
 
-/// A graph worker's next piece reuses the slot table of the piece before it
-/// (``ByteInterner/giveUpSlots()``, ``ByteInterner/reuseSlots(_:)``), cleared.
+/// A graph worker's next piece takes the slot table of the piece before it
+/// (``ByteInterner/takeSlots(from:)``), cleared.
 struct SlotReuseTests {
     static func names(_ range: Range<Int>, _ prefix: String) -> [[UInt8]] { range.map { Array("\(prefix)\($0)".utf8) } }
 
     /// The interner that gave its slots up still reads its entries (what a merge reads); the
-    /// one that reused them numbers its names from 0 and finds each, none of the other's
+    /// one that took them numbers its names from 0 and finds each, none of the other's
     /// (a table not cleared would find the old names' slots).
-    @Test func aReusedTableIsClearedAndTheGiverKeepsItsEntries() {
+    @Test func aTakenTableIsClearedAndTheGiverKeepsItsEntries() {
         var first = ByteInterner(seed: HashingTests.seedA)
         let old = Self.names(0..<5_000, "old-")
         for (i, name) in old.enumerated() { #expect(name.withUnsafeBytes { first.intern($0, tag: 3) } == UInt32(i)) }
-        let spare = first.giveUpSlots()
-        #expect(first.count == old.count)
-        #expect((0..<old.count).allSatisfy { Array(first.bytes(of: UInt32($0))) == old[$0] && first.tag(of: UInt32($0)) == 3 })
         var next = ByteInterner(seed: HashingTests.seedA)
         let before = next.memoryFootprint
-        next.reuseSlots(spare)
+        next.takeSlots(from: &first)
+        #expect(first.count == old.count)
+        #expect((0..<old.count).allSatisfy { Array(first.bytes(of: UInt32($0))) == old[$0] && first.tag(of: UInt32($0)) == 3 })
         #expect(next.memoryFootprint - before >= 8_192 * 16 - 64 * 16, "the larger table is taken")
-        #expect(old.allSatisfy { name in name.withUnsafeBytes { next.find($0, tag: 3) } == nil }, "an old name found in a reused table")
+        #expect(old.allSatisfy { name in name.withUnsafeBytes { next.find($0, tag: 3) } == nil }, "an old name found in a taken table")
         let new = Self.names(0..<3_000, "new-") + old.prefix(100)
         for (i, name) in new.enumerated() { #expect(name.withUnsafeBytes { next.intern($0, tag: 3) } == UInt32(i)) }
         #expect(new.enumerated().allSatisfy { i, name in name.withUnsafeBytes { next.find($0, tag: 3) } == UInt32(i) })
         #expect(next.count == new.count)
     }
 
-    /// A smaller spare is freed, the interner's own table kept.
-    @Test func aSmallerSpareIsNotTaken() {
+    /// A table no larger than the taker's own is left where it is, both interners working.
+    @Test func aSmallerTableIsNotTaken() {
         var small = ByteInterner(seed: HashingTests.seedA)
         _ = small.intern("a")
-        let spare = small.giveUpSlots()
         var large = ByteInterner(seed: HashingTests.seedA)
         large.reserveCapacity(1_000)
         let footprint = large.memoryFootprint
-        large.reuseSlots(spare)
+        large.takeSlots(from: &small)
         #expect(large.memoryFootprint == footprint)
         #expect(large.intern("a") == 0 && large.find("a") == 0)
+        #expect(small.find("a") == 0 && small.intern("b") == 1)
     }
 
-    /// An interner whose slots were given up refuses a lookup, rather than answering from
-    /// the empty table it is left with.
+    /// An interner whose slots were taken refuses a lookup, rather than answering from the
+    /// empty table it is left with.
     @Test func aGivenUpInternerRefusesLookups() async {
         await #expect(processExitsWith: .failure) {
             var interner = ByteInterner(seed: HashingTests.seedA)
-            _ = interner.intern("kept")
-            _ = interner.giveUpSlots()
-            _ = interner.find("kept")
+            for i in 0..<100 { _ = interner.intern("kept-\(i)") }
+            var taker = ByteInterner(seed: HashingTests.seedA)
+            taker.takeSlots(from: &interner)
+            _ = interner.find("kept-1")
         }
         await #expect(processExitsWith: .failure) {
             var interner = ByteInterner(seed: HashingTests.seedA)
-            _ = interner.intern("kept")
-            _ = interner.giveUpSlots()
-            _ = interner.intern("kept")
+            for i in 0..<100 { _ = interner.intern("kept-\(i)") }
+            var taker = ByteInterner(seed: HashingTests.seedA)
+            taker.takeSlots(from: &interner)
+            _ = interner.intern("kept-1")
         }
     }
 }

@@ -106,7 +106,8 @@ package struct ByteInterner: ~Copyable {
     /// Whether the table is larger than a core's caches keep (``cachedSlots``): below that a
     /// slot is found in cache anyway and ``prefetch(_:tag:)`` would only add its hashing.
     /// Kept rather than computed at each call: it is read at every key, and ``cachedSlots``
-    /// is a lazily made global. Set at each ``rebuild(size:)``.
+    /// is a lazily made global. Set at each ``rebuild(size:)`` (and moved with the table by
+    /// ``takeSlots(from:)``).
     private(set) var outgrowsCache = false
 
     /// The most slots a table the caches keep has: half of a core's level 2 cache (the
@@ -114,10 +115,11 @@ package struct ByteInterner: ~Copyable {
     /// slots; 512 KiB when the system does not say. (It was 1 MiB everywhere, which a core
     /// of 512 KiB does not keep: on such a VM a graph of 15.7 MB, whose key table is 1 MiB,
     /// spent three quarters of the key translation's time waiting for slots, on one load, with
-    /// no slot asked for ahead. At 256 KiB there, the translation took half as long and a
-    /// graph on one thread 11 % less.)
+    /// no slot asked for ahead. At 256 KiB there, the translation took half as many of a
+    /// profile's samples, and the key table's functions 11 to 12 % of a graph's instead of 16
+    /// to 17.)
     static let cachedSlots: Int = {
-        let l2 = Int(jsonapi_l2_cache_bytes())
+        let l2 = ParseOptions.level2CacheBytes
         let bytes = l2 > 0 ? Swift.min(Swift.max(l2 / 2, 128 << 10), 1 << 20) : 512 << 10
         return bytes / MemoryLayout<Slot>.stride
     }()
@@ -316,57 +318,30 @@ package struct ByteInterner: ~Copyable {
         outgrowsCache = size > Self.cachedSlots
     }
 
-    /// A table's slots, given up by an interner whose lookups are over (``giveUpSlots()``)
-    /// for a new one to reuse (``reuseSlots(_:)``); freed if nobody does.
-    struct SpareSlots: ~Copyable {
-        fileprivate let table: UnsafeMutablePointer<Slot>
-        fileprivate let size: Int
-        deinit { free(table) }
-
-        /// The slots and their count, which the caller now owns (they are not freed here).
-        fileprivate consuming func take() -> (UnsafeMutablePointer<Slot>, Int) {
-            let taken = (table, size)
-            discard self
-            return taken
-        }
+    /// Takes `other`'s slot table, cleared, when it is larger than this empty interner's,
+    /// and leaves `other` this one's (a worker's next piece taking the last piece's table).
+    /// `other` keeps its entries (``count``, ``bytes(of:)``, ``tag(of:)``, what a merge reads)
+    /// but can no longer look a name up or add one: its lookups are refused (the empty table
+    /// it is left finds nothing, so an `intern` reaches ``insert``) rather than answered
+    /// wrongly. A worker's key table is a fresh allocation at each piece otherwise, whose
+    /// lines come from memory at their first probe (on a VM of 512 KiB of level 2 cache a
+    /// core, a third of a graph worker's `appendRelationship` waited on that load); taken, it
+    /// is cleared in this core's cache.
+    mutating func takeSlots(from other: inout ByteInterner) {
+        precondition(entries.count == 0 && !slotsGivenUp, "slots are taken by an empty interner")
+        guard other.tableSize > tableSize else { return }
+        swap(&table, &other.table)
+        swap(&tableSize, &other.tableSize)
+        swap(&mask, &other.mask)
+        swap(&outgrowsCache, &other.outgrowsCache)
+        other.slotsGivenUp = true
+        // Invariant: `table` holds `tableSize` slots; all zeros is an empty slot (this
+        // interner's own table, now `other`'s, was empty already).
+        memset(table, 0, tableSize * MemoryLayout<Slot>.stride)
     }
 
-    /// Gives up the slot table, for another interner to reuse (a worker's next piece): the
-    /// entries stay (``count``, ``bytes(of:)``, ``tag(of:)``, what a merge reads), but this
-    /// interner can no longer look a name up or add one. A worker's key table is a fresh
-    /// allocation at each piece otherwise, whose lines come from memory at their first probe
-    /// (on a VM of 512 KiB of level 2 cache a core, a third of a graph worker's
-    /// `appendRelationship` waited on that load); reused, the table is cleared in cache.
-    /// Refused after it is given up: every lookup (the empty table left finds nothing, so an
-    /// `intern` reaches ``insert``) rather than a wrong answer.
-    mutating func giveUpSlots() -> SpareSlots {
-        let spare = SpareSlots(table: table, size: tableSize)
-        table = Self.emptySlots(64)
-        tableSize = 64
-        mask = 63
-        outgrowsCache = false
-        slotsGivenUp = true
-        return spare
-    }
-
-    /// Whether ``giveUpSlots()`` took the slot table.
+    /// Whether another interner took the slot table (``takeSlots(from:)``).
     private var slotsGivenUp = false
-
-    /// Takes `spare` as this empty interner's slot table, cleared, when it is larger than the
-    /// one it has (else frees it).
-    mutating func reuseSlots(_ spare: consuming SpareSlots) {
-        precondition(entries.count == 0 && !slotsGivenUp, "slots are reused by an empty interner")
-        guard spare.size > tableSize else { return }
-        // Invariant: `spare.table` holds `spare.size` slots this interner now owns (the
-        // spare is dismantled without freeing them); all zeros is an empty slot.
-        let (p, size) = spare.take()
-        memset(p, 0, size * MemoryLayout<Slot>.stride)
-        free(table)
-        table = p
-        tableSize = size
-        mask = UInt64(size - 1)
-        outgrowsCache = size > Self.cachedSlots
-    }
 
     /// Makes room for `n` names without growing the table on the way.
     mutating func reserveCapacity(_ n: Int) {

@@ -142,11 +142,10 @@ final class GraphPieceSink: DocumentSink, InputLabelled {
     /// store since then); the next resources go to a fresh collector.
     func takePiece(values: consuming ByteArena) -> Graph {
         let piece = current.graph(values: values, inputBytes: 0, shrink: false)
+        current = Self.collector(options, policy, numberAlarm)
         // The merge reads the piece's keys, never looks one up: the next collector takes its
         // slot table, cleared (in this core's cache), rather than a fresh allocation.
-        let slots = piece.storage.keys.giveUpSlots()
-        current = Self.collector(options, policy, numberAlarm)
-        current.storage.keys.reuseSlots(slots)
+        current.storage.keys.takeSlots(from: &piece.storage.keys)
         keyHints?.retarget(current)
         current.sourceName = sourceName
         // Pieces of one input are alike (batches of about the same size): the next collector

@@ -93,9 +93,9 @@ struct BenchMachine: Codable {
         {
             cpu = line[line.index(after: colon)...].trimmingWhitespace()
         }
+        let l2 = ParseOptions.level2CacheBytes
         return BenchMachine(
-            cpu: cpu, logicalCores: ProcessInfo.processInfo.activeProcessorCount,
-            level2CacheBytes: ParseOptions.level2CacheBytes > 0 ? ParseOptions.level2CacheBytes : nil,
+            cpu: cpu, logicalCores: ProcessInfo.processInfo.activeProcessorCount, level2CacheBytes: l2 > 0 ? l2 : nil,
             memoryBytes: ProcessInfo.processInfo.physicalMemory,
             os: ProcessInfo.processInfo.operatingSystemVersionString, jsonapi: JSONAPIVersion.current)
     }
