@@ -24,7 +24,8 @@
 #
 # Passes: none yajl scan syntax graph graph-read graph-read-one decode decode-concurrent decode-primary
 # decode-primary-concurrent read-primary read-primary-concurrent encode ndjson flat-json validate tables jsonserialization
-# jsondecoder jsondecoder-generic (the Foundation ones take minutes under valgrind).
+# jsondecoder jsondecoder-generic (the Foundation ones take minutes under valgrind), yajl-every-core
+# (one bare yajl pass per worker at once: its count is of all copies, not per input).
 # Generated documents are `jsonapi generate --resources N --seed 1` with 1e400 written 1e300,
 # the same bytes `jsonapi bench` and the benchmark package use.
 #

@@ -15,6 +15,14 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     case none
     /// yajl with no-op callbacks: the floor.
     case bareYajl = "yajl"
+    /// The machine's ceiling for a design that runs yajl over every byte: one bare yajl pass
+    /// over the whole input per worker (``DocumentOptions/parse``'s `workers`, else one per
+    /// usable core), all at once, each on a thread of its own. Its time is reported per copy
+    /// (``copies(options:)``), so its ratio to ``bareYajl`` is the machine's own scaling of
+    /// the bare parser: below the number of copies when busy cores slow one another (a VM's
+    /// cores that share a physical core, or a power or memory limit), which no design can
+    /// beat.
+    case bareYajlEveryCore = "yajl-every-core"
     /// The structural pre-scan alone.
     case scan
     /// The JSON layer: scanner, yajl, depth and duplicate-name checks, no document building.
@@ -67,6 +75,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         switch self {
         case .none: "none (read input only)"
         case .bareYajl: "bare yajl (floor)"
+        case .bareYajlEveryCore: "bare yajl, a copy per worker at once"
         case .scan: "structural scan"
         case .syntax: "JSON layer only"
         case .graph: "graph"
@@ -116,6 +125,11 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
             let ok = input.withUnsafeBytes { BenchmarkPasses.bareYajl($0, chunkSize: chunkSize) }
             if !ok { throw BenchmarkPassError("yajl rejected the input") }
             return 1
+        case .bareYajlEveryCore:
+            let n = copies(options: options)
+            let rejected = input.withUnsafeBytes { BenchmarkPasses.bareYajlCopies($0, copies: n, chunkSize: chunkSize) }
+            if rejected { throw BenchmarkPassError("yajl rejected the input") }
+            return n
         case .scan:
             let ok = input.withUnsafeBytes { BenchmarkPasses.scanOnly($0, chunkSize: chunkSize) }
             if !ok { throw BenchmarkPassError("the structural scan rejected the input") }
@@ -156,6 +170,14 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
         case .jsonDecoderGeneric:
             return try FoundationPeers.withData(input) { try FoundationPeers.genericDecoder($0) }
         }
+    }
+
+    /// How many times one run of the pass goes over the input: the copies of
+    /// ``bareYajlEveryCore`` (the workers asked for, else the usable cores), 1 for every
+    /// other pass. A run's times are divided by it, so that every pass is timed per input.
+    public func copies(options: DocumentOptions = .default) -> Int {
+        guard self == .bareYajlEveryCore else { return 1 }
+        return min(max(1, options.parse.workers ?? ParseOptions.usableCores), ParseOptions.maxWorkers)
     }
 
     /// A document from ``DocumentGenerator`` (compact), ready for every pass including

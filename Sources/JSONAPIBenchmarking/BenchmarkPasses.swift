@@ -10,6 +10,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import JSONAPIStream
 
 /// The ways of reading a document that `jsonapi bench`, `Scripts/callgrind.sh` and the
@@ -31,6 +32,18 @@ public enum BenchmarkPasses {
     @discardableResult
     public static func bareYajl(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 1 << 20) -> Bool {
         ParserPasses.bareYajl(bytes, chunkSize: chunkSize)
+    }
+
+    /// `copies` bare yajl passes over `bytes` at once, each on a thread of its own (the first
+    /// on the caller's); true when any of them rejected the input.
+    public static func bareYajlCopies(_ bytes: UnsafeRawBufferPointer, copies: Int, chunkSize: Int = 1 << 20) -> Bool {
+        let shared = SharedCopies(bytes: bytes, accepted: .allocate(capacity: copies))
+        shared.accepted.initialize(repeating: false)
+        defer { shared.accepted.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: copies) { i in
+            shared.accepted[i] = ParserPasses.bareYajl(shared.bytes, chunkSize: chunkSize)
+        }
+        return shared.accepted.contains(false)
     }
 
     /// The structural pre-scan alone (UTF-8, whitespace, string boundaries, line feeds).
@@ -167,4 +180,12 @@ public enum BenchmarkPasses {
     /// `/dev/null`, opened once for writing: NDJSON and flat JSON are written there, so the
     /// passes pay for the `write` calls a real run makes, but not for a disk.
     private static let devNull: Int32 = open("/dev/null", O_WRONLY)
+}
+
+/// What the copies of ``BenchmarkPasses/bareYajlCopies(_:copies:chunkSize:)`` share: the
+/// input, which they only read (the caller keeps it alive until they return), and one flag
+/// each, which only its copy writes.
+private struct SharedCopies: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+    let accepted: UnsafeMutableBufferPointer<Bool>
 }

@@ -62,13 +62,26 @@ struct BenchCommandTests {
         #expect(input["name"]?.stringValue?.contains("100 documents") == true)
         let rows = try #require(input["passes"]?.arrayValue)
         #expect(
-            rows.map { "\($0["pass"]?.stringValue ?? "?") \($0["workers"]?.numberValue?.int64Value ?? 0)" } == ["yajl 1", "ndjson 1", "ndjson 2", "validate 1", "validate 2", "tables 1", "tables 2"])
+            rows.map { "\($0["pass"]?.stringValue ?? "?") \($0["workers"]?.numberValue?.int64Value ?? 0)" } == [
+                "yajl 1", "yajl-every-core 2", "ndjson 1", "ndjson 2", "validate 1", "validate 2", "tables 1", "tables 2",
+            ])
         #expect(rows.allSatisfy { $0["error"] == nil && ($0["megabytesPerSecond"]?.numberValue?.doubleValue ?? 0) > 0 })
-        #expect(rows[2]["title"]?.stringValue == "NDJSON to /dev/null, 2 workers")
+        #expect(rows[3]["title"]?.stringValue == "NDJSON to /dev/null, 2 workers")
         // The scaling: each pass's throughput over its own with the fewest workers (1 with 1).
         func number(_ row: JSONValue, _ key: String) -> Double? { row[key]?.numberValue?.doubleValue }
         #expect(rows[0]["scaling"] == nil)
-        for (one, two) in [(1, 2), (3, 4), (5, 6)] {
+        // The machine's ceiling with 2 workers (added since a value is 2): bare yajl twice at
+        // once, no scaling or reading thread of its own; each 2-worker pass is also a share of
+        // it (its ratio to the floor over the ceiling's), a 1-worker pass is not.
+        #expect(rows[1]["title"]?.stringValue == "bare yajl, 2 copies at once")
+        #expect(rows[1]["scaling"] == nil && rows[1]["callerShare"] == nil && rows[1]["ceilingShare"] == nil)
+        let ceiling = try #require(number(rows[1], "throughputRatio"))
+        for (one, two) in [(2, 3), (4, 5), (6, 7)] {
+            #expect(rows[one]["ceilingShare"] == nil)
+            let share = try #require(number(rows[two], "ceilingShare"), "\(rows[two])")
+            #expect(abs(share - number(rows[two], "throughputRatio")! / ceiling) < 1e-9)
+        }
+        for (one, two) in [(2, 3), (4, 5), (6, 7)] {
             #expect(number(rows[one], "scaling") == 1)
             let expected = number(rows[one], "medianSeconds")! / number(rows[two], "medianSeconds")!
             #expect(abs(number(rows[two], "scaling")! - expected) < 1e-9)
@@ -76,7 +89,7 @@ struct BenchCommandTests {
         // The reading thread's share of the processor time, on rows with 2 or more workers: a
         // fraction, more than nothing (it splits the dump and writes out what the workers
         // wrote) and less than all (the workers parse).
-        for (one, two) in [(1, 2), (3, 4), (5, 6)] {
+        for (one, two) in [(2, 3), (4, 5), (6, 7)] {
             #expect(rows[one]["callerShare"] == nil)
             let share = number(rows[two], "callerShare")
             #expect(share.map { $0 > 0 && $0 < 1 } == true, "\(rows[two])")
@@ -89,8 +102,29 @@ struct BenchCommandTests {
         #expect(text.out.contains("× with 2"), "\(text.out)")
         #expect(text.out.contains("reading thread's share of the processor time: ndjson "), "\(text.out)")
         #expect(text.out.contains("% with 2 (limit from about "), "\(text.out)")
+        #expect(text.out.contains("the machine's ceiling: 2 bare yajl passes at once run at "), "\(text.out)")
+        #expect(text.out.contains("the passes with 2 workers, as a share of it: ndjson "), "\(text.out)")
         let zero = try run(["bench", "--workers", "0"])
         #expect(zero.status == 2 && zero.stderr.contains("--workers must be from 1 to 256"))
+    }
+
+    /// The machine's ceiling: bare yajl over the whole input once per worker, all at once,
+    /// timed per input. Without a count, one copy per usable core; a document yajl rejects
+    /// is an error, as for the floor.
+    @Test func bareYajlOnEveryCoreRunsACopyPerWorker() throws {
+        let input = try BenchmarkPass.generatedDocument(resources: 20)
+        var options = DocumentOptions()
+        options.parse.workers = 3
+        #expect(BenchmarkPass.bareYajlEveryCore.copies(options: options) == 3)
+        #expect(try BenchmarkPass.bareYajlEveryCore.run(input, options: options) == 3)
+        #expect(BenchmarkPass.bareYajlEveryCore.copies() == ParseOptions.usableCores)
+        #expect(BenchmarkPass.graph.copies(options: options) == 1)
+        #expect(throws: BenchmarkPassError.self) { try BenchmarkPass.bareYajlEveryCore.run(Array(input.dropLast(3)), options: options) }
+        // No ceiling unless a run has 2 workers or more.
+        let r = try run(["bench", "--resources", "20", "--runs", "1", "--quiet", "--format", "json", "--passes", "ndjson", "--workers", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try #require(JSONValue(parsing: Array(r.stdout))["inputs"]?.arrayValue?.first?["passes"]?.arrayValue)
+        #expect(rows.map { $0["pass"]?.stringValue } == ["yajl", "ndjson"])
     }
 
     /// Page faults are counted per run: a process's first graph writes memory it never wrote

@@ -25,7 +25,12 @@ struct Bench: ParsableCommand {
             Every pass reads the same bytes from memory in the same chunks. Passes: \
             \(BenchmarkPass.allCases.filter { $0 != .none }.map(\.rawValue).joined(separator: ", ")). \
             yajl (yajl's own scan with no-op callbacks) is the floor, and every figure is also \
-            given as a ratio to it. JSONDecoder typed decodes into Codable types written for the \
+            given as a ratio to it. yajl-every-core (added whenever a --workers value is 2 or \
+            more) runs bare yajl over the whole input once per worker, all at once, and is timed \
+            per input: its ratio to yajl is the machine's own scaling of the bare parser, which \
+            no pass on that many workers can pass (on a VM whose busy cores slow one another it \
+            is well under the number of cores), and each pass is also given as a share of it. \
+            JSONDecoder typed decodes into Codable types written for the \
             generated documents (it fails on other documents); JSONDecoder generic into generic \
             JSON:API Codable types that fit any document. With no FILE, a document from \
             `jsonapi generate --resources 9000` (about 16 MB) is used; in generated documents the \
@@ -98,6 +103,8 @@ struct Bench: ParsableCommand {
 
     func selectedPasses() throws -> [BenchmarkPass] {
         var list: [BenchmarkPass] = [.bareYajl]
+        // With 2 or more workers, the machine's own scaling of the bare parser, next to the floor.
+        if workers.contains(where: { $0 >= 2 }) { list.append(.bareYajlEveryCore) }
         for name in passes.split(separator: ",").map({ $0.trimmingWhitespace() }) where !name.isEmpty {
             guard let pass = BenchmarkPass(rawValue: name) else {
                 if name == "jsonserialization" {

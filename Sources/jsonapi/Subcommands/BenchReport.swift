@@ -112,12 +112,31 @@ struct BenchReport {
     var workers: [Int] = []
 
     /// What runs, in order: every pass once per `workers` value (the yajl floor once, as
-    /// workers do not change it).
+    /// workers do not change it; the copies of bare yajl at once for each value of 2 or more).
     static func cases(passes: [BenchmarkPass], workers: [Int]) -> [BenchCase] {
         let settings: [Int?] = workers.isEmpty ? [nil] : workers.map { $0 }
-        return passes.flatMap { pass in
-            pass == .bareYajl ? [BenchCase(pass: pass, workers: settings[0])] : settings.map { BenchCase(pass: pass, workers: $0) }
+        return passes.flatMap { pass -> [BenchCase] in
+            switch pass {
+            case .bareYajl: return [BenchCase(pass: pass, workers: settings[0])]
+            case .bareYajlEveryCore:
+                let many = settings.filter { ($0 ?? 2) >= 2 }
+                return (many.isEmpty ? [settings[0]] : many).map { BenchCase(pass: pass, workers: $0) }
+            default: return settings.map { BenchCase(pass: pass, workers: $0) }
+            }
         }
+    }
+
+    /// Whether a pass is one of the bare yajl references (the floor, its copies at once),
+    /// which have no scaling or reading thread of their own.
+    static func isReference(_ pass: BenchmarkPass) -> Bool { pass == .bareYajl || pass == .bareYajlEveryCore }
+
+    /// The copies of bare yajl that run at once with `workers` (nil: one per usable core).
+    static func copies(_ workers: Int?) -> Int { BenchmarkPass.bareYajlEveryCore.copies(options: workerOptions(workers)) }
+
+    private static func workerOptions(_ workers: Int?) -> DocumentOptions {
+        var options = DocumentOptions()
+        options.parse.workers = workers
+        return options
     }
     var inputs: [BenchInput]
     var passes: [BenchmarkPass]
@@ -150,6 +169,10 @@ struct BenchReport {
         /// memory the process has not written before faults once per page (or huge page), and
         /// the kernel zeroes each; a run that reuses its memory hardly faults.
         var medianPageFaults: Double?
+        /// The throughput as a fraction of the machine's ceiling with as many workers: bare
+        /// yajl run once per worker at once (``BenchmarkPass/bareYajlEveryCore``), when it ran.
+        /// A pass that runs yajl over every byte cannot pass 1.
+        var ceilingShare: Double?
         var error: String?
     }
 
@@ -182,7 +205,10 @@ struct BenchReport {
         let fewest = workers.min()
         return cases.map { run in
             let o = input.outcomes[run] ?? BenchOutcome(error: "not run")
-            let title = workers.count > 1 && run.pass != .bareYajl ? "\(run.pass.title), \(run.workers!) worker\(run.workers == 1 ? "" : "s")" : run.pass.title
+            let title =
+                run.pass == .bareYajlEveryCore
+                ? "bare yajl, \(Self.copies(run.workers)) copies at once"
+                : workers.count > 1 && run.pass != .bareYajl ? "\(run.pass.title), \(run.workers!) worker\(run.workers == 1 ? "" : "s")" : run.pass.title
             var row = Row(pass: run.pass.rawValue, workers: run.workers, title: title, runs: o.seconds.count, error: o.error)
             if let median = o.median {
                 row.medianSeconds = median
@@ -190,11 +216,16 @@ struct BenchReport {
                 row.megabytesPerSecond = Double(input.bytes) / median / 1e6
                 row.resourcesPerSecond = Double(input.resources) / median
                 if let floorSeconds { row.throughputRatio = floorSeconds / median }
-                if workers.count > 1, run.pass != .bareYajl, let fewest, let base = input.outcomes[BenchCase(pass: run.pass, workers: fewest)]?.median {
+                if workers.count > 1, !Self.isReference(run.pass), let fewest, let base = input.outcomes[BenchCase(pass: run.pass, workers: fewest)]?.median {
                     row.scaling = base / median
                 }
+                if !Self.isReference(run.pass), let ceiling = input.outcomes[BenchCase(pass: .bareYajlEveryCore, workers: run.workers)]?.median,
+                    Self.copies(run.workers) >= 2
+                {
+                    row.ceilingShare = ceiling / median
+                }
             }
-            if let w = run.workers, w >= 2, run.pass != .bareYajl { row.callerShare = o.callerShare }
+            if let w = run.workers, w >= 2, !Self.isReference(run.pass) { row.callerShare = o.callerShare }
             if o.error == nil, !o.pageFaults.isEmpty { row.medianPageFaults = BenchOutcome.median(o.pageFaults.map(Double.init)) }
             if let cpu = o.cpuMedian, cpu > 0 {
                 row.medianCPUSeconds = cpu
@@ -260,6 +291,17 @@ struct BenchReport {
                     let parts = scaled.map { "\($0.pass) \(cFormat("%.2f", $0.scaling!))× with \($0.workers!)" }
                     lines.append("scaling over \(fewest) worker\(fewest == 1 ? "" : "s"): " + parts.joined(separator: ", "))
                 }
+            }
+            // The machine's ceiling: bare yajl once per worker at once, and each pass's share of it.
+            for ceiling in inputRows where ceiling.pass == BenchmarkPass.bareYajlEveryCore.rawValue {
+                guard let ratio = ceiling.throughputRatio else { continue }
+                let n = Self.copies(ceiling.workers)
+                guard n >= 2 else { continue }
+                let shares = inputRows.filter { $0.workers == ceiling.workers && $0.ceilingShare != nil }
+                    .map { "\($0.pass) \(cFormat("%.2f", $0.ceilingShare!))" }
+                lines.append(
+                    "the machine's ceiling: \(n) bare yajl passes at once run at \(cFormat("%.2f", ratio))× one alone (\(n).00 if they did not slow one another)"
+                        + (shares.isEmpty ? "" : "; the passes with \(n) workers, as a share of it: " + shares.joined(separator: ", ")))
             }
             // The reading thread's share with workers: past (1 - share) / share workers it is
             // the limit, whatever the number of cores.
