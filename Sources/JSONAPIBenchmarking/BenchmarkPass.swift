@@ -17,7 +17,7 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     case bareYajl = "yajl"
     /// The machine's ceiling for a design that runs yajl over every byte: one bare yajl pass
     /// over the whole input per worker (``DocumentOptions/parse``'s `workers`, else one per
-    /// usable core), all at once, each on a thread of its own. Its time is reported per copy
+    /// usable core), all at once, up to a thread per core. Its time is reported per copy
     /// (``copies(options:)``), so its ratio to ``bareYajl`` is the machine's own scaling of
     /// the bare parser: below the number of copies when busy cores slow one another (a VM's
     /// cores that share a physical core, or a power or memory limit), which no design can

@@ -34,8 +34,9 @@ public enum BenchmarkPasses {
         ParserPasses.bareYajl(bytes, chunkSize: chunkSize)
     }
 
-    /// `copies` bare yajl passes over `bytes` at once, each on a thread of its own (the first
-    /// on the caller's); true when any of them rejected the input.
+    /// `copies` bare yajl passes over `bytes` at once (`DispatchQueue.concurrentPerform`:
+    /// up to a thread per core, the caller's among them; more copies than cores take turns);
+    /// true when any of them rejected the input.
     public static func bareYajlCopies(_ bytes: UnsafeRawBufferPointer, copies: Int, chunkSize: Int = 1 << 20) -> Bool {
         let shared = SharedCopies(bytes: bytes, accepted: .allocate(capacity: copies))
         shared.accepted.initialize(repeating: false)
