@@ -176,8 +176,12 @@ public enum BenchmarkPass: String, CaseIterable, Sendable {
     /// ``bareYajlEveryCore`` (the workers asked for, else the usable cores), 1 for every
     /// other pass. A run's times are divided by it, so that every pass is timed per input.
     public func copies(options: DocumentOptions = .default) -> Int {
-        guard self == .bareYajlEveryCore else { return 1 }
-        return min(max(1, options.parse.workers ?? ParseOptions.usableCores), ParseOptions.maxWorkers)
+        self == .bareYajlEveryCore ? Self.copies(workers: options.parse.workers) : 1
+    }
+
+    /// The copies of ``bareYajlEveryCore`` with `workers` asked for (nil: one per usable core).
+    public static func copies(workers: Int?) -> Int {
+        min(max(1, workers ?? ParseOptions.usableCores), ParseOptions.maxWorkers)
     }
 
     /// A document from ``DocumentGenerator`` (compact), ready for every pass including

@@ -125,6 +125,12 @@ struct BenchCommandTests {
         #expect(r.status == 0, "\(r.stderr)")
         let rows = try #require(JSONValue(parsing: Array(r.stdout))["inputs"]?.arrayValue?.first?["passes"]?.arrayValue)
         #expect(rows.map { $0["pass"]?.stringValue } == ["yajl", "ndjson"])
+        // More copies than cores take turns: the ceiling they could reach is one per core.
+        let four = try run(["bench", "--resources", "20", "--runs", "1", "--quiet", "--passes", "yajl-every-core", "--workers", "4"])
+        #expect(four.status == 0, "\(four.stderr)")
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(four.out.contains("4 bare yajl passes at once run at "), "\(four.out)")
+        #expect(four.out.contains("one alone (\(min(4, cores)).00 if they did not slow one another)"), "\(four.out)")
     }
 
     /// Page faults are counted per run: a process's first graph writes memory it never wrote

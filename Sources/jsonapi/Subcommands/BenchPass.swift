@@ -86,7 +86,8 @@ struct BenchPass: ParsableCommand {
             }
             // A pass that goes over the input several times at once (the bare yajl copies) is
             // timed per input.
-            let per = Double(repeats * pass.copies(options: options))
+            let inputs = repeats * pass.copies(options: options)
+            let per = Double(inputs)
             for _ in 0..<max(0, runs) {
                 let usage = ProcessUsage.now
                 // The reading thread's own time: less what it spent as a worker.
@@ -97,7 +98,7 @@ struct BenchPass: ParsableCommand {
                 callerCPUSeconds.append((ThreadProcessorTime.asReader - callerCPU) / per)
                 let after = ProcessUsage.now
                 cpuSeconds.append((after.cpuSeconds - usage.cpuSeconds) / per)
-                pageFaults.append((after.pageFaults - usage.pageFaults) / repeats)
+                pageFaults.append((after.pageFaults - usage.pageFaults) / inputs)
             }
         } catch {
             try? Terminal.standardOutput(reply((error as? JSONAPIError).map { "\($0)" } ?? "\(error)"))

@@ -130,14 +130,6 @@ struct BenchReport {
     /// which have no scaling or reading thread of their own.
     static func isReference(_ pass: BenchmarkPass) -> Bool { pass == .bareYajl || pass == .bareYajlEveryCore }
 
-    /// The copies of bare yajl that run at once with `workers` (nil: one per usable core).
-    static func copies(_ workers: Int?) -> Int { BenchmarkPass.bareYajlEveryCore.copies(options: workerOptions(workers)) }
-
-    private static func workerOptions(_ workers: Int?) -> DocumentOptions {
-        var options = DocumentOptions()
-        options.parse.workers = workers
-        return options
-    }
     var inputs: [BenchInput]
     var passes: [BenchmarkPass]
 
@@ -164,7 +156,7 @@ struct BenchReport {
         /// input takes (splitting it, merging the workers' pieces, writing their output). With
         /// N workers that thread is the limit once the workers' part divided by N is smaller.
         var callerShare: Double?
-        /// Page faults per run, all threads (median), as `getrusage` counts them (the faults
+        /// Page faults per run (per input for the copies of bare yajl), all threads (median), as `getrusage` counts them (the faults
         /// that trap and the pages `madvise(MADV_POPULATE_WRITE)` fills): a run that writes
         /// memory the process has not written before faults once per page (or huge page), and
         /// the kernel zeroes each; a run that reuses its memory hardly faults.
@@ -207,7 +199,7 @@ struct BenchReport {
             let o = input.outcomes[run] ?? BenchOutcome(error: "not run")
             let title =
                 run.pass == .bareYajlEveryCore
-                ? "bare yajl, \(Self.copies(run.workers)) copies at once"
+                ? "bare yajl, \(BenchmarkPass.copies(workers: run.workers)) copies at once"
                 : workers.count > 1 && run.pass != .bareYajl ? "\(run.pass.title), \(run.workers!) worker\(run.workers == 1 ? "" : "s")" : run.pass.title
             var row = Row(pass: run.pass.rawValue, workers: run.workers, title: title, runs: o.seconds.count, error: o.error)
             if let median = o.median {
@@ -220,7 +212,7 @@ struct BenchReport {
                     row.scaling = base / median
                 }
                 if !Self.isReference(run.pass), let ceiling = input.outcomes[BenchCase(pass: .bareYajlEveryCore, workers: run.workers)]?.median,
-                    Self.copies(run.workers) >= 2
+                    BenchmarkPass.copies(workers: run.workers) >= 2
                 {
                     row.ceilingShare = ceiling / median
                 }
@@ -295,12 +287,14 @@ struct BenchReport {
             // The machine's ceiling: bare yajl once per worker at once, and each pass's share of it.
             for ceiling in inputRows where ceiling.pass == BenchmarkPass.bareYajlEveryCore.rawValue {
                 guard let ratio = ceiling.throughputRatio else { continue }
-                let n = Self.copies(ceiling.workers)
+                let n = BenchmarkPass.copies(workers: ceiling.workers)
                 guard n >= 2 else { continue }
+                // Copies past the cores take turns: the most they can run at is one per core.
+                let perfect = min(n, machine.logicalCores)
                 let shares = inputRows.filter { $0.workers == ceiling.workers && $0.ceilingShare != nil }
                     .map { "\($0.pass) \(cFormat("%.2f", $0.ceilingShare!))" }
                 lines.append(
-                    "the machine's ceiling: \(n) bare yajl passes at once run at \(cFormat("%.2f", ratio))× one alone (\(n).00 if they did not slow one another)"
+                    "the machine's ceiling: \(n) bare yajl passes at once run at \(cFormat("%.2f", ratio))× one alone (\(perfect).00 if they did not slow one another)"
                         + (shares.isEmpty ? "" : "; the passes with \(n) workers, as a share of it: " + shares.joined(separator: ", ")))
             }
             // The reading thread's share with workers: past (1 - share) / share workers it is
