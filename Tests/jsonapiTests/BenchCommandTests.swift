@@ -40,6 +40,28 @@ struct BenchCommandTests {
         #expect(results[2]["error"]?.stringValue?.contains("keyNotFound") == true)
     }
 
+    /// A file from `jsonapi generate` keeps the one number a Double cannot hold (1e400): the
+    /// typed passes fail on it, and the text report, whose table cuts a long error short,
+    /// gives the whole error after the table, reason and place included.
+    @Test func aFailureTooLongForTheTableFollowsItInFull() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let generated = try run(["generate", "--resources", "20"])
+        #expect(generated.status == 0)
+        #expect(String(decoding: generated.stdout, as: UTF8.self).contains("1e400"))
+        let file = dir.appendingPathComponent("doc.json")
+        try Data(generated.stdout).write(to: file)
+        let r = try run(["bench", file.path, "--runs", "1", "--quiet", "--passes", "graph,decode-primary"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        let cut = try #require(lines.firstIndex { $0.hasPrefix("graph + typed decoding, primary only") && $0.hasSuffix("…") })
+        #expect(lines.contains { $0.hasPrefix("graph ") && !$0.contains("failed") })
+        let full = try #require(lines.firstIndex { $0.hasPrefix("graph + typed decoding, primary only failed: ") })
+        #expect(full > cut)
+        #expect(lines[full].contains("found number 1e400, which does not fit in Double"), "\(lines[full])")
+        #expect(lines[full].contains("/attributes/score"), "\(lines[full])")
+    }
+
     /// The command links FoundationEssentials only: Foundation's untyped reader is measured by
     /// the benchmark package, and asking the command for it says so.
     @Test func theJSONSerializationPassSaysWhereItWent() throws {

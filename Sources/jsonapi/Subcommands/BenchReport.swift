@@ -256,9 +256,12 @@ struct BenchReport {
             let widths = [titleWidth, 8, 8, 11, 13, 12, 8, 13]
             lines.append(cells(["pass", "MB/s", "× yajl", "CPU × yajl", "resources/s", "peak RSS", "× yajl", "above input"], widths))
             let inputRows = rows(input)
+            // Errors too long for the table's line, given in full after it.
+            var longErrors: [(title: String, error: String)] = []
             for row in inputRows {
                 if let error = row.error {
                     let short = error.count > 90 ? String(error.prefix(89)) + "…" : error
+                    if short != error { longErrors.append((row.title, error)) }
                     lines.append(cells([row.title, "failed: \(short)"], [titleWidth, 0]))
                     continue
                 }
@@ -275,6 +278,7 @@ struct BenchReport {
                             row.aboveInputBytes.map(mebibytes) ?? "-",
                         ], widths))
             }
+            for (title, error) in longErrors { lines.append("\(title) failed: \(error)") }
             // The scaling: each pass's throughput with more workers over its throughput with
             // the fewest.
             if let fewest = workers.min(), workers.count > 1 {
