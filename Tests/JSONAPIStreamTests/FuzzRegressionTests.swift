@@ -874,20 +874,23 @@ public enum FuzzChecks {
 
     // MARK: - workers
 
-    /// The batch size the header asks for, or more for a long body: every batch (and every
+    /// The batch size the header asks for (1 plus `step` times its third byte's high four
+    /// bits), or more for a long body: every batch (and every
     /// piece of a long element) is a hand-over between threads, so a body of 60 KB in batches
     /// of a byte made 60,000 of them per run, a dozen runs per input, and took 41 s under
     /// AddressSanitizer (a libFuzzer timeout, linear in the size: 9 s for 7.5 KB). At most
     /// about 512 batches per run keeps every input under a second or so; the small bodies,
     /// most of what the fuzzer writes, keep their batches of a few bytes.
-    static func batchBytes(header: Int, body: Int) -> Int { max(header, body / 512) }
+    static func batchBytes(_ input: [UInt8], step: Int, body: Int) -> Int {
+        max(1 + Int(input.count > 2 ? input[2] >> 4 : 0) * step, body / 512)
+    }
 
     static func workers(_ input: [UInt8]) -> [String] {
         let c = Config(input)
         // Three copies: document boundaries for the workers to cut at (when the body is one
         // JSON text), the body's own trailing content between them otherwise.
         let dump = c.body + [0x0A] + c.body + [0x20, 0x0D, 0x0A] + c.body
-        let batch = batchBytes(header: 1 + Int(input.count > 2 ? input[2] >> 4 : 0) * 5, body: dump.count)
+        let batch = batchBytes(input, step: 5, body: dump.count)
         return workersAgree(dump, c, batch: batch, label: "") + validationAgrees(dump, c, batch: batch, label: "")
             + tablesAgree(dump, c, batch: batch, label: "") + streamAgrees(dump, c, batch: batch)
     }
@@ -1050,7 +1053,7 @@ public enum FuzzChecks {
         // Batches of 1 to 16 bytes (more for a long body): workers are decided on after 8
         // times that.
         let two = c.body + [0x0A] + c.body
-        let batch = batchBytes(header: 1 + Int(input.count > 2 ? input[2] >> 4 : 0), body: two.count)
+        let batch = batchBytes(input, step: 1, body: two.count)
         return workersAgree(c.body, c, batch: batch, label: "one, ") + workersAgree(two, c, batch: batch, label: "two, ")
             + validationAgrees(c.body, c, batch: batch, label: "one, ") + validationAgrees(two, c, batch: batch, label: "two, ")
             + tablesAgree(c.body, c, batch: batch, label: "one, ") + tablesAgree(two, c, batch: batch, label: "two, ")
