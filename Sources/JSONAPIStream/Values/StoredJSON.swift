@@ -121,6 +121,25 @@ package enum StoredJSON {
         return "\(kind) \(text)"
     }
 
+    /// Whether the objects at `a` and `b` have the same member names in the same order (the
+    /// names compared as stored, quotes and escapes included: a name is stored one way).
+    static func sameNames(_ b: UnsafeRawBufferPointer, _ a: Range<Int>, _ other: Range<Int>) -> Bool {
+        var i = a.lowerBound + 1
+        var j = other.lowerBound + 1
+        let end = a.upperBound - 1
+        let otherEnd = other.upperBound - 1
+        while i < end && j < otherEnd {
+            let nameEnd = skipString(b, at: i)
+            let otherNameEnd = skipString(b, at: j)
+            guard nameEnd - i == otherNameEnd - j, memoryEqual(UnsafeRawBufferPointer(rebasing: b[i..<nameEnd]), UnsafeRawBufferPointer(rebasing: b[j..<otherNameEnd]))
+            else { return false }
+            // Past the ':', the value and the ','.
+            i = skipValue(b, at: nameEnd + 1) + 1
+            j = skipValue(b, at: otherNameEnd + 1) + 1
+        }
+        return i >= end && j >= otherEnd
+    }
+
     /// The members of the object at `span`: for each, the quoted name's range and the
     /// value's range (offsets into `b`).
     static func members(_ b: UnsafeRawBufferPointer, _ span: Range<Int>) -> [(name: Range<Int>, value: Range<Int>)] {
