@@ -87,6 +87,13 @@ import Testing
             #expect(try Self.person(first) == (change == "a lid" ? laterAlone : alone), "\(change)")
             #expect(last.warningCount == 1 && first.warningCount == 1, "\(change): one repeat, one warning")
             #expect(last.storage.duplicateCount == 1, "\(change)")
+            // And the value store is the merge name by name's, byte for byte.
+            for (policy, taken) in [(DuplicatePolicy.last, last), (.first, first)] {
+                let byName = try DuplicateMerger.$takesRepeatsWhole.withValue(false) {
+                    try Self.read([Self.base, later], oneDocument: oneDocument, workers: workers, policy: policy)
+                }
+                #expect(taken.storage.values.withBytes { Array($0) } == byName.storage.values.withBytes { Array($0) }, "\(change), \(policy)")
+            }
         }
     }
 
@@ -108,6 +115,31 @@ import Testing
         }
         #expect(try Self.person(changed) == Self.person(Self.read([changing[999]], oneDocument: false, workers: 1, policy: .last)))
         #expect(try Self.person(same) == Self.person(Self.read([Self.base], oneDocument: false, workers: 1, policy: .last)))
+    }
+
+    /// Every corpus document merged with itself (each resource repeated as it was) and with
+    /// the next one: the graph is the merge name by name's, to the byte of its value store.
+    @Test(arguments: GraphMergingTests.pairs)
+    func theGraphIsTheMergeByNamesOwn(_ a: String, _ b: String) throws {
+        for policy in [DuplicatePolicy.last, .first] {
+            func read() throws -> Graph {
+                let parser = GraphParser(options: GraphMergingTests.options, duplicates: policy)
+                try parser.read(InputSource(path: GraphMergingTests.path(a)))
+                try parser.read(InputSource(path: GraphMergingTests.path(b)))
+                let g = try parser.finish()
+                g.checkInvariants()
+                return g
+            }
+            let whole = try read()
+            let byName = try DuplicateMerger.$takesRepeatsWhole.withValue(false) { try read() }
+            let (x, y) = (whole.storage, byName.storage)
+            #expect(try GraphMergingTests.flat(whole) == GraphMergingTests.flat(byName), "\(a) + \(b), \(policy)")
+            #expect(x.values.withBytes { Array($0) } == y.values.withBytes { Array($0) }, "\(a) + \(b), \(policy)")
+            #expect(
+                x.resources.count == y.resources.count && x.relationships.count == y.relationships.count && x.linkage.count == y.linkage.count
+                    && x.members.count == y.members.count && x.duplicateCount == y.duplicateCount && whole.warningCount == byName.warningCount,
+                "\(a) + \(b), \(policy)")
+        }
     }
 
     @Test func sameNamesComparesTheTopLevelNamesInOrder() {

@@ -27,11 +27,19 @@ struct DuplicateMerger: ~Copyable {
     /// The unknown members of rows in the tails: the table's index, the row, its members.
     private var tailExtras: [(ReferenceWritableKeyPath<GraphStorage, ExtrasIndex>, Int, Range<Int>)] = []
 
+    /// Whether a repeat is taken whole where it can be (``repeatsOld(_:_:newExtras:in:)``,
+    /// ``mergeObjects(_:_:in:)``). Tests bind it to false to compare with the merge name by
+    /// name, which must give the same graph, byte for byte. (Read once per merge, on the
+    /// thread that merges: the caller's.)
+    @TaskLocal static var takesRepeatsWhole = true
+    private let wholeRepeats: Bool
+
     init(storage: GraphStorage, newWins: Bool, valueMark: Int, marks: GraphSink.Marks) {
         self.storage = storage
         self.newWins = newWins
         self.valueMark = valueMark
         self.marks = marks
+        wholeRepeats = Self.takesRepeatsWhole
     }
 
     // MARK: - A repeat
@@ -50,7 +58,7 @@ struct DuplicateMerger: ~Copyable {
     /// object it answers no: a merge by name keeps one of each.
     func repeatsOld(_ old: GraphStorage.ResourceRecord, _ new: GraphStorage.ResourceRecord, newExtras: Range<Int>, in store: borrowing ByteArena) -> Bool {
         let s = storage
-        guard !s.namesMayRepeat, newExtras.isEmpty, old.relationshipCount == new.relationshipCount else { return false }
+        guard wholeRepeats, !s.namesMayRepeat, newExtras.isEmpty, old.relationshipCount == new.relationshipCount else { return false }
         return store.withBytes { all in
             func same(_ a: ValueSpan, _ b: ValueSpan) -> Bool {
                 if a.isNone || b.isNone { return a.isNone && b.isNone }
@@ -126,10 +134,10 @@ struct DuplicateMerger: ~Copyable {
     mutating func mergeObjects(_ old: ValueSpan, _ new: ValueSpan, in store: inout ByteArena) -> ValueSpan {
         if new.isNone { return old }
         if old.isNone { return keep(new, in: &store) }
-        let namesMayRepeat = storage.namesMayRepeat
+        let wholeIfSame = wholeRepeats && !storage.namesMayRepeat
         let (isObjects, sameNames) = store.withBytes { all in
             let isObjects = all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{")
-            return (isObjects, isObjects && !namesMayRepeat && StoredJSON.sameNames(all, old.range, new.range))
+            return (isObjects, isObjects && wholeIfSame && StoredJSON.sameNames(all, old.range, new.range))
         }
         guard isObjects && !sameNames else { return newWins ? keep(new, over: old, in: &store) : old }
         let (oldMembers, newMembers) = store.withBytes { all in (StoredJSON.members(all, old.range), StoredJSON.members(all, new.range)) }
