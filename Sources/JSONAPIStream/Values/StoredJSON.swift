@@ -122,7 +122,7 @@ package enum StoredJSON {
     }
 
     /// Whether the objects at `a` and `b` have the same member names in the same order (the
-    /// names compared as stored, quotes and escapes included: a name is stored one way).
+    /// names compared as stored, quotes and escapes included, as a merge by name compares them).
     static func sameNames(_ b: UnsafeRawBufferPointer, _ a: Range<Int>, _ other: Range<Int>) -> Bool {
         var i = a.lowerBound + 1
         var j = other.lowerBound + 1
