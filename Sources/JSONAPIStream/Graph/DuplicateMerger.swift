@@ -178,6 +178,22 @@ struct DuplicateMerger: ~Copyable {
         let s = storage
         let oldRange = Int(old.relationshipStart)..<Int(old.relationshipStart + old.relationshipCount)
         let newRange = Int(new.relationshipStart)..<Int(new.relationshipStart + new.relationshipCount)
+        // The same names in the same order (a resource written again by the same server, a
+        // target or a value changed): under `first` the old relationships stay as they are, and
+        // under `last` each new one is kept over the old one of its name, in its place. That is
+        // what the merge by name below does (the old rows are below the mark, so its rows go
+        // over them), without its lists and dictionary.
+        if wholeRepeats && !s.namesMayRepeat && oldRange.count == newRange.count && oldRange.upperBound <= marks.relationships
+            && zip(oldRange, newRange).allSatisfy({ s.relationships[$0].name == s.relationships[$1].name })
+        {
+            guard newWins else { return (old.relationshipStart, old.relationshipCount) }
+            for (i, k) in zip(oldRange, newRange) {
+                let (r, extras) = keepRelationship(k, over: i, in: &store)
+                s.relationships[i] = r
+                s.relationshipExtras[i] = extras
+            }
+            return (old.relationshipStart, old.relationshipCount)
+        }
         var out = Array(s.relationships[oldRange])
         var extras = oldRange.map { s.relationshipExtras[$0] }
         var index: [UInt32: Int] = [:]
@@ -208,8 +224,12 @@ struct DuplicateMerger: ~Copyable {
         r.links = keep(rel.links, over: old?.links ?? .none, in: &store)
         r.meta = keep(rel.meta, over: old?.meta ?? .none, in: &store)
         let oldTargets = old.map { Int($0.targetStart)..<Int($0.targetStart + $0.targetCount) } ?? 0..<0
+        // (Their room at once: grown one target at a time, the two lists were a quarter of a
+        // repeat's merge.)
         var targets: [GraphStorage.LinkageRecord] = []
         var targetExtras: [Range<Int>] = []
+        targets.reserveCapacity(Int(rel.targetCount))
+        targetExtras.reserveCapacity(Int(rel.targetCount))
         for (n, t) in (Int(rel.targetStart)..<Int(rel.targetStart + rel.targetCount)).enumerated() {
             var l = s.linkage[t]
             let previous = n < oldTargets.count ? oldTargets.lowerBound + n : nil
