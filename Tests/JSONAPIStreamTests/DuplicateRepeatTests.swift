@@ -5,10 +5,10 @@ import Testing
 
 /// A resource that comes again with the same member names in the same order (a crawl's pages
 /// include the same resources, as they were or with a few values changed) is merged without
-/// taking its objects apart name by name (``DuplicateMerger/repeatsOld(_:_:newExtras:in:)``,
-/// ``StoredJSON/sameNames(_:_:_:)``, relationships merged in place). Whatever single place the
-/// later occurrence changes, the merged resource is the later one under `last` and the earlier
-/// one under `first`, as the merge name by name makes it, on one reader and on workers.
+/// taking its objects apart name by name (``StoredJSON/sameNames(_:_:_:)``, relationships
+/// merged in place). Whatever single place the later occurrence changes, the merged resource
+/// is the later one under `last` and the earlier one under `first`, as the merge name by name
+/// makes it, on one reader and on workers.
 @Suite struct DuplicateRepeatTests {
     /// The earlier occurrence: a value in each place a later one may change.
     static let base =

@@ -27,66 +27,21 @@ struct DuplicateMerger: ~Copyable {
     /// The unknown members of rows in the tails: the table's index, the row, its members.
     private var tailExtras: [(ReferenceWritableKeyPath<GraphStorage, ExtrasIndex>, Int, Range<Int>)] = []
 
-    /// Whether a repeat is taken whole where it can be (``repeatsOld(_:_:newExtras:in:)``,
-    /// ``mergeObjects(_:_:in:)``). Tests bind it to false to compare with the merge name by
-    /// name, which must give the same graph, byte for byte. (Read once per merge, on the
-    /// thread that merges: the caller's.)
+    /// Whether a repeat with the same names in the same order is taken whole
+    /// (``mergeObjects(_:_:in:)``, ``mergeRelationships(old:new:in:)``). Tests bind it to
+    /// false to compare with the merge name by name, which must give the same graph, byte for
+    /// byte. (Read once per merge, on the thread that merges: the caller's.)
     @TaskLocal static var takesRepeatsWhole = true
-    private let wholeRepeats: Bool
+    /// Whether objects and relationships with the same names in the same order are taken
+    /// whole: unless names may repeat in one object (a merge by name keeps one of each).
+    private let sameNamesTakeWhole: Bool
 
     init(storage: GraphStorage, newWins: Bool, valueMark: Int, marks: GraphSink.Marks) {
         self.storage = storage
         self.newWins = newWins
         self.valueMark = valueMark
         self.marks = marks
-        wholeRepeats = Self.takesRepeatsWhole
-    }
-
-    // MARK: - A repeat
-
-    /// Whether the new occurrence `new` (with its unknown members `newExtras`) repeats `old`:
-    /// the same attributes, links and meta byte for byte, the same relationships in the same
-    /// order (name, kind, targets, their links and meta), and no unknown members where a merge
-    /// would replace some (a resource's own are merged by name, so the new occurrence has
-    /// none; a relationship's or a target's are replaced whole, so neither side has any).
-    /// Merging it would write every value and row over itself, under either policy (a stored
-    /// object is minified JSON: rebuilt member by member it is the same bytes), so only the new
-    /// occurrence's values and rows are dropped (``finish(in:)``). A dump of crawled pages
-    /// repeats its included resources on every page as they were: over a generated dump of 950
-    /// pages the merge by name (re-reading both objects, a name index, a rebuilt object, a
-    /// dictionary of relationships) took 65.1 million instructions for its 8,541 repeats (a
-    /// third as they were, the rest with an attribute changed); with this check (a few hundred
-    /// a repeat) and `mergeObjects`' same-names path, 26.6 million, about 9.5 million of them
-    /// the texts of the first 1,000 warnings. When names may repeat in an object it answers no:
-    /// a merge by name keeps one of each.
-    func repeatsOld(_ old: GraphStorage.ResourceRecord, _ new: GraphStorage.ResourceRecord, newExtras: Range<Int>, in store: borrowing ByteArena) -> Bool {
-        let s = storage
-        guard wholeRepeats, !s.namesMayRepeat, newExtras.isEmpty, old.relationshipCount == new.relationshipCount else { return false }
-        return store.withBytes { all in
-            func same(_ a: ValueSpan, _ b: ValueSpan) -> Bool {
-                if a.isNone || b.isNone { return a.isNone && b.isNone }
-                return a.count == b.count && memoryEqual(UnsafeRawBufferPointer(rebasing: all[a.range]), UnsafeRawBufferPointer(rebasing: all[b.range]))
-            }
-            func same(_ a: PackedSpan, _ b: PackedSpan) -> Bool { same(s.span(a), s.span(b)) }
-            guard same(old.attributes, new.attributes), same(old.links, new.links), same(old.meta, new.meta) else { return false }
-            for k in 0..<Int(old.relationshipCount) {
-                let i = Int(old.relationshipStart) + k
-                let j = Int(new.relationshipStart) + k
-                let a = s.relationships[i]
-                let b = s.relationships[j]
-                guard a.hasShape(of: b), same(a.links, b.links), same(a.meta, b.meta), s.relationshipExtras[i].isEmpty, s.relationshipExtras[j].isEmpty
-                else { return false }
-                for t in 0..<Int(a.targetCount) {
-                    let x = Int(a.targetStart) + t
-                    let y = Int(b.targetStart) + t
-                    let la = s.linkage[x]
-                    let lb = s.linkage[y]
-                    guard la.key == lb.key, la.lidKey == lb.lidKey, same(la.meta, lb.meta), s.linkageExtras[x].isEmpty, s.linkageExtras[y].isEmpty
-                    else { return false }
-                }
-            }
-            return true
-        }
+        sameNamesTakeWhole = Self.takesRepeatsWhole && !storage.namesMayRepeat
     }
 
     // MARK: - Values
@@ -137,7 +92,7 @@ struct DuplicateMerger: ~Copyable {
     mutating func mergeObjects(_ old: ValueSpan, _ new: ValueSpan, in store: inout ByteArena) -> ValueSpan {
         if new.isNone { return old }
         if old.isNone { return keep(new, in: &store) }
-        let wholeIfSame = wholeRepeats && !storage.namesMayRepeat
+        let wholeIfSame = sameNamesTakeWhole
         let (isObjects, sameNames) = store.withBytes { all in
             let isObjects = all[old.start] == UInt8(ascii: "{") && all[new.start] == UInt8(ascii: "{")
             return (isObjects, isObjects && wholeIfSame && StoredJSON.sameNames(all, old.range, new.range))
@@ -183,7 +138,7 @@ struct DuplicateMerger: ~Copyable {
         // under `last` each new one is kept over the old one of its name, in its place. That is
         // what the merge by name below does (the old rows are below the mark, so its rows go
         // over them), without its lists and dictionary.
-        if wholeRepeats && !s.namesMayRepeat && oldRange.count == newRange.count && oldRange.upperBound <= marks.relationships
+        if sameNamesTakeWhole && oldRange.count == newRange.count && oldRange.upperBound <= marks.relationships
             && zip(oldRange, newRange).allSatisfy({ s.relationships[$0].name == s.relationships[$1].name })
         {
             guard newWins else { return (old.relationshipStart, old.relationshipCount) }
@@ -224,8 +179,8 @@ struct DuplicateMerger: ~Copyable {
         r.links = keep(rel.links, over: old?.links ?? .none, in: &store)
         r.meta = keep(rel.meta, over: old?.meta ?? .none, in: &store)
         let oldTargets = old.map { Int($0.targetStart)..<Int($0.targetStart + $0.targetCount) } ?? 0..<0
-        // (Their room at once: grown one target at a time, the two lists were a quarter of a
-        // repeat's merge.)
+        // (Their room at once: grown one target at a time, the two lists' growth was a sixth
+        // of the merges of the synthetic crawl in docs/changes.md.)
         var targets: [GraphStorage.LinkageRecord] = []
         var targetExtras: [Range<Int>] = []
         targets.reserveCapacity(Int(rel.targetCount))

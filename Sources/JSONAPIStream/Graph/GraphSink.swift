@@ -296,18 +296,14 @@ final class GraphSink: DocumentSink {
         var m = DuplicateMerger(storage: s, newWins: policy == .last, valueMark: storeMark, marks: marks)
         var merged = old
         merged.flags |= new.flags
-        // A repeat of what the old occurrence holds (a crawl's pages include the same
-        // resources again and again) changes none of its values or rows.
-        if !m.repeatsOld(old, new, newExtras: newExtras, in: store) {
-            merged.attributes = s.pack(m.mergeObjects(s.span(old.attributes), s.span(new.attributes), in: &store))
-            merged.links = s.pack(m.mergeObjects(s.span(old.links), s.span(new.links), in: &store))
-            merged.meta = s.pack(m.mergeObjects(s.span(old.meta), s.span(new.meta), in: &store))
-            if new.relationshipCount > 0 {
-                (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new, in: &store)
-            }
-            if !newExtras.isEmpty {
-                s.resourceExtras[row] = m.mergeMembers(old: s.resourceExtras[row], new: newExtras, in: &store)
-            }
+        merged.attributes = s.pack(m.mergeObjects(s.span(old.attributes), s.span(new.attributes), in: &store))
+        merged.links = s.pack(m.mergeObjects(s.span(old.links), s.span(new.links), in: &store))
+        merged.meta = s.pack(m.mergeObjects(s.span(old.meta), s.span(new.meta), in: &store))
+        if new.relationshipCount > 0 {
+            (merged.relationshipStart, merged.relationshipCount) = m.mergeRelationships(old: old, new: new, in: &store)
+        }
+        if !newExtras.isEmpty {
+            s.resourceExtras[row] = m.mergeMembers(old: s.resourceExtras[row], new: newExtras, in: &store)
         }
         m.finish(in: &store)
         if new.lidKey != GraphStorage.noKey && old.lidKey == GraphStorage.noKey {

@@ -134,10 +134,6 @@ final class GraphStorage: @unchecked Sendable {
             targetCount = other.targetCount
         }
 
-        /// Whether `other` has this record's name, kind and number of targets.
-        @inline(__always)
-        func hasShape(of other: RelationshipRecord) -> Bool { nameAndKind == other.nameAndKind && targetCount == other.targetCount }
-
         /// The name's symbol.
         var name: UInt32 {
             @inline(__always) get { nameAndKind & 0xFF_FFFF }
