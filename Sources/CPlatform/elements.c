@@ -137,6 +137,7 @@ JSONAPI_WIDEST __attribute__((always_inline)) static inline size_t block_widest(
     jsonapi_element_state st = *s;                                                 \
     size_t i = 0;                                                                  \
     while (i + 64 <= n) {                                                          \
+        read_ahead(p + i);                                                         \
         const size_t scanned = block(&st, p + i, at + (int64_t)i, cut_at);         \
         i += scanned;                                                              \
         if (scanned < 64) break;                                                   \

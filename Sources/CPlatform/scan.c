@@ -141,6 +141,7 @@ JSONAPI_WIDE static size_t skip_plain_wide(const unsigned char *p, size_t n, uns
     plain_skip whole = at;
     while (at.end + 64 <= n) {
         const size_t i = at.end;
+        read_ahead(p + i);
         const __m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
         const __m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
         // Signed compare: bytes of 0x80 and more are negative, so they are "below 0x0E" too.

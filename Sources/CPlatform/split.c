@@ -145,6 +145,7 @@ __attribute__((always_inline)) static inline split_masks split_masks_sse2(const 
     size_t i = 0;                                                                                                      \
     /* Invariant: bytes p[0..<i] are scanned; s holds the state after them. */                                         \
     while (i + 64 <= n) {                                                                                              \
+        read_ahead(p + i);                                                                                             \
         const split_masks m = masks(p + i);                                                                            \
         if (split_block(s, p, base, i, cut_from, cut, m.quotes, m.backslashes, m.lines, m.opens, m.closes, m.xored)) { \
             *state = local;                                                                                            \
