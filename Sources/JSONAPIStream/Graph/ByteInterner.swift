@@ -158,20 +158,6 @@ package struct ByteInterner: ~Copyable {
         return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
     }
 
-    /// Interns every entry of `other` in its order, entry `k` with the tag `tag` gives for
-    /// its tag there, and writes its number here to `numbers[k]` (`numbers` holds at least
-    /// `other.count`). One call for a whole table: the loop reads this table's fields where
-    /// they are, rather than through an `inout` borrowed again at each name.
-    @inline(__always)
-    mutating func internAll(of other: borrowing ByteInterner, into numbers: UnsafeMutableBufferPointer<UInt32>, tag: (UInt32) -> UInt32) {
-        let entries = other.entries.unsafeRecords
-        precondition(numbers.count >= entries.count, "room for every number")
-        for k in 0..<entries.count {
-            let e = entries[k]
-            numbers[k] = intern(other.bytes.bytes(in: e.start..<e.start + Int(e.count)), tag: tag(e.tag))
-        }
-    }
-
     /// The number for `(tag, name)` if it was interned.
     func find(_ name: UnsafeRawBufferPointer, tag: UInt32 = 0) -> UInt32? {
         precondition(!slotsGivenUp, "an interner whose slots were given up looks nothing up")
