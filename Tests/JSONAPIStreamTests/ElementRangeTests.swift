@@ -326,6 +326,74 @@ struct ElementRangeTests {
     /// fastest this processor has: AVX-512 blocks where it has them) find the same places to cut, with the same lines and counts, in JSON
     /// whose strings hold runs of backslashes before quotes and brackets at every offset of a
     /// block, read in pieces of every size from 1 to 300 bytes.
+    /// An input whose size is known (read whole, or from a regular file) has its last ranges
+    /// cut smaller, so that the workers run out of them together; one fed in chunks, whose
+    /// size is not known, is cut at the batch size to its end. The output is one reader's
+    /// either way.
+    @Test func theLastRangesOfAnInputOfKnownSizeAreCutSmaller() throws {
+        var doc = Array(#"{"data":["#.utf8)
+        for i in 0..<2000 {
+            if i > 0 { doc.append(UInt8(ascii: ",")) }
+            doc += Array(#"{"type":"t","id":"\#(i)","attributes":{"s":"a,{]"}}"#.utf8)
+        }
+        doc += Array("]}".utf8)
+        // An element's bytes, about (ids of 1 to 4 digits).
+        let element = 64
+        let batch = 4096
+        func ranges(_ reading: InputReading, workers: Int = 2) throws -> (sizes: [Int], output: String) {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            let out = ByteWriter()
+            let n = Normalizer(format: .ndjson, out: out, document: o)
+            n.tuneWorkers(batchBytes: batch, continuationBytes: 2 * batch, decisionBytes: 16)
+            var sizes: [Int] = []
+            var ends = 0
+            n.didCutRange = { bytes, atEnd in
+                if atEnd { ends += 1 } else { sizes.append(bytes) }
+            }
+            switch reading {
+            case .fed:
+                try doc.withUnsafeBytes { b in
+                    var at = 0
+                    while at < b.count {
+                        try n.feed(UnsafeRawBufferPointer(rebasing: b[at..<min(b.count, at + 1000)]))
+                        at += 1000
+                    }
+                }
+                try n.finish()
+            case .whole:
+                try withContiguousBytes(of: doc) { (b) throws(JSONAPIError) in try n.finish(reading: b, named: "doc", chunkSize: 1000) }
+            case .files:
+                var names: [String: String] = [:]
+                try readFromFiles([("doc", doc)], chunk: 1000, names: &names) { (source, size) throws(JSONAPIError) in try n.read(source, chunkSize: size) }
+                try n.finish()
+            }
+            #expect(ends == (workers > 1 ? 1 : 0), "one range ends at the array's end (\(reading))")
+            return (sizes, out.string)
+        }
+        let one = try ranges(.fed, workers: 1)
+        #expect(one.sizes.isEmpty)
+        let fed = try ranges(.fed)
+        #expect(fed.output == one.output)
+        // Unknown size: every range that ends at a comma holds the batch size.
+        #expect(fed.sizes.count >= 20 && fed.sizes.allSatisfy { $0 >= batch })
+        for reading in [InputReading.whole, .files] {
+            let known = try ranges(reading)
+            #expect(known.output == one.output, "\(reading)")
+            // The same ranges as the fed input's until the last bytes...
+            let full = known.sizes.prefix { $0 >= batch - element }
+            #expect(full.count >= fed.sizes.count - 12 && Array(full.dropLast()) == Array(fed.sizes.prefix(full.count - 1)), "\(reading): \(known.sizes)")
+            // ...which go in smaller ranges, each about a quarter of the bytes left (2 workers,
+            // twice each), none below an eighth of the batch size, smaller and smaller to the end.
+            let tail = known.sizes.dropFirst(full.count)
+            #expect(tail.count >= 4, "\(reading): \(known.sizes)")
+            #expect(tail.allSatisfy { $0 >= batch / 8 }, "\(reading): \(known.sizes)")
+            #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + element }, "\(reading): \(known.sizes)")
+            let left = doc.count - full.reduce(0) { $0 + $1 + 1 } - #"{"data":["#.utf8.count
+            #expect(tail.first.map { abs($0 - left / 4) <= element } ?? false, "\(reading): \(left) bytes left, \(known.sizes)")
+        }
+    }
+
     @Test func theSplitterReadsTheSameEveryWay() throws {
         var seeded = XorShift(seed: 7)
         var documents: [[UInt8]] = [Array(Self.large(60).utf8)]

@@ -124,6 +124,12 @@ public final class Normalizer {
 
     /// Whether workers read ranges of the elements of large documents (tests).
     var readsElementRanges: Bool { reader.readsElements }
+    /// Called with the size of each range of elements the workers are given, and whether the
+    /// array's end (or the input's) ended it (tests); set before the first byte.
+    var didCutRange: ((_ bytes: Int, _ atArrayEnd: Bool) -> Void)? {
+        get { reader.didCutRange }
+        set { reader.didCutRange = newValue }
+    }
 
     /// The most batches, and the most input bytes, that were in flight at once (tests).
     var mostInFlight: (batches: Int, bytes: Int) { reader.mostInFlight }

@@ -10,7 +10,8 @@
 /// ```
 ///
 /// A range ends at the first comma between elements after ``batchBytes`` (a comma belongs to
-/// neither range), or at the array's `]`; a range longer than ``continuationBytes`` without
+/// neither range; in the last bytes of an input of known size, after less:
+/// ``rangeTarget(at:)``), or at the array's `]`; a range longer than ``continuationBytes`` without
 /// such a comma (one huge element) is handed over in pieces to the same worker, and ends at
 /// the next comma. An empty array stays with the caller's bytes. The caller's stream, when
 /// it reaches the batch after a range, skips to its first byte
@@ -18,6 +19,12 @@
 final class ElementBatcher {
     private let batchBytes: Int
     private let continuationBytes: Int
+    /// The workers the ranges go to.
+    private let workers: Int
+    /// The size of the input being cut, when it is known in advance (bytes in memory, a
+    /// regular file; set by the reader at each input): its last ranges are cut smaller
+    /// (``rangeTarget(at:)``). Only the batches depend on it, never what is read.
+    var inputSize: Int?
     private var split = ElementSplitter()
     private var name: String?
     /// Documents in the inputs before the current one.
@@ -34,10 +41,32 @@ final class ElementBatcher {
     private var rangeBytes = BatchBytes()
     private var rangeStart = SegmentStart()
     private var rangeHanded = false
+    /// The bytes after which the range being gathered ends at the next comma
+    /// (``rangeTarget(at:)``).
+    private var rangeTarget = 0
+    /// The bytes of the range being gathered handed over so far (in pieces).
+    private var rangeHandedBytes = 0
+    /// Called with each range's size once it ends, and whether it ended at the array's `]`
+    /// or the input's end rather than at a comma (tests: which ranges the input was cut into).
+    var didCutRange: ((_ bytes: Int, _ atArrayEnd: Bool) -> Void)?
 
-    init(batchBytes: Int, continuationBytes: Int) {
+    init(batchBytes: Int, continuationBytes: Int, workers: Int = 2) {
         self.batchBytes = batchBytes
         self.continuationBytes = continuationBytes
+        self.workers = max(1, workers)
+    }
+
+    /// The size of a range that starts at `offset` of the input: the batch size, or, in the
+    /// last bytes of an input whose size is known, the bytes left shared out twice among the
+    /// workers (at least an eighth of the batch size). The workers then run out of ranges at
+    /// about the same time, and the caller's thread, which takes in every worker's output
+    /// in order, has small pieces left at the end rather than waiting for the worker that
+    /// took the last full batch while the others idle (with 2 workers, the last 1 MiB of a
+    /// 256 KiB batch size goes in about a dozen ranges).
+    private func rangeTarget(at offset: Int) -> Int {
+        guard let size = inputSize, workers > 1 else { return batchBytes }
+        let left = max(0, size - offset)
+        return min(batchBytes, max(batchBytes / 8, left / (2 * workers)))
     }
 
     func beginInput(named name: String?) {
@@ -70,7 +99,7 @@ final class ElementBatcher {
             }
             // A range that goes on after a piece (its elements passed `continuationBytes`)
             // ends at the first comma: it has passed the batch size.
-            let cutFrom = rangeHanded ? 0 : max(0, batchBytes - rangeBytes.count - 1)
+            let cutFrom = rangeHanded ? 0 : max(0, rangeTarget - rangeBytes.count - 1)
             // A range is handed over in pieces of at most `continuationBytes`, whatever the
             // read size: the same input gives the same batches.
             let piece = UnsafeRawBufferPointer(rebasing: rest[..<min(rest.count, max(1, continuationBytes - rangeBytes.count))])
@@ -79,7 +108,7 @@ final class ElementBatcher {
                 // The comma belongs to neither range.
                 rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]), in: place)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
-                try handRange(to: reader, ends: true, closes: true)
+                try handRange(to: reader, ends: true, closes: true, atComma: true)
                 startRange(copying: place.isTransient)
             case .close(let cut):
                 rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]), in: place)
@@ -115,7 +144,9 @@ final class ElementBatcher {
         // Room for a whole range at once when it is copied (one grows to about `batchBytes`,
         // then to the end of the element it reached): growing by doubling copied each range
         // about once more.
-        rangeBytes = BatchBytes(room: max(4096, batchBytes + batchBytes / 8), now: copying)
+        rangeTarget = rangeTarget(at: split.offset)
+        rangeHandedBytes = 0
+        rangeBytes = BatchBytes(room: max(4096, rangeTarget + rangeTarget / 8), now: copying)
         rangeStart = SegmentStart(
             offset: split.offset, line: split.line, lineStart: split.lineStart,
             documentIndex: documentsBefore + split.documents - 1, startsInput: false, precededBy: nil,
@@ -137,12 +168,15 @@ final class ElementBatcher {
         callerBytes.append(staticBytes("]"))
     }
 
-    /// `copying`: the range goes on in bytes that are copied (its next piece takes its room now).
-    private func handRange(to reader: ParallelReader, ends: Bool, closes: Bool, copying: Bool = false) throws(JSONAPIError) {
+    /// `copying`: the range goes on in bytes that are copied (its next piece takes its room now);
+    /// `atComma`: it ends at a comma between elements (not at the array's end or the input's).
+    private func handRange(to reader: ParallelReader, ends: Bool, closes: Bool, copying: Bool = false, atComma: Bool = false) throws(JSONAPIError) {
         // The caller's bytes before it come first.
         if !callerBytes.isEmpty || callerBegins || resume != nil { try handCallerBytes(to: reader) }
         var bytes = BatchBytes(room: ends ? 16 : 64 * 1024, now: copying && !ends)
         swap(&bytes, &rangeBytes)
+        rangeHandedBytes += bytes.count
+        if ends, let didCutRange { didCutRange(rangeHandedBytes, !atComma) }
         let batch = ParallelBatch(segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
         batch.endsSegment = ends
         batch.closesElements = closes

@@ -74,7 +74,23 @@ final class ParallelReader {
         /// stream (``ElementBatcher``).
         case elements(ElementBatcher)
     }
-    private var mode = Mode.undecided
+    private var mode = Mode.undecided {
+        didSet {
+            if case .elements(let batcher) = mode {
+                batcher.inputSize = inputSize
+                batcher.didCutRange = didCutRange
+            }
+        }
+    }
+    /// Called with the size of each range of elements cut (tests: ``ElementBatcher/didCutRange``);
+    /// set before the first byte.
+    var didCutRange: ((_ bytes: Int, _ atArrayEnd: Bool) -> Void)?
+    /// The size of the input being read, when known in advance (``readWhole(_:name:chunkSize:)``,
+    /// a regular file): a large document's last ranges are then cut smaller
+    /// (``ElementBatcher/inputSize``). A hint: the batches, never the result, depend on it.
+    private var inputSize: Int? {
+        didSet { if case .elements(let batcher) = mode { batcher.inputSize = inputSize } }
+    }
     private var finished = false
     /// The input ``readWhole(_:name:chunkSize:)`` reads (empty otherwise): its bytes stay
     /// valid until the workers stop, so batches view them rather than copy them.
@@ -225,6 +241,7 @@ final class ParallelReader {
     /// copied) or the read size is outside ``ReadBlock/readSizes``.
     func read(_ source: InputSource, chunkSize: Int, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
         try beginInput(named: source.name)
+        inputSize = source.knownSize
         do throws(JSONAPIError) {
             let blocks = blockReadSizes.contains(InputSource.readSize(chunkSize))
             let puller = InputPuller(source, chunkSize: chunkSize, blocks: blocks)
@@ -250,6 +267,7 @@ final class ParallelReader {
         if case .sequential = mode { return try sequential.beginInput(named: name) }
         inputOpen = true
         inputName = name
+        inputSize = nil
         split = DocumentSplitter()
         if case .elements(let batcher) = mode { batcher.beginInput(named: name) }
     }
@@ -262,6 +280,7 @@ final class ParallelReader {
     /// the bytes, also when this throws.
     func readWhole(_ bytes: UnsafeRawBufferPointer, name: String?, chunkSize: Int) throws(JSONAPIError) {
         try beginInput(named: name)
+        inputSize = bytes.count
         stable = bytes
         // (Bytes of later inputs are copied: the promise covers these.)
         defer { stable = UnsafeRawBufferPointer(start: nil, count: 0) }
@@ -456,7 +475,7 @@ final class ParallelReader {
         }
         if large && splitsElements {
             // Everything gathered is cut again, by elements.
-            let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
+            let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes, workers: delivery.workerCount)
             mode = .elements(batcher)
             sequential.reader.staysOnOneThread = true
             delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
