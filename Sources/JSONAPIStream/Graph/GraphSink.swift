@@ -134,6 +134,7 @@ final class GraphSink: DocumentSink {
         s.resourceExtras[s.resources.count] = extras
         s.noteRow(row, document: document)
         s.resources.appendToOwn(record)
+        s.rowTypes.appendToOwn(record.type)
         // (The sink's own table: no graph over it exists yet.)
         if s.keyRow[Int(record.key)] < 0 { s.keyRow.setOwn(Int(record.key), row) }
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow.setOwn(Int(record.lidKey), row) }
