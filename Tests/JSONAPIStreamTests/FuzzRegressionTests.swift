@@ -167,9 +167,12 @@ public enum FuzzChecks {
         if let failure { throw failure }
     }
 
+    /// `named`: the body is one input of that name (``Normalizer/beginInput(named:)``); `whole`:
+    /// it is read as bytes of known size (``InputSource/bytes(_:name:)``, reads of the first
+    /// size), which cuts a large document's last ranges smaller; otherwise it is fed in `sizes`.
     static func normalize(
         _ body: [UInt8], format: OutputFormat, document: DocumentOptions, output: OutputOptions,
-        duplicates: DuplicatePolicy, sizes: [Int]
+        duplicates: DuplicatePolicy, sizes: [Int], named: String? = nil, whole: Bool = false
     ) -> Run {
         let out = ByteWriter()
         let normalizer = Normalizer(format: format, out: out, output: output, document: document, duplicates: duplicates)
@@ -177,7 +180,12 @@ public enum FuzzChecks {
         normalizer.onDiagnostic = { collector.diagnostics.append($0) }
         var run = Run()
         do throws(JSONAPIError) {
-            try feed(body, sizes: sizes) { (b) throws(JSONAPIError) in try normalizer.feed(b) }
+            if whole {
+                try normalizer.read(.bytes(body, name: named ?? "fuzz"), chunkSize: max(1, min(sizes.first ?? Int.max, 1 << 20)))
+            } else {
+                if let named { try normalizer.beginInput(named: named) }
+                try feed(body, sizes: sizes) { (b) throws(JSONAPIError) in try normalizer.feed(b) }
+            }
             try normalizer.finish()
         } catch {
             run.error = error
@@ -1067,13 +1075,21 @@ public enum FuzzChecks {
         for format in [OutputFormat.ndjson, .edges, .json] {
             var one = c.document
             one.parse.workers = 1
-            let reference = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+            let fed = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
+            // The body named, as reading it as bytes names it.
+            let named = normalize(body, format: format, document: one, output: c.output, duplicates: c.duplicates, sizes: c.sizes, named: "fuzz")
             for n in [2, 3] {
                 var many = c.document
                 many.parse.workers = n
                 many.parse.workerBatchBytes = batch
-                let run = normalize(body, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes)
-                let how = "\(label)\(format), \(n) workers, batches of \(batch) bytes, sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
+                // 3 workers read the body as bytes (its size known: the last ranges smaller),
+                // unless it begins as compressed bytes do (they would be decompressed).
+                let whole = n == 3 && InputSource.bytes(body, name: "fuzz").compression == .none
+                let reference = whole ? named : fed
+                let run = normalize(
+                    body, format: format, document: many, output: c.output, duplicates: c.duplicates, sizes: c.sizes, named: whole ? "fuzz" : nil,
+                    whole: whole)
+                let how = "\(label)\(format), \(n) workers, batches of \(batch) bytes, \(whole ? "read whole, " : "")sizes \(c.sizes.map { $0 == .max ? "rest" : String($0) })"
                 if reference.error != run.error {
                     problems.append("\(how): one reader gives \(describe(reference.error)); workers \(describe(run.error))")
                 }
