@@ -291,6 +291,58 @@ struct ParallelReaderTests {
         #expect(try run(.ndjson, .last, workers: 2).1)
     }
 
+    /// An input of many documents whose size is known (read whole, or from a regular file) has
+    /// its last batches cut smaller, as a large document's last ranges are
+    /// (``ElementRangeTests/theLastRangesOfAnInputOfKnownSizeAreCutSmaller()``); fed in chunks,
+    /// every batch holds the batch size. The output is one reader's either way.
+    @Test func theLastBatchesOfAnInputOfKnownSizeAreCutSmaller() throws {
+        var dump: [UInt8] = []
+        for i in 0..<600 {
+            dump += Array(#"{"data":{"type":"t","id":"\#(i)","attributes":{"s":"}{"}}}"#.utf8) + [0x0A]
+        }
+        // A document's bytes, about (ids of 1 to 3 digits).
+        let document = 64
+        let batch = 2048
+        func batches(_ reading: InputReading, workers: Int = 2) throws -> (sizes: [Int], output: String) {
+            var o = DocumentOptions()
+            o.parse.workers = workers
+            let out = ByteWriter()
+            let n = Normalizer(format: .ndjson, out: out, document: o)
+            n.tuneWorkers(batchBytes: batch, continuationBytes: 2 * batch, decisionBytes: 4 * batch)
+            var sizes: [Int] = []
+            n.didCutBatch = { sizes.append($0) }
+            switch reading {
+            case .fed:
+                try readInputs([("dump", dump)], chunk: 1000, into: n)
+                try n.finish()
+            case .whole:
+                try withContiguousBytes(of: dump) { (b) throws(JSONAPIError) in try n.finish(reading: b, named: "dump", chunkSize: 1000) }
+            case .files:
+                var names: [String: String] = [:]
+                try readFromFiles([("dump", dump)], chunk: 1000, names: &names) { (source, size) throws(JSONAPIError) in try n.read(source, chunkSize: size) }
+                try n.finish()
+            }
+            #expect(n.isReadByWorkers == (workers > 1), "\(reading)")
+            return (sizes, out.string)
+        }
+        let one = try batches(.fed, workers: 1)
+        let fed = try batches(.fed)
+        #expect(fed.output == one.output)
+        // Unknown size: every batch closed at a document's end holds the batch size.
+        #expect(fed.sizes.count >= 15 && fed.sizes.allSatisfy { $0 >= batch })
+        for reading in [InputReading.whole, .files] {
+            let known = try batches(reading)
+            #expect(known.output == one.output, "\(reading)")
+            let full = known.sizes.prefix { $0 >= batch - document }
+            #expect(full.count >= fed.sizes.count - 12 && Array(full.dropLast()) == Array(fed.sizes.prefix(full.count - 1)), "\(reading): \(known.sizes)")
+            // The last ones smaller and smaller, none below an eighth of the batch size.
+            let tail = known.sizes.dropFirst(full.count)
+            #expect(tail.count >= 4, "\(reading): \(known.sizes)")
+            #expect(tail.allSatisfy { $0 >= batch / 8 }, "\(reading): \(known.sizes)")
+            #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + document }, "\(reading): \(known.sizes)")
+        }
+    }
+
     @Test func inputsTooSmallStayOnOneStreamAndOneLargeDocumentIsReadByElements() {
         let small = Self.run([("small", Array(Self.dump.prefix(upTo: Self.boundary(near: 2000))))], workers: 2, chunk: 0)
         #expect(small.error == nil && !small.byWorkers)

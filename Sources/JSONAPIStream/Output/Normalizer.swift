@@ -130,6 +130,12 @@ public final class Normalizer {
         get { reader.didCutRange }
         set { reader.didCutRange = newValue }
     }
+    /// Called with the size of each batch of whole documents closed at a document's end
+    /// (tests); set before the first byte.
+    var didCutBatch: ((_ bytes: Int) -> Void)? {
+        get { reader.didCutBatch }
+        set { reader.didCutBatch = newValue }
+    }
 
     /// The most batches, and the most input bytes, that were in flight at once (tests).
     var mostInFlight: (batches: Int, bytes: Int) { reader.mostInFlight }

@@ -56,17 +56,9 @@ final class ElementBatcher {
         self.workers = max(1, workers)
     }
 
-    /// The size of a range that starts at `offset` of the input: the batch size, or, in the
-    /// last bytes of an input whose size is known, the bytes left shared out twice among the
-    /// workers (at least an eighth of the batch size). The workers then run out of ranges at
-    /// about the same time, and the caller's thread, which takes in every worker's output
-    /// in order, has small pieces left at the end rather than waiting for the worker that
-    /// took the last full batch while the others idle (with 2 workers, the last 1 MiB of a
-    /// 256 KiB batch size goes in about a dozen ranges).
+    /// The size of a range that starts at `offset` of the input (``ParallelReader/cutTarget(batchBytes:workers:inputSize:offset:)``).
     private func rangeTarget(at offset: Int) -> Int {
-        guard let size = inputSize, workers > 1 else { return batchBytes }
-        let left = max(0, size - offset)
-        return min(batchBytes, max(batchBytes / 8, left / (2 * workers)))
+        ParallelReader.cutTarget(batchBytes: batchBytes, workers: workers, inputSize: inputSize, offset: offset)
     }
 
     func beginInput(named name: String?) {
