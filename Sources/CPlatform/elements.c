@@ -268,8 +268,13 @@ int jsonapi_element_scan(const void *bytes, size_t n, size_t cut_from, jsonapi_e
                     }
                 } else if (c == ',' && s->depth == 2) {
                     s->elements += 1;
-                    if (i + 1 > cut_from && s->nonblank) {
-                        s->nonblank = 0;
+                    // A place to cut only after an element: not after the `[` or another comma
+                    // (`[,`, `1,,2`), so that the range holding such a comma ends past it and
+                    // its parser meets the second comma as one parser does (cut at it, the
+                    // range ended in a comma, and its parser met the `]` that closes it).
+                    const unsigned char after_element = s->nonblank;
+                    s->nonblank = 0;
+                    if (i + 1 > cut_from && after_element) {
                         *cut = i + 1;
                         s->offset = base + (int64_t)*cut;
                         return JSONAPI_ELEMENTS_NEXT;

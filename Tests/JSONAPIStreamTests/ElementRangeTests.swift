@@ -172,6 +172,34 @@ struct ElementRangeTests {
         }
     }
 
+    /// Commas that follow no element (`[,`, `,,`) at every place a range may end: with every
+    /// batch size up to the document's, a range's end falls before, between and after them.
+    /// (Cut at the second comma of `,,`, a range ended in a comma and its worker reported the
+    /// `]` that closed it where one parser reports the comma.)
+    @Test(arguments: [
+        #"{"data":[{"type":"a","id":"1"},,{"type":"a","id":"2"},{"type":"a","id":"3"}]}"#,
+        #"{"data":[,{"type":"a","id":"1"},{"type":"a","id":"2"}]}"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"}, ,{"type":"a","id":"3"}]}"#,
+        #"{"data":[{"type":"a","id":"1"},{"type":"a","id":"2"},,,{"type":"a","id":"3"}]}"#,
+    ])
+    func commasAfterNoElementFailAsOneParserAtEveryBatchSize(_ text: String) {
+        let bytes = Array(text.utf8)
+        let one = ParallelReaderTests.run([(text, bytes)], workers: 1, chunk: 0)
+        #expect(one.error != nil)
+        var byElements = 0
+        for batch in 1...bytes.count {
+            for reading in [InputReading.fed, .whole] {
+                let many = ParallelReaderTests.run(
+                    [(text, bytes)], workers: 2, chunk: 0, batch: batch, continuation: batch + 8, decision: 1, reading: reading)
+                if many.byElements { byElements += 1 }
+                #expect(many.error == one.error, "batches of \(batch)\(reading): \(String(describing: many.error)) vs \(String(describing: one.error))")
+                #expect(many.output == one.output, "batches of \(batch)\(reading): output differs")
+            }
+        }
+        // (Read by elements wherever the reader got past its first range.)
+        #expect(byElements > bytes.count)
+    }
+
     /// The compound-document rules across ranges: a resource repeated in another range (R22,
     /// by id and by lid), an included resource nothing links to (R23), in strict mode (the
     /// first error, the output cut before the repeated resource), as warnings, and in

@@ -134,7 +134,8 @@ typedef struct jsonapi_element_state {
     unsigned char escaped;
     /// Inside the top-level `data` (1) or `included` (2) array of a document, 0 elsewhere.
     unsigned char splitting;
-    /// Whether a byte other than white space came since the last cut in that array.
+    /// Whether a byte other than white space came since the last comma (or cut) in that array:
+    /// an element, after which a comma is a place to cut.
     unsigned char nonblank;
     /// The member name being read at depth 1: candidates left (1 data, 2 included) and bytes.
     unsigned char name_candidates;
