@@ -150,6 +150,25 @@ package struct ByteInterner: ~Copyable {
         jsonapi_prefetch(table + Int(h & mask))
     }
 
+    /// The hash a lookup of `(tag, name)` starts from and the name's first word, for
+    /// ``intern(_:tag:hash:prefix:)``: a caller that looks many names up a few names after
+    /// hashing each (``KeyTranslation``) keeps both rather than reading the name's first
+    /// bytes again.
+    @inline(__always)
+    func lookupStart(of name: UnsafeRawBufferPointer, tag: UInt32) -> (hash: UInt64, prefix: UInt64) {
+        let (prefix, suffix) = ShortName.words(name)
+        return (Self.hash(name, prefix, suffix, tag: tag, seed: seed), prefix)
+    }
+
+    /// ``intern(_:tag:)`` with the hash and first word ``lookupStart(of:tag:)`` gave for the
+    /// same `(tag, name)`.
+    @inline(__always)
+    mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32, hash h: UInt64, prefix: UInt64) -> UInt32 {
+        let p = probe(name, tag: tag, prefix: prefix, hash: h)
+        if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
+        return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
+    }
+
     /// ``intern(_:tag:)`` with the hash ``hash(of:tag:)`` gave for the same `(tag, name)`.
     @inline(__always)
     mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32, hash h: UInt64) -> UInt32 {

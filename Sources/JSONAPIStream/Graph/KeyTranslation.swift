@@ -47,50 +47,61 @@ struct KeyTranslation {
     /// `other` must be in ``types``. Each key's slot is asked for ``keysAhead`` keys before its
     /// lookup, with its hash kept for it, so that the misses overlap.
     ///
-    /// Also below ``ByteInterner/cachedSlots``, where it once looked each key up in turn,
-    /// as if the table were in cache: on the merging thread it is not (a graph of 15.7 MB on 2
+    /// Also below ``ByteInterner/cachedSlots``, where it once looked each key up in turn, as if
+    /// the table were in cache: on the merging thread it is not (a graph of 15.7 MB on 2
     /// workers, whose 28,100 keys take 1 MiB of slots, half that VM's level 2 cache, spent half
-    /// of this function's samples waiting on one load, the slot's). Asked for ahead there too, the merging thread's processor time
-    /// fell 6 % and the graph's and the validation's wall time 1.6 to 2 % (Intel Xeon VM, 9
-    /// interleaved rounds); at 128.5 MB, where the table outgrew the caches, nothing changed.
+    /// of this function's samples waiting on one load, the slot's). Asked for ahead there too,
+    /// the merging thread's processor time fell 6 % and the graph's and the validation's wall
+    /// time 1.6 to 2 % (Intel Xeon VM, 9 interleaved rounds); at 128.5 MB, where the table
+    /// outgrew the caches, nothing changed. The ring keeps each key's name and first word with
+    /// its hash, so that a key's entry is read once (172 to 162 instructions a key).
     mutating func translateAll(from other: borrowing ByteInterner, into table: inout ByteInterner) {
         let n = other.count
         keys.removeAll(keepingCapacity: true)
         keys.append(contentsOf: repeatElement(0, count: n))
         // Every type of `other` is in `types` (the caller's precondition): read unchecked.
         types.withUnsafeBufferPointer { types in
-            /// The tag here of a key tagged `tag` in `other`.
-            @inline(__always)
-            func here(_ tag: UInt32) -> UInt32 { Self.tag(types[Int(tag >> 1)], kindOf: tag) }
-            @inline(__always)
-            func tagHere(_ k: Int) -> UInt32 { here(other.tag(of: UInt32(truncatingIfNeeded: k))) }
             keys.withUnsafeMutableBufferPointer { keys in
-                // A ring of the next keys' hashes and tags here: `ahead` is a power of two.
+                // A ring of the next keys, each with where its lookup starts here (its hash
+                // and first word under its tag here), so that a key's name and tag are read
+                // once: `ahead` is a power of two.
                 let ahead = Self.keysAhead
                 let ring = ahead - 1
-                withUnsafeTemporaryAllocation(of: (hash: UInt64, tag: UInt32).self, capacity: ahead) { kept in
-                    // Invariant: `kept[j & ring]` holds key j's hash and tag here, for every j from k
-                    // to k + ahead - 1 below n.
-                    for j in 0..<Swift.min(ahead, n) {
-                        let tag = tagHere(j)
-                        let h = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tag)
-                        table.prefetch(hash: h)
-                        kept[j] = (h, tag)
+                withUnsafeTemporaryAllocation(of: Ahead.self, capacity: ahead) { kept in
+                    /// Key `j` of `other` as it is looked up here, its slot asked for.
+                    @inline(__always)
+                    func start(_ j: Int) -> Ahead {
+                        let k = UInt32(truncatingIfNeeded: j)
+                        let tagThere = other.tag(of: k)
+                        // Every type of `other` is in `types` (the caller's precondition).
+                        let tag = Self.tag(types[Int(tagThere >> 1)], kindOf: tagThere)
+                        let name = other.bytes(of: k)
+                        let (hash, prefix) = table.lookupStart(of: name, tag: tag)
+                        table.prefetch(hash: hash)
+                        return Ahead(name: name, hash: hash, prefix: prefix, tag: tag)
                     }
+                    // Invariant: `kept[j & ring]` holds key j, for every j from k to
+                    // k + ahead - 1 below n. (The names stay where they are: `other` does not
+                    // change during the call.)
+                    for j in 0..<Swift.min(ahead, n) { (kept.baseAddress! + j).initialize(to: start(j)) }
                     for k in 0..<n {
-                        let (h, tag) = kept[k & ring]
-                        keys[k] = table.intern(other.bytes(of: UInt32(truncatingIfNeeded: k)), tag: tag, hash: h)
+                        let a = kept[k & ring]
+                        keys[k] = table.intern(a.name, tag: a.tag, hash: a.hash, prefix: a.prefix)
                         let j = k &+ ahead
-                        if j < n {
-                            let tagJ = tagHere(j)
-                            let hj = table.hash(of: other.bytes(of: UInt32(truncatingIfNeeded: j)), tag: tagJ)
-                            table.prefetch(hash: hj)
-                            kept[j & ring] = (hj, tagJ)
-                        }
+                        if j < n { kept[j & ring] = start(j) }
                     }
                 }
             }
         }
+    }
+
+    /// A key of the other table as the ring of ``translateAll(from:into:)`` keeps it: its
+    /// name, and where its lookup starts here.
+    private struct Ahead {
+        var name: UnsafeRawBufferPointer
+        var hash: UInt64
+        var prefix: UInt64
+        var tag: UInt32
     }
 
     /// Keys whose slots ``translateAll(from:into:)`` asks for ahead of their lookup (a power
