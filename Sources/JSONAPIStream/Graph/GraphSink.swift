@@ -43,6 +43,9 @@ final class GraphSink: DocumentSink {
     /// What ``append(_:store:documentBase:before:)`` learns of each graph it appends, kept from
     /// one graph to the next.
     @exclusivity(unchecked) var pieceMaps = PieceMaps()
+    /// How many rows each type has, counted as they are appended (a collector, whose piece is
+    /// only merged, counts none), for ``GraphStorage/indexRowsByType(counts:)``.
+    @exclusivity(unchecked) private var rowCounts = RowCounts()
 
     init(options: DocumentOptions, policy: DuplicatePolicy, collectsOnly: Bool = false) {
         self.policy = policy
@@ -134,7 +137,7 @@ final class GraphSink: DocumentSink {
         s.resourceExtras[s.resources.count] = extras
         s.noteRow(row, document: document)
         s.resources.appendToOwn(record)
-        s.rowTypes.appendToOwn(record.type)
+        rowCounts.add(record.type)
         // (The sink's own table: no graph over it exists yet.)
         if s.keyRow[Int(record.key)] < 0 { s.keyRow.setOwn(Int(record.key), row) }
         if record.lidKey != GraphStorage.noKey && s.keyRow[Int(record.lidKey)] < 0 { s.keyRow.setOwn(Int(record.lidKey), row) }
@@ -364,7 +367,7 @@ final class GraphSink: DocumentSink {
             if s.keyRow.count < s.keys.count {
                 s.keyRow.append(contentsOf: repeatElement(-1, count: s.keys.count - s.keyRow.count))
             }
-            s.indexRowsByType()
+            rowCounts.withCounts { s.indexRowsByType(counts: $0) }
         }
         return Graph(storage: s)
     }
@@ -386,4 +389,43 @@ final class GraphSink: DocumentSink {
 
     /// Called by the parser's owner when a warning comes from elsewhere (builder, parser).
     func record(_ d: Diagnostic) { warn(d.rule, d) }
+}
+
+/// A count per type symbol, grown as symbols come: one increment a row, without the checks an
+/// array's element setter makes (the uniqueness check is a call into the runtime).
+struct RowCounts: ~Copyable {
+    /// Invariant: `base` holds `capacity` counts, all initialized (0 when `capacity` is 0 and
+    /// `base` nil); the type symbols counted are below `capacity`.
+    private var base: UnsafeMutablePointer<Int>? = nil
+    private var capacity = 0
+
+    init() {}
+
+    deinit { base?.deallocate() }
+
+    /// Counts a row of type `type`.
+    @inline(__always)
+    mutating func add(_ type: UInt32) {
+        let t = Int(type)
+        if t >= capacity { grow(to: t + 1) }
+        base.unsafelyUnwrapped[t] &+= 1
+    }
+
+    @inline(never)
+    private mutating func grow(to needed: Int) {
+        let newCapacity = Swift.max(needed, 2 * capacity, 16)
+        let p = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+        if let base { p.moveInitialize(from: base, count: capacity) }
+        (p + capacity).initialize(repeating: 0, count: newCapacity - capacity)
+        base?.deallocate()
+        base = p
+        capacity = newCapacity
+    }
+
+    /// Calls `body` with the counts of the types counted so far (up to the highest).
+    func withCounts<R>(_ body: (UnsafeBufferPointer<Int>) -> R) -> R {
+        var last = capacity
+        while last > 0 && base.unsafelyUnwrapped[last - 1] == 0 { last -= 1 }
+        return body(UnsafeBufferPointer(start: base, count: last))
+    }
 }

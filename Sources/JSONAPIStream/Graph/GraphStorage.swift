@@ -247,45 +247,34 @@ final class GraphStorage: @unchecked Sendable {
     /// which is only merged, never needs it and leaves it empty.
     @exclusivity(unchecked) var rowsByType: [[Int32]] = []
 
-    /// The type of each row, in row order, as a sink appends rows (``GraphSink/admit``), for
-    /// ``indexRowsByType()``, which empties it: 4 bytes a row to read there instead of a
-    /// 64-byte record, twice. (At 15.7 MB on 2 workers, its two passes over the records took
-    /// 0.35 ms with the other core idle, at the end of every graph.)
-    @exclusivity(unchecked) var rowTypes = RecordTable<UInt32>()
-
     /// Fills ``rowsByType`` from the rows, which are in first-seen order: a counting sort by
-    /// type (two passes over the rows' types, ``rowTypes``, each array made at its final
-    /// size), instead of an append to a nested array at each row (a uniqueness check of both
-    /// arrays each time). Empties ``rowTypes``.
-    func indexRowsByType() {
+    /// type (each array made at its final size), instead of an append to a nested array at
+    /// each row (a uniqueness check of both arrays each time). `counts`, when given, is how
+    /// many rows each type has, counted as the rows were appended (``RowCounts``): the
+    /// records are then read once rather than twice (at 15.7 MB on 2 workers the two passes
+    /// took 0.26 ms at the end of every graph, with the other core idle).
+    func indexRowsByType(counts: UnsafeBufferPointer<Int>? = nil) {
         let n = resources.count
         let types = symbols.count
-        // A sink that appended every row kept their types; otherwise they are read off the
-        // records.
-        if rowTypes.count != n {
-            rowTypes = RecordTable()
-            rowTypes.reserveCapacity(n)
-            for row in 0..<n { rowTypes.appendToOwn(resources[row].type) }
-        }
         // Where each type's rows start among all rows sorted by type.
         var starts = [Int](repeating: 0, count: types + 1)
-        // `rowTypes` is this storage's, which nothing changes during the call; every type is
-        // below `types`, the symbols' count (a record's type is one of its symbols).
-        let rowType = rowTypes.unsafeRecords
-        for t in rowType { starts[Int(t) &+ 1] &+= 1 }
+        if let counts, counts.count <= types, counts.reduce(0, &+) == n {
+            for (t, count) in counts.enumerated() { starts[t + 1] = count }
+        } else {
+            for row in 0..<n { starts[Int(resources[row].type) &+ 1] &+= 1 }
+        }
         for t in 0..<types { starts[t + 1] &+= starts[t] }
         var next = starts
         let sorted = [Int32](uninitializedCount: n) { buffer, initialized in
             // Invariant: each row is written once, at its type's next place; the places of all
             // types together are 0..<n, so every element is initialized.
             for row in 0..<n {
-                let t = Int(rowType[row])
+                let t = Int(resources[row].type)
                 buffer[next[t]] = Int32(truncatingIfNeeded: row)
                 next[t] &+= 1
             }
             initialized = n
         }
-        rowTypes = RecordTable()
         rowsByType = (0..<types).map { t in Array(sorted[starts[t]..<starts[t + 1]]) }
     }
     var warnings: [Diagnostic] = []
