@@ -411,14 +411,14 @@ struct ElementRangeTests {
             // The same ranges as the fed input's until the last bytes...
             let full = known.sizes.prefix { $0 >= batch - element }
             #expect(full.count >= fed.sizes.count - 12 && Array(full.dropLast()) == Array(fed.sizes.prefix(full.count - 1)), "\(reading): \(known.sizes)")
-            // ...which go in smaller ranges, each about a quarter of the bytes left (2 workers,
-            // twice each), none below an eighth of the batch size, smaller and smaller to the end.
+            // ...which go in smaller ranges, each about half the bytes left (2 workers), none
+            // below an eighth of the batch size, smaller and smaller to the end.
             let tail = known.sizes.dropFirst(full.count)
-            #expect(tail.count >= 4, "\(reading): \(known.sizes)")
+            #expect(tail.count >= 3, "\(reading): \(known.sizes)")
             #expect(tail.allSatisfy { $0 >= batch / 8 }, "\(reading): \(known.sizes)")
             #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + element }, "\(reading): \(known.sizes)")
             let left = doc.count - full.reduce(0) { $0 + $1 + 1 } - #"{"data":["#.utf8.count
-            #expect(tail.first.map { abs($0 - left / 4) <= element } ?? false, "\(reading): \(left) bytes left, \(known.sizes)")
+            #expect(tail.first.map { abs($0 - left / 2) <= element } ?? false, "\(reading): \(left) bytes left, \(known.sizes)")
         }
     }
 
