@@ -403,20 +403,12 @@ struct ElementRangeTests {
         #expect(one.sizes.isEmpty)
         let fed = try ranges(.fed)
         #expect(fed.output == one.output)
-        // Unknown size: every range that ends at a comma holds the batch size.
-        #expect(fed.sizes.count >= 20 && fed.sizes.allSatisfy { $0 >= batch })
         for reading in [InputReading.whole, .files] {
             let known = try ranges(reading)
             #expect(known.output == one.output, "\(reading)")
-            // The same ranges as the fed input's until the last bytes...
-            let full = known.sizes.prefix { $0 >= batch - element }
-            #expect(full.count >= fed.sizes.count - 12 && Array(full.dropLast()) == Array(fed.sizes.prefix(full.count - 1)), "\(reading): \(known.sizes)")
-            // ...which go in smaller ranges, each about half the bytes left (2 workers), none
-            // below an eighth of the batch size, smaller and smaller to the end.
-            let tail = known.sizes.dropFirst(full.count)
-            #expect(tail.count >= 3, "\(reading): \(known.sizes)")
-            #expect(tail.allSatisfy { $0 >= batch / 8 }, "\(reading): \(known.sizes)")
-            #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + element }, "\(reading): \(known.sizes)")
+            // The same ranges as the fed input's (each of the batch size) until the last bytes,
+            // which go in smaller ranges, the first about half the bytes left (2 workers).
+            let (full, tail) = expectCutSmallerAtTheEnd(fed: fed.sizes, known: known.sizes, batch: batch, piece: element, "\(reading)")
             let left = doc.count - full.reduce(0) { $0 + $1 + 1 } - #"{"data":["#.utf8.count
             #expect(tail.first.map { abs($0 - left / 2) <= element } ?? false, "\(reading): \(left) bytes left, \(known.sizes)")
         }

@@ -328,18 +328,12 @@ struct ParallelReaderTests {
         let one = try batches(.fed, workers: 1)
         let fed = try batches(.fed)
         #expect(fed.output == one.output)
-        // Unknown size: every batch closed at a document's end holds the batch size.
-        #expect(fed.sizes.count >= 15 && fed.sizes.allSatisfy { $0 >= batch })
         for reading in [InputReading.whole, .files] {
             let known = try batches(reading)
             #expect(known.output == one.output, "\(reading)")
-            let full = known.sizes.prefix { $0 >= batch - document }
-            #expect(full.count >= fed.sizes.count - 12 && Array(full.dropLast()) == Array(fed.sizes.prefix(full.count - 1)), "\(reading): \(known.sizes)")
-            // The last ones smaller and smaller, none below an eighth of the batch size.
-            let tail = known.sizes.dropFirst(full.count)
-            #expect(tail.count >= 3, "\(reading): \(known.sizes)")
-            #expect(tail.allSatisfy { $0 >= batch / 8 }, "\(reading): \(known.sizes)")
-            #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + document }, "\(reading): \(known.sizes)")
+            // Fed, every batch closed at a document's end holds the batch size; with the size
+            // known, the last ones are smaller and smaller.
+            expectCutSmallerAtTheEnd(fed: fed.sizes, known: known.sizes, batch: batch, piece: document, "\(reading)")
         }
     }
 

@@ -99,3 +99,24 @@ func renamed(_ error: JSONAPIError?, _ names: [String: String]) -> JSONAPIError?
     guard let error, let d = error.diagnostic, let s = d.source, let name = names[s] else { return error }
     return error.withSource(name)
 }
+
+/// The checks of an input cut in smaller pieces at its end (``ParallelReader/cutTarget(batchBytes:workers:inputSize:offset:)``):
+/// `known`, the sizes of the pieces cut with the input's size known, are `fed`'s (the same
+/// input's, its size not known, every one at least `batch`) until the last bytes, then at least
+/// three smaller and smaller ones (within one `piece`, an element's or a document's bytes),
+/// none below an eighth of `batch`. Returns the full ones and the smaller ones.
+@discardableResult
+func expectCutSmallerAtTheEnd(
+    fed: [Int], known: [Int], batch: Int, piece: Int, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+) -> (full: ArraySlice<Int>, tail: ArraySlice<Int>) {
+    #expect(fed.count >= 15 && fed.allSatisfy { $0 >= batch }, "fed: \(fed)", sourceLocation: sourceLocation)
+    let full = known.prefix { $0 >= batch - piece }
+    #expect(
+        full.count >= fed.count - 12 && Array(full.dropLast()) == Array(fed.prefix(full.count - 1)), "\(what): \(known)",
+        sourceLocation: sourceLocation)
+    let tail = known.dropFirst(full.count)
+    #expect(tail.count >= 3, "\(what): \(known)", sourceLocation: sourceLocation)
+    #expect(tail.allSatisfy { $0 >= batch / 8 }, "\(what): \(known)", sourceLocation: sourceLocation)
+    #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + piece }, "\(what): \(known)", sourceLocation: sourceLocation)
+    return (full, tail)
+}
