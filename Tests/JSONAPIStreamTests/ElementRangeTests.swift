@@ -369,35 +369,15 @@ struct ElementRangeTests {
         let element = 64
         let batch = 4096
         func ranges(_ reading: InputReading, workers: Int = 2) throws -> (sizes: [Int], output: String) {
-            var o = DocumentOptions()
-            o.parse.workers = workers
-            let out = ByteWriter()
-            let n = Normalizer(format: .ndjson, out: out, document: o)
-            n.tuneWorkers(batchBytes: batch, continuationBytes: 2 * batch, decisionBytes: 16)
             var sizes: [Int] = []
             var ends = 0
-            n.didCutRange = { bytes, atEnd in
-                if atEnd { ends += 1 } else { sizes.append(bytes) }
-            }
-            switch reading {
-            case .fed:
-                try doc.withUnsafeBytes { b in
-                    var at = 0
-                    while at < b.count {
-                        try n.feed(UnsafeRawBufferPointer(rebasing: b[at..<min(b.count, at + 1000)]))
-                        at += 1000
-                    }
+            let run = try normalizeInBatches(doc, name: "doc", workers: workers, batch: batch, decision: 16, reading: reading) {
+                $0.didCutRange = { bytes, atEnd in
+                    if atEnd { ends += 1 } else { sizes.append(bytes) }
                 }
-                try n.finish()
-            case .whole:
-                try withContiguousBytes(of: doc) { (b) throws(JSONAPIError) in try n.finish(reading: b, named: "doc", chunkSize: 1000) }
-            case .files:
-                var names: [String: String] = [:]
-                try readFromFiles([("doc", doc)], chunk: 1000, names: &names) { (source, size) throws(JSONAPIError) in try n.read(source, chunkSize: size) }
-                try n.finish()
             }
             #expect(ends == (workers > 1 ? 1 : 0), "one range ends at the array's end (\(reading))")
-            return (sizes, out.string)
+            return (sizes, run.output)
         }
         let one = try ranges(.fed, workers: 1)
         #expect(one.sizes.isEmpty)

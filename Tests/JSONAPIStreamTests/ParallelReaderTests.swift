@@ -304,26 +304,12 @@ struct ParallelReaderTests {
         let document = 64
         let batch = 2048
         func batches(_ reading: InputReading, workers: Int = 2) throws -> (sizes: [Int], output: String) {
-            var o = DocumentOptions()
-            o.parse.workers = workers
-            let out = ByteWriter()
-            let n = Normalizer(format: .ndjson, out: out, document: o)
-            n.tuneWorkers(batchBytes: batch, continuationBytes: 2 * batch, decisionBytes: 4 * batch)
             var sizes: [Int] = []
-            n.didCutBatch = { sizes.append($0) }
-            switch reading {
-            case .fed:
-                try readInputs([("dump", dump)], chunk: 1000, into: n)
-                try n.finish()
-            case .whole:
-                try withContiguousBytes(of: dump) { (b) throws(JSONAPIError) in try n.finish(reading: b, named: "dump", chunkSize: 1000) }
-            case .files:
-                var names: [String: String] = [:]
-                try readFromFiles([("dump", dump)], chunk: 1000, names: &names) { (source, size) throws(JSONAPIError) in try n.read(source, chunkSize: size) }
-                try n.finish()
+            let run = try normalizeInBatches(dump, name: "dump", workers: workers, batch: batch, decision: 4 * batch, reading: reading) {
+                $0.didCutBatch = { sizes.append($0) }
             }
-            #expect(n.isReadByWorkers == (workers > 1), "\(reading)")
-            return (sizes, out.string)
+            #expect(run.byWorkers == (workers > 1), "\(reading)")
+            return (sizes, run.output)
         }
         let one = try batches(.fed, workers: 1)
         let fed = try batches(.fed)

@@ -120,3 +120,30 @@ func expectCutSmallerAtTheEnd(
     #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + piece }, "\(what): \(known)", sourceLocation: sourceLocation)
     return (full, tail)
 }
+
+/// `bytes` (an input named `name`) normalized to NDJSON on `workers`, tuned to batches of
+/// `batch` bytes (pieces of twice that) and deciding after `decision`, read as `reading` says in
+/// reads of 1,000 bytes; `prepare` is given the normalizer before the first byte (a test's
+/// hooks). Returns the output and whether workers read it.
+func normalizeInBatches(
+    _ bytes: [UInt8], name: String, workers: Int, batch: Int, decision: Int, reading: InputReading, prepare: (Normalizer) -> Void
+) throws -> (output: String, byWorkers: Bool) {
+    var o = DocumentOptions()
+    o.parse.workers = workers
+    let out = ByteWriter()
+    let n = Normalizer(format: .ndjson, out: out, document: o)
+    n.tuneWorkers(batchBytes: batch, continuationBytes: 2 * batch, decisionBytes: decision)
+    prepare(n)
+    switch reading {
+    case .fed:
+        try readInputs([(name, bytes)], chunk: 1000, into: n)
+        try n.finish()
+    case .whole:
+        try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try n.finish(reading: b, named: name, chunkSize: 1000) }
+    case .files:
+        var names: [String: String] = [:]
+        try readFromFiles([(name, bytes)], chunk: 1000, names: &names) { (source, size) throws(JSONAPIError) in try n.read(source, chunkSize: size) }
+        try n.finish()
+    }
+    return (out.string, n.isReadByWorkers)
+}
