@@ -129,20 +129,11 @@ package struct ByteInterner: ~Copyable {
     /// cache. Hinting several keys before looking them up lets their misses overlap.
     @inline(__always)
     func prefetch(_ name: UnsafeRawBufferPointer, tag: UInt32) {
-        prefetch(hash: hash(of: name, tag: tag))
-    }
-
-    /// The hash a lookup of `(tag, name)` starts from, for ``prefetch(hash:)`` and
-    /// ``intern(_:tag:hash:)``: a caller that knows a name some time before it interns it
-    /// hashes it once, asks for its slot, and interns it later with the hash it has.
-    @inline(__always)
-    func hash(of name: UnsafeRawBufferPointer, tag: UInt32) -> UInt64 {
-        let (prefix, suffix) = ShortName.words(name)
-        return Self.hash(name, prefix, suffix, tag: tag, seed: seed)
+        prefetch(hash: lookupStart(of: name, tag: tag).hash)
     }
 
     /// Asks for the cache line of the slot where a lookup with hash `h` (from
-    /// ``hash(of:tag:)``) starts, without waiting for it.
+    /// ``lookupStart(of:tag:)``) starts, without waiting for it.
     @inline(__always)
     func prefetch(hash h: UInt64) {
         // A hint only: the slot is in the table (`h & mask` < tableSize); the lookup reads it
@@ -150,10 +141,10 @@ package struct ByteInterner: ~Copyable {
         jsonapi_prefetch(table + Int(h & mask))
     }
 
-    /// The hash a lookup of `(tag, name)` starts from and the name's first word, for
-    /// ``intern(_:tag:hash:prefix:)``: a caller that looks many names up a few names after
-    /// hashing each (``KeyTranslation``) keeps both rather than reading the name's first
-    /// bytes again.
+    /// The hash a lookup of `(tag, name)` starts from and the name's first word (every lookup
+    /// starts here): a caller that knows a name some time before it interns it
+    /// (``KeyTranslation``) computes them once, asks for the slot (``prefetch(hash:)``), and
+    /// interns the name later with both (``intern(_:tag:hash:prefix:)``).
     @inline(__always)
     func lookupStart(of name: UnsafeRawBufferPointer, tag: UInt32) -> (hash: UInt64, prefix: UInt64) {
         let (prefix, suffix) = ShortName.words(name)
@@ -165,14 +156,6 @@ package struct ByteInterner: ~Copyable {
     @inline(__always)
     mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32, hash h: UInt64, prefix: UInt64) -> UInt32 {
         let p = probe(name, tag: tag, prefix: prefix, hash: h)
-        if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
-        return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
-    }
-
-    /// ``intern(_:tag:)`` with the hash ``hash(of:tag:)`` gave for the same `(tag, name)`.
-    @inline(__always)
-    mutating func intern(_ name: UnsafeRawBufferPointer, tag: UInt32, hash h: UInt64) -> UInt32 {
-        let p = probe(name, tag: tag, prefix: ShortName.prefix(name), hash: h)
         if p.found >= 0 { return UInt32(truncatingIfNeeded: p.found) }
         return insert(name, tag: tag, p.prefix, p.key, at: p.slot)
     }
@@ -196,8 +179,8 @@ package struct ByteInterner: ~Copyable {
     /// Looks `(tag, name)` up, from its hash's slot to the first match or empty slot.
     @inline(__always)
     private func probe(_ name: UnsafeRawBufferPointer, tag: UInt32) -> Probe {
-        let (prefix, suffix) = ShortName.words(name)
-        return probe(name, tag: tag, prefix: prefix, hash: Self.hash(name, prefix, suffix, tag: tag, seed: seed))
+        let start = lookupStart(of: name, tag: tag)
+        return probe(name, tag: tag, prefix: start.prefix, hash: start.hash)
     }
 
     /// The probe with the name's first word and its hash already known.
