@@ -249,16 +249,17 @@ final class GraphStorage: @unchecked Sendable {
 
     /// Fills ``rowsByType`` from the rows, which are in first-seen order: a counting sort by
     /// type (each array made at its final size), instead of an append to a nested array at
-    /// each row (a uniqueness check of both arrays each time). `counts`, when given, is how
-    /// many rows each type has, counted as the rows were appended (``RowCounts``): the
-    /// records are then read once rather than twice (at 15.7 MB on 2 workers the two passes
-    /// took 0.26 ms at the end of every graph, with the other core idle).
-    func indexRowsByType(counts: UnsafeBufferPointer<Int>? = nil) {
+    /// each row (a uniqueness check of both arrays each time). `counts` is how many rows each
+    /// type has, counted as the rows were appended (``RowCounts``): the records are then read
+    /// once rather than twice (at 15.7 MB on 2 workers the two passes took 0.26 ms at the end
+    /// of every graph, with the other core idle). Counts that do not add up to the rows are
+    /// not trusted: the rows are counted again.
+    func indexRowsByType(counts: UnsafeBufferPointer<Int>) {
         let n = resources.count
         let types = symbols.count
         // Where each type's rows start among all rows sorted by type.
         var starts = [Int](repeating: 0, count: types + 1)
-        if let counts, counts.count <= types, counts.reduce(0, &+) == n {
+        if counts.count <= types, counts.reduce(0, &+) == n {
             for (t, count) in counts.enumerated() { starts[t + 1] = count }
         } else {
             for row in 0..<n { starts[Int(resources[row].type) &+ 1] &+= 1 }

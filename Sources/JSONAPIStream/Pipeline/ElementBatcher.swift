@@ -11,7 +11,7 @@
 ///
 /// A range ends at the first comma between elements after ``batchBytes`` (a comma belongs to
 /// neither range; in the last bytes of an input of known size, after less:
-/// ``rangeTarget(at:)``), or at the array's `]`; a range longer than ``continuationBytes`` without
+/// ``ParallelReader/cutTarget(at:)``), or at the array's `]`; a range longer than ``continuationBytes`` without
 /// such a comma (one huge element) is handed over in pieces to the same worker, and ends at
 /// the next comma. An empty array stays with the caller's bytes. The caller's stream, when
 /// it reaches the batch after a range, skips to its first byte
@@ -19,12 +19,6 @@
 final class ElementBatcher {
     private let batchBytes: Int
     private let continuationBytes: Int
-    /// The workers the ranges go to.
-    private let workers: Int
-    /// The size of the input being cut, when it is known in advance (bytes in memory, a
-    /// regular file; set by the reader at each input): its last ranges are cut smaller
-    /// (``rangeTarget(at:)``). Only the batches depend on it, never what is read.
-    var inputSize: Int?
     private var split = ElementSplitter()
     private var name: String?
     /// Documents in the inputs before the current one.
@@ -41,24 +35,15 @@ final class ElementBatcher {
     private var rangeBytes = BatchBytes()
     private var rangeStart = SegmentStart()
     private var rangeHanded = false
-    /// The bytes after which the range being gathered ends at the next comma
-    /// (``rangeTarget(at:)``).
+    /// The bytes after which the range being gathered ends at the next comma (the reader's
+    /// ``ParallelReader/cutTarget(at:)`` where it starts).
     private var rangeTarget = 0
     /// The bytes of the range being gathered handed over so far (in pieces).
     private var rangeHandedBytes = 0
-    /// Called with each range's size once it ends, and whether it ended at the array's `]`
-    /// or the input's end rather than at a comma (tests: which ranges the input was cut into).
-    var didCutRange: ((_ bytes: Int, _ atArrayEnd: Bool) -> Void)?
 
-    init(batchBytes: Int, continuationBytes: Int, workers: Int = 2) {
+    init(batchBytes: Int, continuationBytes: Int) {
         self.batchBytes = batchBytes
         self.continuationBytes = continuationBytes
-        self.workers = max(1, workers)
-    }
-
-    /// The size of a range that starts at `offset` of the input (``ParallelReader/cutTarget(batchBytes:workers:inputSize:offset:)``).
-    private func rangeTarget(at offset: Int) -> Int {
-        ParallelReader.cutTarget(batchBytes: batchBytes, workers: workers, inputSize: inputSize, offset: offset)
     }
 
     func beginInput(named name: String?) {
@@ -79,7 +64,7 @@ final class ElementBatcher {
                     // The `[` is the caller's; kept until the range is known not to be empty.
                     callerBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]))
                     rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
-                    startRange(copying: place.isTransient)
+                    startRange(copying: place.isTransient, for: reader)
                 case nil:
                     callerBytes.append(rest)
                     rest = UnsafeRawBufferPointer(rebasing: rest[rest.count...])
@@ -101,7 +86,7 @@ final class ElementBatcher {
                 rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<(cut - 1)]), in: place)
                 rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
                 try handRange(to: reader, ends: true, closes: true, atComma: true)
-                startRange(copying: place.isTransient)
+                startRange(copying: place.isTransient, for: reader)
             case .close(let cut):
                 rangeBytes.append(UnsafeRawBufferPointer(rebasing: rest[..<cut]), in: place)
                 rest = UnsafeRawBufferPointer(rebasing: rest[(cut + 1)...])
@@ -130,13 +115,13 @@ final class ElementBatcher {
     }
 
     /// `copying`: the input's bytes are copied (not read in place), so the room is taken now.
-    private func startRange(copying: Bool) {
+    private func startRange(copying: Bool, for reader: ParallelReader) {
         inRange = true
         rangeHanded = false
         // Room for a whole range at once when it is copied (one grows to about `batchBytes`,
         // then to the end of the element it reached): growing by doubling copied each range
         // about once more.
-        rangeTarget = rangeTarget(at: split.offset)
+        rangeTarget = reader.cutTarget(at: split.offset)
         rangeHandedBytes = 0
         rangeBytes = BatchBytes(room: max(4096, rangeTarget + rangeTarget / 8), now: copying)
         rangeStart = SegmentStart(
@@ -168,7 +153,7 @@ final class ElementBatcher {
         var bytes = BatchBytes(room: ends ? 16 : 64 * 1024, now: copying && !ends)
         swap(&bytes, &rangeBytes)
         rangeHandedBytes += bytes.count
-        if ends, let didCutRange { didCutRange(rangeHandedBytes, !atComma) }
+        if ends, let didCutRange = reader.didCutRange { didCutRange(rangeHandedBytes, !atComma) }
         let batch = ParallelBatch(segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
         batch.endsSegment = ends
         batch.closesElements = closes

@@ -74,14 +74,7 @@ final class ParallelReader {
         /// stream (``ElementBatcher``).
         case elements(ElementBatcher)
     }
-    private var mode = Mode.undecided {
-        didSet {
-            if case .elements(let batcher) = mode {
-                batcher.inputSize = inputSize
-                batcher.didCutRange = didCutRange
-            }
-        }
-    }
+    private var mode = Mode.undecided
     /// The size after which a batch (or a range of elements) that starts at `offset` of the
     /// input ends at the next place to cut: the batch size, or, in the last bytes of an input
     /// whose size is known, the bytes left shared out among the workers (at least an eighth
@@ -94,25 +87,25 @@ final class ParallelReader {
     /// a core idle about 0.1 ms less at 15.7 MB and cost a graph about 0.05 instructions a
     /// byte more, a piece's own work: 55.04 to 55.06 against 54.97 and 55.01, past the
     /// target of 55.)
-    static func cutTarget(batchBytes: Int, workers: Int, inputSize: Int?, offset: Int) -> Int {
+    func cutTarget(at offset: Int) -> Int {
+        let workers = delivery.workerCount
         guard let size = inputSize, workers > 1 else { return batchBytes }
         let left = max(0, size - offset)
         return min(batchBytes, max(batchBytes / 8, left / workers))
     }
 
-    /// Called with the size of each range of elements cut (tests: ``ElementBatcher/didCutRange``);
-    /// set before the first byte.
+    /// Called with the size of each range of elements cut once it ends, and whether it ended
+    /// at the array's `]` or the input's end rather than at a comma (tests: which ranges the
+    /// input was cut into); set before the first byte.
     var didCutRange: ((_ bytes: Int, _ atArrayEnd: Bool) -> Void)?
     /// Called with the size of each batch of whole documents closed at a document's end before
     /// the input's end (tests: which batches an input of many documents was cut into); set
     /// before the first byte.
     var didCutBatch: ((_ bytes: Int) -> Void)?
     /// The size of the input being read, when known in advance (``readWhole(_:name:chunkSize:)``,
-    /// a regular file): a large document's last ranges are then cut smaller
-    /// (``ElementBatcher/inputSize``). A hint: the batches, never the result, depend on it.
-    private var inputSize: Int? {
-        didSet { if case .elements(let batcher) = mode { batcher.inputSize = inputSize } }
-    }
+    /// a regular file): its last batches and ranges are then cut smaller (``cutTarget(at:)``).
+    /// A hint: the batches, never the result, depend on it.
+    private var inputSize: Int?
     private var finished = false
     /// The input ``readWhole(_:name:chunkSize:)`` reads (empty otherwise): its bytes stay
     /// valid until the workers stop, so batches view them rather than copy them.
@@ -339,9 +332,8 @@ final class ParallelReader {
             let batch = currentBatch(copying: place.isTransient)
             // A batch that goes on with a segment (its document passed `continuationBytes`)
             // ends at the first document end: the segment has passed the batch size. In the
-            // last bytes of an input of known size, batches end sooner (``cutTarget``).
-            let target = batch.segment.map { Self.cutTarget(batchBytes: batchBytes, workers: delivery.workerCount, inputSize: inputSize, offset: $0.offset) }
-            let cutFrom = target.map { max(0, $0 - batch.bytes.count - 1) } ?? 0
+            // last bytes of an input of known size, batches end sooner (``cutTarget(at:)``).
+            let cutFrom = batch.segment.map { max(0, cutTarget(at: $0.offset) - batch.bytes.count - 1) } ?? 0
             // Batches never grow past `continuationBytes`, whatever the read size: the same
             // input gives the same batches.
             let piece = UnsafeRawBufferPointer(rebasing: rest[..<min(rest.count, max(1, continuationBytes - batch.bytes.count))])
@@ -500,7 +492,7 @@ final class ParallelReader {
         }
         if large && splitsElements {
             // Everything gathered is cut again, by elements.
-            let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes, workers: delivery.workerCount)
+            let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
             mode = .elements(batcher)
             sequential.reader.staysOnOneThread = true
             delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
