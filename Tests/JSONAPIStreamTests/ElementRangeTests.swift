@@ -350,15 +350,11 @@ struct ElementRangeTests {
         }
     }
 
-    /// The element splitter's ways of reading (a byte at a time, SSE2 blocks, AVX2 blocks, the
-    /// fastest this processor has: AVX-512 blocks where it has them) find the same places to cut, with the same lines and counts, in JSON
-    /// whose strings hold runs of backslashes before quotes and brackets at every offset of a
-    /// block, read in pieces of every size from 1 to 300 bytes.
     /// An input whose size is known (read whole, or from a regular file) has its last ranges
     /// cut smaller, so that the workers run out of them together; one fed in chunks, whose
     /// size is not known, is cut at the batch size to its end. The output is one reader's
     /// either way.
-    @Test func theLastRangesOfAnInputOfKnownSizeAreCutSmaller() throws {
+    @Test func theLastRangesOfAnInputOfKnownSizeAreCutSmaller() {
         var doc = Array(#"{"data":["#.utf8)
         for i in 0..<2000 {
             if i > 0 { doc.append(UInt8(ascii: ",")) }
@@ -368,23 +364,26 @@ struct ElementRangeTests {
         // An element's bytes, about (ids of 1 to 4 digits).
         let element = 64
         let batch = 4096
-        func ranges(_ reading: InputReading, workers: Int = 2) throws -> (sizes: [Int], output: String) {
+        func ranges(_ reading: InputReading, workers: Int = 2) -> (sizes: [Int], output: String) {
             var sizes: [Int] = []
             var ends = 0
-            let run = try normalizeInBatches(doc, name: "doc", workers: workers, batch: batch, decision: 16, reading: reading) {
+            let run = ParallelReaderTests.run(
+                [("doc", doc)], workers: workers, chunk: 1000, batch: batch, continuation: 2 * batch, decision: 16, reading: reading
+            ) {
                 $0.didCutRange = { bytes, atEnd in
                     if atEnd { ends += 1 } else { sizes.append(bytes) }
                 }
             }
+            #expect(run.error == nil, "\(reading)")
             #expect(ends == (workers > 1 ? 1 : 0), "one range ends at the array's end (\(reading))")
             return (sizes, run.output)
         }
-        let one = try ranges(.fed, workers: 1)
+        let one = ranges(.fed, workers: 1)
         #expect(one.sizes.isEmpty)
-        let fed = try ranges(.fed)
+        let fed = ranges(.fed)
         #expect(fed.output == one.output)
         for reading in [InputReading.whole, .files] {
-            let known = try ranges(reading)
+            let known = ranges(reading)
             #expect(known.output == one.output, "\(reading)")
             // The same ranges as the fed input's (each of the batch size) until the last bytes,
             // which go in smaller ranges, the first about half the bytes left (2 workers).
@@ -394,6 +393,10 @@ struct ElementRangeTests {
         }
     }
 
+    /// The element splitter's ways of reading (a byte at a time, SSE2 blocks, AVX2 blocks, the
+    /// fastest this processor has: AVX-512 blocks where it has them) find the same places to cut, with the same lines and counts, in JSON
+    /// whose strings hold runs of backslashes before quotes and brackets at every offset of a
+    /// block, read in pieces of every size from 1 to 300 bytes.
     @Test func theSplitterReadsTheSameEveryWay() throws {
         var seeded = XorShift(seed: 7)
         var documents: [[UInt8]] = [Array(Self.large(60).utf8)]

@@ -18,17 +18,19 @@ struct ParallelReaderTests {
         var byElements = false
     }
 
-    /// Normalizes `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time.
+    /// Normalizes `inputs` (name, bytes) with `workers`, feeding `chunk` bytes at a time;
+    /// `prepare` is given the normalizer before the first byte (a test's hooks).
     static func run(
         _ inputs: [(String, [UInt8])], format: OutputFormat = .ndjson, workers: Int, chunk: Int,
         options: DocumentOptions = DocumentOptions(), batch: Int = 900, continuation: Int = 1000, decision: Int = 4000,
-        reading: InputReading = .fed
+        reading: InputReading = .fed, prepare: (Normalizer) -> Void = { _ in }
     ) -> Run {
         var o = options
         o.parse.workers = workers
         let out = ByteWriter()
         let n = Normalizer(format: format, out: out, document: o)
         n.tuneWorkers(batchBytes: batch, continuationBytes: continuation, decisionBytes: decision)
+        prepare(n)
         var warnings: [Diagnostic] = []
         n.onDiagnostic = { warnings.append($0) }
         var names: [String: String] = [:]
@@ -295,7 +297,7 @@ struct ParallelReaderTests {
     /// its last batches cut smaller, as a large document's last ranges are
     /// (``ElementRangeTests/theLastRangesOfAnInputOfKnownSizeAreCutSmaller()``); fed in chunks,
     /// every batch holds the batch size. The output is one reader's either way.
-    @Test func theLastBatchesOfAnInputOfKnownSizeAreCutSmaller() throws {
+    @Test func theLastBatchesOfAnInputOfKnownSizeAreCutSmaller() {
         var dump: [UInt8] = []
         for i in 0..<600 {
             dump += Array(#"{"data":{"type":"t","id":"\#(i)","attributes":{"s":"}{"}}}"#.utf8) + [0x0A]
@@ -303,19 +305,19 @@ struct ParallelReaderTests {
         // A document's bytes, about (ids of 1 to 3 digits).
         let document = 64
         let batch = 2048
-        func batches(_ reading: InputReading, workers: Int = 2) throws -> (sizes: [Int], output: String) {
+        func batches(_ reading: InputReading, workers: Int = 2) -> (sizes: [Int], output: String) {
             var sizes: [Int] = []
-            let run = try normalizeInBatches(dump, name: "dump", workers: workers, batch: batch, decision: 4 * batch, reading: reading) {
-                $0.didCutBatch = { sizes.append($0) }
-            }
-            #expect(run.byWorkers == (workers > 1), "\(reading)")
+            let run = Self.run(
+                [("dump", dump)], workers: workers, chunk: 1000, batch: batch, continuation: 2 * batch, decision: 4 * batch, reading: reading
+            ) { $0.didCutBatch = { sizes.append($0) } }
+            #expect(run.error == nil && run.byWorkers == (workers > 1), "\(reading)")
             return (sizes, run.output)
         }
-        let one = try batches(.fed, workers: 1)
-        let fed = try batches(.fed)
+        let one = batches(.fed, workers: 1)
+        let fed = batches(.fed)
         #expect(fed.output == one.output)
         for reading in [InputReading.whole, .files] {
-            let known = try batches(reading)
+            let known = batches(reading)
             #expect(known.output == one.output, "\(reading)")
             // Fed, every batch closed at a document's end holds the batch size; with the size
             // known, the last ones are smaller and smaller.

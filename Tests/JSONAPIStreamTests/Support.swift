@@ -100,7 +100,7 @@ func renamed(_ error: JSONAPIError?, _ names: [String: String]) -> JSONAPIError?
     return error.withSource(name)
 }
 
-/// The checks of an input cut in smaller pieces at its end (``ParallelReader/cutTarget(batchBytes:workers:inputSize:offset:)``):
+/// The checks of an input cut in smaller pieces at its end (``ParallelReader/cutTarget(at:)``):
 /// `known`, the sizes of the pieces cut with the input's size known, are `fed`'s (the same
 /// input's, its size not known, every one at least `batch`) until the last bytes, then at least
 /// three smaller and smaller ones (within one `piece`, an element's or a document's bytes),
@@ -119,31 +119,4 @@ func expectCutSmallerAtTheEnd(
     #expect(tail.allSatisfy { $0 >= batch / 8 }, "\(what): \(known)", sourceLocation: sourceLocation)
     #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + piece }, "\(what): \(known)", sourceLocation: sourceLocation)
     return (full, tail)
-}
-
-/// `bytes` (an input named `name`) normalized to NDJSON on `workers`, tuned to batches of
-/// `batch` bytes (pieces of twice that) and deciding after `decision`, read as `reading` says in
-/// reads of 1,000 bytes; `prepare` is given the normalizer before the first byte (a test's
-/// hooks). Returns the output and whether workers read it.
-func normalizeInBatches(
-    _ bytes: [UInt8], name: String, workers: Int, batch: Int, decision: Int, reading: InputReading, prepare: (Normalizer) -> Void
-) throws -> (output: String, byWorkers: Bool) {
-    var o = DocumentOptions()
-    o.parse.workers = workers
-    let out = ByteWriter()
-    let n = Normalizer(format: .ndjson, out: out, document: o)
-    n.tuneWorkers(batchBytes: batch, continuationBytes: 2 * batch, decisionBytes: decision)
-    prepare(n)
-    switch reading {
-    case .fed:
-        try readInputs([(name, bytes)], chunk: 1000, into: n)
-        try n.finish()
-    case .whole:
-        try withContiguousBytes(of: bytes) { (b) throws(JSONAPIError) in try n.finish(reading: b, named: name, chunkSize: 1000) }
-    case .files:
-        var names: [String: String] = [:]
-        try readFromFiles([(name, bytes)], chunk: 1000, names: &names) { (source, size) throws(JSONAPIError) in try n.read(source, chunkSize: size) }
-        try n.finish()
-    }
-    return (out.string, n.isReadByWorkers)
 }
