@@ -84,9 +84,9 @@ final class ParallelReader {
     /// the others idle (with 2 workers and a 256 KiB batch size, the last 512 KiB go in about
     /// five batches rather than two). Only the batches depend on it, never what is read.
     /// (Shared out twice among the workers, the last 1 MiB went in about a dozen, which left
-    /// a core idle about 0.1 ms less at 15.7 MB and cost a graph about 0.05 instructions a
-    /// byte more, a piece's own work: 55.04 to 55.06 against 54.97 and 55.01, past the
-    /// target of 55.)
+    /// a core idle about 0.1 ms less at 15.7 MB and cost a graph 0.09 instructions a byte
+    /// more, a piece's own work: 55.04 in two counts against 54.95 and 54.96 for the same code
+    /// otherwise, past the target of 55.)
     func cutTarget(at offset: Int) -> Int {
         let workers = delivery.workerCount
         guard let size = inputSize, workers > 1 else { return batchBytes }
