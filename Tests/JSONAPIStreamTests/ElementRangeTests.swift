@@ -393,6 +393,68 @@ struct ElementRangeTests {
         }
     }
 
+    /// An input of known size (read whole, or from a file) is cut by elements from its first
+    /// byte, and the first ranges of a large document go to a worker before the reader has
+    /// gathered the bytes it decides on; fed in chunks of unknown size, nothing is cut ahead. A
+    /// dump whose first document is a few ranges long but ends within those bytes has what was
+    /// cut ahead dropped (its workers with it: one may have met an error in a dropped range) and is read
+    /// a batch of whole documents per worker. Output and first error are one reader's.
+    @Test func aLargeDocumentsFirstRangesAreReadBeforeTheDecision() {
+        func document(_ elements: Int, id: Int = 0) -> [UInt8] {
+            var doc = Array(#"{"meta":{"n":\#(id)},"data":["#.utf8)
+            for i in 0..<elements {
+                if i > 0 { doc.append(UInt8(ascii: ",")) }
+                doc += Array(#"{"type":"t","id":"\#(id)-\#(i)","attributes":{"s":"a,{]"}}"#.utf8)
+            }
+            return doc + Array("]}\n".utf8)
+        }
+        let batch = 2048
+        let decision = 8 * batch
+        func read(_ input: [UInt8], _ reading: InputReading) -> (ahead: [Int], drops: Int, run: ParallelReaderTests.Run) {
+            var ahead: [Int] = []
+            var drops = 0
+            let run = ParallelReaderTests.run(
+                [("input", input)], workers: 2, chunk: 1000, batch: batch, continuation: 2 * batch, decision: decision, reading: reading
+            ) {
+                $0.didHandOverAhead = { ahead.append($0) }
+                $0.didDropAhead = { drops += 1 }
+            }
+            return (ahead, drops, run)
+        }
+        func one(_ input: [UInt8]) -> ParallelReaderTests.Run { ParallelReaderTests.run([("input", input)], workers: 1, chunk: 0) }
+
+        // One document of about 60 KB: ranges from the start, none dropped.
+        let large = document(1200)
+        #expect(large.count > 3 * decision)
+        let oneLarge = one(large)
+        let fed = read(large, .fed)
+        #expect(fed.ahead.isEmpty && fed.drops == 0 && fed.run.byElements && fed.run.output == oneLarge.output)
+        for reading in [InputReading.whole, .files] {
+            let r = read(large, reading)
+            #expect(r.run.error == nil && r.run.byElements && r.run.output == oneLarge.output, "\(reading)")
+            #expect(!r.ahead.isEmpty && r.ahead.allSatisfy { $0 < decision } && r.drops == 0, "\(reading): \(r.ahead)")
+        }
+
+        // Documents of about 6 KB (three ranges each), the first broken in its second range
+        // or not.
+        var dump: [UInt8] = []
+        for d in 0..<30 { dump += document(100, id: d) }
+        var broken = dump
+        let at = 2 * batch + 500
+        let colon = broken[at...].firstIndex(of: UInt8(ascii: ":"))!
+        broken[colon] = UInt8(ascii: ";")
+        for input in [dump, broken] {
+            let oneInput = one(input)
+            #expect((oneInput.error != nil) == (input == broken))
+            for reading in [InputReading.whole, .files] {
+                let r = read(input, reading)
+                #expect(r.run.error == oneInput.error && r.run.output == oneInput.output, "\(reading)")
+                #expect(!r.ahead.isEmpty && r.drops == 1, "\(reading): \(r.ahead), \(r.drops) drops")
+                #expect(r.run.byWorkers && !r.run.byElements, "\(reading)")
+            }
+        }
+    }
+
     /// The element splitter's ways of reading (a byte at a time, SSE2 blocks, AVX2 blocks, the
     /// fastest this processor has: AVX-512 blocks where it has them) find the same places to cut, with the same lines and counts, in JSON
     /// whose strings hold runs of backslashes before quotes and brackets at every offset of a

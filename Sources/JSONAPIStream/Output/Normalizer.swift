@@ -130,6 +130,17 @@ public final class Normalizer {
         get { reader.didCutRange }
         set { reader.didCutRange = newValue }
     }
+    /// Called when a range cut ahead of the decision goes to the workers, with the input's
+    /// bytes gathered by then; and when what was cut ahead is dropped (tests; set before the
+    /// first byte).
+    var didHandOverAhead: ((_ gathered: Int) -> Void)? {
+        get { reader.didHandOverAhead }
+        set { reader.didHandOverAhead = newValue }
+    }
+    var didDropAhead: (() -> Void)? {
+        get { reader.didDropAhead }
+        set { reader.didDropAhead = newValue }
+    }
     /// Called with the size of each batch of whole documents closed at a document's end
     /// (tests); set before the first byte.
     var didCutBatch: ((_ bytes: Int) -> Void)? {

@@ -79,6 +79,25 @@ final class BatchDelivery {
     /// Stops the workers (safe to call twice, or before they started).
     func stop() { pool?.stop() }
 
+    /// Whether `batch` can be handed over now without waiting for a delivery.
+    func hasRoom(for batch: ParallelBatch) -> Bool { !isFull(before: batch) }
+
+    /// Drops every batch handed over (none delivered yet) and the workers that read them, as
+    /// if none had been: the read goes on as from its start, with workers started anew if it
+    /// uses them (a worker's parser that met an error in a dropped batch would give that
+    /// error again for its next one).
+    func retract() {
+        precondition(nextToDeliver == 0 && failure == nil, "nothing delivered")
+        pool?.stop()
+        pool = nil
+        nextID = 0
+        inFlight = 0
+        inFlightBytes = 0
+        turn = 0
+        continuingWorker = nil
+        callerBatches = [:]
+    }
+
     /// Hands `batch` to a worker: the one reading the segment it continues; any, when it is a
     /// whole segment (``WorkerPool``); else the next in turn, the caller's own worker among
     /// them (which reads it at once). Waits (delivering) while the window is full.

@@ -153,7 +153,7 @@ final class ElementBatcher {
         var bytes = BatchBytes(room: ends ? 16 : 64 * 1024, now: copying && !ends)
         swap(&bytes, &rangeBytes)
         rangeHandedBytes += bytes.count
-        if ends, let didCutRange = reader.didCutRange { didCutRange(rangeHandedBytes, !atComma) }
+        if ends { reader.didCut(range: rangeHandedBytes, atArrayEnd: !atComma) }
         let batch = ParallelBatch(segment: rangeHanded ? nil : rangeStart, name: name, bytes: bytes)
         batch.endsSegment = ends
         batch.closesElements = closes
