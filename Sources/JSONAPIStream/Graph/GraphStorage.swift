@@ -242,42 +242,11 @@ final class GraphStorage: @unchecked Sendable {
         }
         return low > 0 ? documentStarts[low - 1].document : 0
     }
-    /// Rows in first-seen order per type symbol. Made once, when the graph is finished
-    /// (``indexRowsByType()``), rather than appended to at each new row: a worker's piece,
-    /// which is only merged, never needs it and leaves it empty.
+    /// Rows in first-seen order per type symbol, one array per symbol (empty for a symbol no
+    /// row has). Made when the graph is finished, from each row's type noted as the rows were
+    /// appended (``RowTypes``): a worker's piece, which is only merged, never needs it and
+    /// leaves it empty.
     @exclusivity(unchecked) var rowsByType: [[Int32]] = []
-
-    /// Fills ``rowsByType`` from the rows, which are in first-seen order: a counting sort by
-    /// type (each array made at its final size), instead of an append to a nested array at
-    /// each row (a uniqueness check of both arrays each time). `counts` is how many rows each
-    /// type has, counted as the rows were appended (``RowCounts``): the records are then read
-    /// once rather than twice (at 15.7 MB on 2 workers the two passes took 0.26 ms at the end
-    /// of every graph, with the other core idle). Counts that do not add up to the rows are
-    /// not trusted: the rows are counted again.
-    func indexRowsByType(counts: UnsafeBufferPointer<Int>) {
-        let n = resources.count
-        let types = symbols.count
-        // Where each type's rows start among all rows sorted by type.
-        var starts = [Int](repeating: 0, count: types + 1)
-        if counts.count <= types, counts.reduce(0, &+) == n {
-            for (t, count) in counts.enumerated() { starts[t + 1] = count }
-        } else {
-            for row in 0..<n { starts[Int(resources[row].type) &+ 1] &+= 1 }
-        }
-        for t in 0..<types { starts[t + 1] &+= starts[t] }
-        var next = starts
-        let sorted = [Int32](uninitializedCount: n) { buffer, initialized in
-            // Invariant: each row is written once, at its type's next place; the places of all
-            // types together are 0..<n, so every element is initialized.
-            for row in 0..<n {
-                let t = Int(resources[row].type)
-                buffer[next[t]] = Int32(truncatingIfNeeded: row)
-                next[t] &+= 1
-            }
-            initialized = n
-        }
-        rowsByType = (0..<types).map { t in Array(sorted[starts[t]..<starts[t + 1]]) }
-    }
     var warnings: [Diagnostic] = []
     var warningCount = 0
     var inputBytes = 0
