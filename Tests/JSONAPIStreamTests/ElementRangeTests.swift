@@ -255,6 +255,37 @@ struct ElementRangeTests {
         }
     }
 
+    /// Primary data made of resource identifiers (a relationship endpoint's response) identify
+    /// the resources included with them (R23), whether `data` comes before `included` or after
+    /// it, read by one reader and across ranges: only the included resource no identifier
+    /// names breaks full linkage, once, where it is.
+    @Test func identifiersAsPrimaryDataIdentifyTheIncluded() throws {
+        func doc(unreached: Bool, includedFirst: Bool) -> [UInt8] {
+            let ids = (0..<200).map { #"{"type":"b","id":"\#($0)"}"# }
+            var included = (0..<200).map { #"{"type":"b","id":"\#($0)","attributes":{"n":\#($0)}}"# }
+            if unreached { included.insert(#"{"type":"c","id":"x","attributes":{}}"#, at: 150) }
+            let data = #""data":[\#(ids.joined(separator: ",\n"))]"#
+            let includedMember = #""included":[\#(included.joined(separator: ",\n"))]"#
+            return Array((includedFirst ? "{\(includedMember),\(data)}" : "{\(data),\(includedMember)}").utf8)
+        }
+        var strict = DocumentOptions()
+        strict.validation = .strict
+        var lenient = DocumentOptions()
+        lenient.checksCompoundRules = true
+        for unreached in [false, true] {
+            for includedFirst in [false, true] {
+                let bytes = doc(unreached: unreached, includedFirst: includedFirst)
+                let one = ParallelReaderTests.run([("ids", bytes)], workers: 1, chunk: 0, options: strict)
+                #expect(one.error?.diagnostic?.rule == (unreached ? .R23 : nil), "\(String(describing: one.error))")
+                if unreached { #expect(one.error?.diagnostic?.pointer == "/included/150") }
+                let warned = ParallelReaderTests.run([("ids", bytes)], workers: 1, chunk: 0, options: lenient)
+                #expect(warned.warnings.filter { $0.rule == .R23 }.count == (unreached ? 1 : 0))
+                #expect(Self.expectSame("ids", bytes, options: strict, chunks: [0]))
+                #expect(Self.expectSame("ids", bytes, options: lenient, chunks: [0]))
+            }
+        }
+    }
+
     /// `DocumentValidator`'s findings on `bytes` with `workers` workers, in batches and reads of
     /// 64 KiB.
     static func validated(_ bytes: [UInt8], name: String, workers: Int) throws(JSONAPIError) -> [Diagnostic] {

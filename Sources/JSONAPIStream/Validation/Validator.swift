@@ -20,6 +20,11 @@ final class Validator: DocumentSink {
     /// (R23).
     @exclusivity(unchecked) private var identified: [Bool] = []
     @exclusivity(unchecked) private var rows: [(key: UInt32, included: Bool, position: SourcePosition, place: ResourcePlace, asIdentifier: Bool)] = []
+    /// The included rows that were the first of their key, in order, with their key: what R23
+    /// checks at the document's end, listed as the rows come so that the end reads 8 bytes a
+    /// row rather than every row twice (at 15.7 MB on 2 workers the two passes over the rows
+    /// took about 0.15 ms at the end of every validation, with the other core idle).
+    @exclusivity(unchecked) private var includedFirsts: [(row: Int32, key: UInt32)] = []
     private var primaryCount = 0
     private var primaryProblems: [(Rule, String, SourcePosition, String)] = []
 
@@ -89,7 +94,11 @@ final class Validator: DocumentSink {
             }
         } else {
             keyRow[Int(key)] = row
+            if included { includedFirsts.append((row, key)) }
         }
+        // Primary data made of identifiers identify (R23); nothing reads `identified` before
+        // the document's end.
+        if asIdentifier && !included { identified[Int(key)] = true }
         rows.append((key, included, position, place, asIdentifier))
         if let lidKey {
             let other = keyRow[Int(lidKey)]
@@ -165,8 +174,9 @@ final class Validator: DocumentSink {
         // R23 (full linkage, JSON:API 1.1): every included resource MUST be identified by at
         // least one resource identifier object in the same document: primary data made of
         // identifiers, or linkage in primary or included resources.
-        for r in rows where !r.included && r.asIdentifier { identified[Int(r.key)] = true }
-        for (i, r) in rows.enumerated() where r.included && !identified[Int(r.key)] && keyRow[Int(r.key)] == Int32(i) {
+        // (A key's first row is the one its `keyRow` names at the end: it is never set again.)
+        for (i, key) in includedFirsts where !identified[Int(key)] {
+            let r = rows[Int(i)]
             try report(.R23, "included resource \(describeKey(r.key)) is not identified by any resource identifier object in the document (full linkage)", r.position, r.place.pointer)
         }
     }
@@ -290,6 +300,7 @@ final class Validator: DocumentSink {
         keyRow.removeAll(keepingCapacity: true)
         identified.removeAll(keepingCapacity: true)
         rows.removeAll(keepingCapacity: true)
+        includedFirsts.removeAll(keepingCapacity: true)
         primaryCount = 0
         primaryProblems.removeAll()
     }
