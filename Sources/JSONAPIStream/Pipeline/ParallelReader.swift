@@ -569,8 +569,9 @@ final class ParallelReader {
     /// Cuts `bytes` (just gathered, before the decision) by elements too, and hands the
     /// batches cut over as far as the window has room, so that a worker reads the first range
     /// of a large document while this thread is still looking for a document's end in the
-    /// first ``decisionBytes``, rather than after it (about 0.4 ms a 15.7 MB graph on the
-    /// eighth VM kind, where a core waited 0.7 ms at the start).
+    /// first ``decisionBytes``, rather than after it: on the eighth VM kind a worker starts
+    /// about 0.2 ms into a 15.7 MB graph rather than 0.7 ms (one core's idle time a run 1.21
+    /// → 1.00 ms).
     ///
     /// Only for an input of known size, at least ``decisionBytes``, whose bytes stay where
     /// they are (the batches view them): the only input, read from its first byte, on
@@ -579,6 +580,8 @@ final class ParallelReader {
     /// read is delivered: the workers are started anew. Otherwise the batcher that cut ahead
     /// is the one the decision takes: it has read what was gathered, cut as it would have.
     private func speculate(on bytes: UnsafeRawBufferPointer, in place: ChunkPlace) throws(JSONAPIError) {
+        // A copy, or a second document begun: not one large document whose bytes stay.
+        guard !place.isTransient, split.documents < 2 else { return stopCuttingAhead() }
         if speculation == nil {
             // (The first piece of the input: nothing gathered before it.)
             guard splitsElements, delivery.workerCount > 1, held.isEmpty, current?.bytes.count == bytes.count, documentsBefore == 0,
@@ -589,8 +592,7 @@ final class ParallelReader {
             speculation = batcher
             delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
         }
-        // A copy, or a second document begun: not one large document whose bytes stay.
-        guard !place.isTransient, split.documents < 2, let batcher = speculation else { return stopCuttingAhead() }
+        guard let batcher = speculation else { return }
         try batcher.feed(bytes, in: place, to: self)
         while let b = aheadBatches.first, delivery.hasRoom(for: b) {
             aheadBatches.removeFirst()
