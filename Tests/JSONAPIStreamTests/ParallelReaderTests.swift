@@ -653,4 +653,50 @@ struct CallerAsWorkerTests {
         let segments = n.segmentsByWorker
         #expect(segments.count == 2 && segments[1] >= 5, "\(segments)")
     }
+
+    /// Long documents go in pieces of a batch, a segment of several batches given to one
+    /// worker in turn, the caller's among them, which reads its pieces as they come; the whole
+    /// batches of short documents go to whichever worker is free. After reading a piece ahead,
+    /// the caller still reads the older whole batches the held-up thread has left (no error
+    /// met: nothing ties it to input order), rather than waiting for the thread.
+    @Test func theCallerReadsOlderBatchesAfterReadingAPieceAhead() {
+        var text = ""
+        for d in 0..<60 {
+            // A document of about 5 KB (pieces of 1500 bytes), then seven of about 300.
+            let resources = d % 8 == 0 ? 40 : 2
+            text += #"{"data":["#
+            for r in 0..<resources {
+                text += (r == 0 ? "" : ",") + #"{"type":"articles","id":"\#(d)-\#(r)","attributes":{"title":"a title of some length","n":\#(r)}}"#
+            }
+            text += "]}\n"
+        }
+        let input = Array(text.utf8)
+        let one = ParallelReaderTests.run([("dump", input)], workers: 1, chunk: 0, batch: 900, continuation: 1500, decision: 20_000)
+        #expect(one.error == nil)
+        final class Seen: @unchecked Sendable {
+            let lock = Condition()
+            /// The batches the caller (worker 1) read, in the order it read them.
+            var byCaller: [Int] = []
+            var olderAfterNewer: Bool {
+                zip(byCaller, byCaller.dropFirst()).contains { $1 < $0 }
+            }
+        }
+        let seen = Seen()
+        let (n, output) = BatchWindowTests.normalizeOnTwoWorkers(input, chunk: 0, continuation: 1500) { w, id in
+            seen.lock.lock()
+            defer { seen.lock.unlock() }
+            if w == 1 { seen.byCaller.append(id) }
+            // The thread's first batch: held until the caller has read an older batch after a
+            // newer one (for 2 s at most: a caller held to input order never does).
+            guard w == 0, id == 0 else { return }
+            for _ in 0..<2_000 where !seen.olderAfterNewer {
+                seen.lock.unlock()
+                usleep(1_000)
+                seen.lock.lock()
+            }
+        }
+        #expect(n.isReadByWorkers && !n.readsElementRanges)
+        #expect(output == one.output)
+        #expect(seen.lock.withLock { seen.olderAfterNewer }, "the caller read \(seen.lock.withLock { seen.byCaller })")
+    }
 }
