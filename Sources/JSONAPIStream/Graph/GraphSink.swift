@@ -417,10 +417,11 @@ struct RowTypes: ~Copyable {
     mutating func indexRowsByType(of s: GraphStorage) {
         let n = s.resources.count
         let symbols = s.symbols.count
-        let noted = types.count == n ? types.unsafeRecords : UnsafeBufferPointer(start: nil, count: 0)
+        let trusted = types.count == n
+        let noted = types.unsafeRecords
         let records = s.resources.unsafeRecords
         @inline(__always) func type(of row: Int) -> Int {
-            if noted.count == n, noted[row] != Self.wide { return Int(noted[row]) }
+            if trusted, noted[row] != Self.wide { return Int(noted[row]) }
             return Int(records[row].type)
         }
         // Rows come in runs of one type (a document's `data`, then its `included` of each

@@ -152,15 +152,10 @@ final class ParallelReader {
     /// Bytes fed while the workers' side reads (undecided, or on workers).
     private var bytesFed = 0
 
-    /// Cuts a large document by elements ahead of the decision (``speculate(on:in:)``): the
-    /// batcher that reads the input if it is one large document.
-    private var speculation: ElementBatcher?
+    /// A large document cut by elements ahead of the decision (``speculate(on:in:)``).
+    private var cuttingAhead: CuttingAhead?
     /// Whether the reader may still cut ahead: before its first byte, and until it stops.
     private var mayCutAhead = true
-    /// Batches cut ahead and not yet handed over (the window was full), in input order.
-    private var aheadBatches: [ParallelBatch] = []
-    /// Ranges cut ahead, told to ``didCutRange`` once the input is known to be cut so.
-    private var aheadCuts: [(bytes: Int, atArrayEnd: Bool)] = []
 
     /// The workers of a reader whose workers write output for the caller to append (lines,
     /// tables): a duplicate policy other than `last` and a resource limit need every
@@ -504,18 +499,14 @@ final class ParallelReader {
         let batches = held
         held = []
         heldBytes = 0
-        if large && splitsElements, let batcher = speculation {
+        if large && splitsElements, let ahead = cuttingAhead {
             // Cut ahead from the first byte: the batcher has read everything gathered, and
             // goes on with the rest.
-            speculation = nil
+            cuttingAhead = nil
             mayCutAhead = false
-            mode = .elements(batcher)
+            mode = .elements(ahead.batcher)
             sequential.reader.staysOnOneThread = true
-            for (bytes, atArrayEnd) in aheadCuts { didCutRange?(bytes, atArrayEnd) }
-            aheadCuts = []
-            let ahead = aheadBatches
-            aheadBatches = []
-            for b in ahead { try handOver(b) }
+            for b in ahead.adopt(didCutRange: didCutRange) { try handOver(b) }
             return
         }
         stopCuttingAhead()
@@ -549,70 +540,42 @@ final class ParallelReader {
     }
 
     /// Hands a batch over in input order: to a worker, or kept for the caller's stream
-    /// (cutting ahead: once the window has room for it, see ``speculate(on:in:)``).
+    /// (cutting ahead: once the window has room for it, see ``CuttingAhead``).
     func handOver(_ batch: ParallelBatch) throws(JSONAPIError) {
-        if speculation != nil {
-            aheadBatches.append(batch)
-            return
-        }
+        if let cuttingAhead { return cuttingAhead.keep(batch) }
         if batch.onCaller { try delivery.keep(batch) } else { try delivery.dispatch(batch) }
     }
 
     /// Tells ``didCutRange`` of a range cut (when the cut is known to stand).
     func didCut(range bytes: Int, atArrayEnd: Bool) {
         guard let didCutRange else { return }
-        if speculation != nil { aheadCuts.append((bytes, atArrayEnd)) } else { didCutRange(bytes, atArrayEnd) }
+        if let cuttingAhead { cuttingAhead.keepCut(bytes, atArrayEnd: atArrayEnd) } else { didCutRange(bytes, atArrayEnd) }
     }
 
     // MARK: - Cutting ahead
 
-    /// Cuts `bytes` (just gathered, before the decision) by elements too, and hands the
-    /// batches cut over as far as the window has room, so that a worker reads the first range
-    /// of a large document while this thread is still looking for a document's end in the
-    /// first ``decisionBytes``, rather than after it: on the eighth VM kind a worker starts
-    /// about 0.2 ms into a 15.7 MB graph rather than 0.7 ms (one core's idle time a run 1.21
-    /// → 1.00 ms).
-    ///
-    /// Only for an input of known size, at least ``decisionBytes``, whose bytes stay where
-    /// they are (the batches view them): the only input, read from its first byte, on
-    /// workers that may read ranges of elements. When a document ends in the first bytes
-    /// (``stopCuttingAhead()``), what was cut ahead is dropped with its workers, and nothing
-    /// read is delivered: the workers are started anew. Otherwise the batcher that cut ahead
-    /// is the one the decision takes: it has read what was gathered, cut as it would have.
+    /// Cuts `bytes` (just gathered, before the decision) by elements too, from the input's
+    /// first piece on, when the input may be one large document read by workers and its size
+    /// is known and at least ``decisionBytes`` (``CuttingAhead``).
     private func speculate(on bytes: UnsafeRawBufferPointer, in place: ChunkPlace) throws(JSONAPIError) {
         // A copy, or a second document begun: not one large document whose bytes stay.
         guard !place.isTransient, split.documents < 2 else { return stopCuttingAhead() }
-        if speculation == nil {
+        if cuttingAhead == nil {
             // (The first piece of the input: nothing gathered before it.)
             guard splitsElements, delivery.workerCount > 1, held.isEmpty, current?.bytes.count == bytes.count, documentsBefore == 0,
                 let size = inputSize, size >= decisionBytes
             else { return stopCuttingAhead() }
-            let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
-            batcher.beginInput(named: inputName)
-            speculation = batcher
-            delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
+            cuttingAhead = CuttingAhead(batchBytes: batchBytes, continuationBytes: continuationBytes, inputNamed: inputName, delivery: delivery)
         }
-        guard let batcher = speculation else { return }
-        try batcher.feed(bytes, in: place, to: self)
-        while let b = aheadBatches.first, delivery.hasRoom(for: b) {
-            aheadBatches.removeFirst()
-            if b.onCaller {
-                try delivery.keep(b)
-            } else {
-                try delivery.dispatch(b)
-                didHandOverAhead?(heldBytes + (current?.bytes.count ?? 0))
-            }
-        }
+        try cuttingAhead?.feed(bytes, in: place, to: self) { didHandOverAhead?(heldBytes + (current?.bytes.count ?? 0)) }
     }
 
     /// Stops cutting ahead for good, dropping what was cut.
     private func stopCuttingAhead() {
         mayCutAhead = false
-        guard speculation != nil else { return }
-        speculation = nil
-        aheadBatches = []
-        aheadCuts = []
-        delivery.retract()
+        guard let ahead = cuttingAhead else { return }
+        cuttingAhead = nil
+        ahead.drop()
         didDropAhead?()
     }
 
