@@ -18,6 +18,8 @@
 # Samples are not instructions: they count waiting on memory too, which is what this shows
 # that `Scripts/callgrind.sh` does not. A function's count moves by a few percent from one
 # recording to the next; read differences of less than about 0.3 % of the total as noise.
+# Keep --runs at 20 or more: the first run's page faults (`clear_page_erms`, `exc_page_fault`)
+# weigh on fewer runs, and more on one side than the other.
 #
 # Needs `perf` (Debian: linux-perf) and permission to record (kernel.perf_event_paranoid ≤ 1,
 # or root). Environment: JSONAPI=path/to/jsonapi to use a built binary; otherwise
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
         --workers) workers="$2"; shift 2 ;;
         --runs) runs="$2"; shift 2 ;;
         --top) top="$2"; shift 2 ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "parallel-overhead.sh: unknown option $1" >&2; exit 2 ;;
         *) file="$1"; shift ;;
     esac
