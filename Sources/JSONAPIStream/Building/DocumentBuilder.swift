@@ -57,6 +57,9 @@ final class DocumentBuilder: JSONEventReceiver {
 
     /// The JSON:API objects and arrays open, innermost last.
     @exclusivity(unchecked) var frames = UnsafeStack<Frame>(capacity: 16)
+    /// The member names ``classify(_:prefix:)`` knows, by ``knownNameSlot(_:)`` (kept here, not
+    /// in a static table, so that a lookup is one load from the builder).
+    let knownNames = DocumentBuilder.makeKnownNames()
     @exclusivity(unchecked) var member = Member.none
     /// The value being recorded without interpretation, if any: while it is active, every
     /// event goes to it (the one test at the top of each event).
@@ -278,6 +281,122 @@ final class DocumentBuilder: JSONEventReceiver {
         if raw.isActive { return rawEndContainer(close: UInt8(ascii: "]")) }
         if frames.popLast() == .resultsArray { finishResults() }
         return true
+    }
+
+    /// Every member name of a document, from yajl (``YajlParser``) or the tape
+    /// (``TapeReplayer``). The names a resource, a relationship or an identifier object is
+    /// made of (`type`, `id`, `attributes`, `data`…: more than half the names of a typical
+    /// document) are taken here at once: found by one lookup (``knownNames``), their repeats
+    /// checked by one bit of the object's level
+    /// (``JSONEventReceiver/receiveKnownKey(_:escaped:prefix:code:)``), and their handling
+    /// `onKey`'s for them (the member noted), without the list of the object's names and
+    /// the calls. Every other name goes the common way, out of line, so that this path saves
+    /// no registers.
+    ///
+    /// (One of these objects takes a name it knows this way whatever its escapes, and all
+    /// its names are read with no value being recorded, so equal names of an object always
+    /// go the same way, as ``JSONEventReceiver/receiveKnownKey(_:escaped:prefix:code:)``
+    /// requires.)
+    @inline(__always)
+    func receiveMemberName(_ name: UnsafeRawBufferPointer, escaped: Bool, prefix: UInt64) -> Bool {
+        if !raw.isActive, let frame = frames.last {
+            let taken = Self.namesTakenAtOnce(in: frame)
+            if taken != 0 {
+                let known = knownMember(name, prefix: prefix)
+                if taken & Self.bit(known) != 0 {
+                    if !receiveKnownKey(name, escaped: escaped, prefix: prefix, code: known.rawValue) { return false }
+                    member = known
+                    if known == .relationships { relationshipsAfterAttributes = !resource.attributes.isNone }
+                    return true
+                }
+            }
+        }
+        return receiveKey(name, escaped: escaped, prefix: prefix)
+    }
+
+    /// The members ``receiveMemberName(_:escaped:prefix:)`` takes at once in an object of
+    /// `frame`, one bit per ``Member`` (its raw value): those `onKey` accepts there without
+    /// anything more than noting them (and, for `relationships`, whether attributes came
+    /// first).
+    @inline(__always)
+    static func namesTakenAtOnce(in frame: Frame) -> UInt16 {
+        switch frame {
+        case .resource: bit(.type) | bit(.id) | bit(.lid) | bit(.attributes) | bit(.relationships) | bit(.links) | bit(.meta)
+        case .identifier: bit(.type) | bit(.id) | bit(.lid) | bit(.meta)
+        case .relationship: bit(.data) | bit(.links) | bit(.meta)
+        default: 0
+        }
+    }
+
+    @inline(__always)
+    private static func bit(_ member: Member) -> UInt16 { UInt16(1) &<< UInt16(member.rawValue) }
+
+    /// One of the member names ``classify(_:prefix:)`` knows, as ``knownNames`` holds it.
+    struct KnownName {
+        /// Its first eight bytes, zero-padded (``ShortName/prefix(_:)``).
+        var prefix: UInt64
+        /// Its last eight bytes, for a name longer than eight.
+        var tail: UInt64
+        var length: UInt8
+        var member: Member
+    }
+
+    /// The slot of ``knownNames`` a name whose first eight bytes are `prefix` would be in:
+    /// the multiplier was searched for so that the names ``classify(_:prefix:)`` knows each
+    /// have a slot of their own (``makeKnownNames()`` checks it, `KnownMemberNameTests` that
+    /// the lookup answers as `classify` does).
+    @inline(__always)
+    static func knownNameSlot(_ prefix: UInt64) -> Int { Int(truncatingIfNeeded: (prefix &* 0xBAEB_41A5_E65A_8149) &>> 60) }
+
+    /// The member names ``classify(_:prefix:)`` knows, each in its slot (``knownNameSlot(_:)``),
+    /// the other slots empty (member `other`): one load and two comparisons classify a name,
+    /// where `classify` branches on its length and then on its first bytes.
+    static func makeKnownNames() -> InlineArray<16, KnownName> {
+        var table = InlineArray<16, KnownName>(repeating: KnownName(prefix: 0, tail: 0, length: 0, member: .other))
+        for name in ["data", "included", "meta", "links", "jsonapi", "errors", "type", "id", "lid", "attributes", "relationships"] {
+            let bytes = Array(name.utf8)
+            bytes.withUnsafeBytes { b in
+                let prefix = ShortName.prefix(b)
+                let tail = b.count > 8 ? b.loadUnaligned(fromByteOffset: b.count - 8, as: UInt64.self) : 0
+                let slot = knownNameSlot(prefix)
+                precondition(table[slot].member == .other, "two known names in one slot")
+                table[slot] = KnownName(prefix: prefix, tail: tail, length: UInt8(b.count), member: classify(b, prefix: prefix))
+            }
+        }
+        return table
+    }
+
+    /// The member `name` stands for when it is one ``classify(_:prefix:)`` knows, else
+    /// `other` (the same answer as `classify`'s).
+    @inline(__always)
+    func knownMember(_ name: UnsafeRawBufferPointer, prefix: UInt64) -> Member {
+        Self.knownMember(name, prefix: prefix, in: knownNames)
+    }
+
+    /// ``knownMember(_:prefix:)`` in the table `names` (``makeKnownNames()``).
+    @inline(__always)
+    static func knownMember(_ name: UnsafeRawBufferPointer, prefix: UInt64, in names: borrowing InlineArray<16, KnownName>) -> Member {
+        let e = names[knownNameSlot(prefix)]
+        guard e.prefix == prefix && Int(e.length) == name.count else { return .other }
+        if e.length > 8 && name.loadUnaligned(fromByteOffset: Int(e.length) - 8, as: UInt64.self) != e.tail { return .other }
+        return e.member
+    }
+
+    override func knownMemberName(_ code: UInt8) -> String {
+        switch Member(rawValue: code) {
+        case .data: "data"
+        case .included: "included"
+        case .meta: "meta"
+        case .links: "links"
+        case .jsonapi: "jsonapi"
+        case .errors: "errors"
+        case .type: "type"
+        case .id: "id"
+        case .lid: "lid"
+        case .attributes: "attributes"
+        case .relationships: "relationships"
+        default: ""
+        }
     }
 
     override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {

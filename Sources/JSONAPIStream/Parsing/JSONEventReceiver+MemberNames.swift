@@ -24,7 +24,9 @@ extension JSONEventReceiver {
         return keyBytes.string(e.start..<e.start + Int(e.length))
     }
 
-    /// Calls `body` with the bytes of the member name read last.
+    /// Calls `body` with the bytes of the member name read last, which must be one the
+    /// receiver did not take as known (``receiveKnownKey(_:escaped:prefix:code:)`` keeps no
+    /// entry): the document builder calls it for unknown members only.
     final func withLastKey<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         let e = keyEntries[keyEntries.count - 1]
         if e.length > 8 { return body(keyBytes.bytes(in: e.start..<e.start + Int(e.length))) }

@@ -12,6 +12,13 @@
 class JSONEventReceiver {
     struct Level {
         var isObject: Bool
+        /// The code of this object's last member name when the receiver took it as a known
+        /// name (``receiveKnownKey(_:escaped:prefix:code:)``: it has no entry in `keyEntries`),
+        /// or 0 when the last name is the object's last entry there. (In the padding after
+        /// `isObject`, as `known` is: a level stays 32 bytes.)
+        var lastKnown: UInt8
+        /// One bit per known name taken so far (bit `code`), each checked exactly.
+        var known: UInt16
         /// Members (objects) or elements (arrays) seen so far.
         var count: Int32
         /// Index in `keyEntries` of this container's first member name.
@@ -129,7 +136,7 @@ class JSONEventReceiver {
     private final func openLevel(isObject: Bool) {
         levels.push(
             Level(
-                isObject: isObject, count: 0, firstKey: Int32(truncatingIfNeeded: keyEntries.count), table: -1,
+                isObject: isObject, lastKnown: 0, known: 0, count: 0, firstKey: Int32(truncatingIfNeeded: keyEntries.count), table: -1,
                 bytesStart: keyBytes.count, signature: 0))
     }
 
@@ -247,11 +254,44 @@ class JSONEventReceiver {
         }
         keyEntries.push(KeyEntry(start: start, length: Int32(truncatingIfNeeded: n), prefix: prefix))
         level.pointee.count &+= 1
+        level.pointee.lastKnown = 0
         awaitingValue = true
         if level.pointee.table >= 0 { insertIntoTable(level: level, entry: keyEntries.count - 1) }
         keyPrefix = prefix
         return onKey(name, escaped: escaped)
     }
+
+    /// A member name that the receiver knows as one of the few names an object of the kind
+    /// being read is made of (a resource's `type`, `id`, `attributes`…), numbered by the
+    /// receiver (`code`, 1 to 15), which then handles it itself instead of calling `onKey`.
+    /// It is checked exactly as any name is (length, escapes, a repeat: `J11`), but against a
+    /// bit of the object's level rather than the object's list of names, in which it takes no
+    /// entry (the JSON pointers of diagnostics know it by its code, ``knownMemberName(_:)``).
+    ///
+    /// The receiver must take a name this way whenever it is known, in any object where it
+    /// takes it so (whether escaped or not): two equal names are then both known or both not,
+    /// so a repeat is found by the bit or by the list, and never between the two. Returns
+    /// false when the parse stops (the name is a repeat, or its escapes are bad).
+    @inline(__always)
+    final func receiveKnownKey(_ name: UnsafeRawBufferPointer, escaped: Bool, prefix: UInt64, code: UInt8) -> Bool {
+        if name.count > maxKeyBytes { return failTooLong(.memberName) }
+        if escaped, !checkEscapes(key: true) { return false }
+        let level = levels.topPointer
+        let bit = UInt16(1) &<< UInt16(code)
+        if level.pointee.known & bit != 0 {
+            if !duplicateAllowed() { return failDuplicate(name, previous: -1) }
+            if !onAllowedDuplicate(name) { return false }
+        }
+        level.pointee.known |= bit
+        level.pointee.lastKnown = code
+        level.pointee.count &+= 1
+        awaitingValue = true
+        keyPrefix = prefix
+        return true
+    }
+
+    /// The text of a member name the receiver took as known, by its code (in JSON pointers).
+    func knownMemberName(_ code: UInt8) -> String { "" }
 
     @inline(__always)
     final func entryEquals(_ e: KeyEntry, _ name: UnsafeRawBufferPointer, _ prefix: UInt64) -> Bool {
@@ -308,6 +348,11 @@ class JSONEventReceiver {
             let level = levels[i]
             if level.isObject {
                 guard level.count > 0 else { break }
+                if level.lastKnown != 0 {
+                    s += "/" + escapePointerToken(knownMemberName(level.lastKnown))
+                    i += 1
+                    continue
+                }
                 let nextFirst = i + 1 < levels.count ? Int(levels[i + 1].firstKey) : keyEntries.count
                 s += "/" + escapePointerToken(keyText(keyEntries[nextFirst - 1]))
             } else {

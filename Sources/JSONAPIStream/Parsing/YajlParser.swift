@@ -206,7 +206,10 @@ extension DocumentBuilder {
     }
     @inline(never) fileprivate static func yajlStartObject(_ b: DocumentBuilder) -> Int32 { result(b.receiveStartObject()) }
     @inline(never) fileprivate static func yajlKey(_ b: DocumentBuilder, _ bytes: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
-        result(b.receiveKey(UnsafeRawBufferPointer(start: bytes, count: length)))
+        let name = UnsafeRawBufferPointer(start: bytes, count: length)
+        let escaped = !b.isFromSource(name)
+        return result(
+            b.receiveMemberName(name, escaped: escaped, prefix: escaped ? ShortName.prefix(name) : ShortName.prefix(name, readableUpTo: b.sourceEnd)))
     }
     @inline(never) fileprivate static func yajlEndObject(_ b: DocumentBuilder) -> Int32 { result(b.receiveEndObject()) }
     @inline(never) fileprivate static func yajlStartArray(_ b: DocumentBuilder) -> Int32 { result(b.receiveStartArray()) }

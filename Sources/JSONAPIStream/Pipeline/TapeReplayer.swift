@@ -50,7 +50,7 @@ final class TapeReplayer {
                     i &+= 13 &+ length
                     switch kind {
                     case .key:
-                        ok = receiver.receiveKey(value, escaped: false, prefix: ShortName.prefix(value, readableUpTo: p.advanced(by: n)))
+                        ok = receiver.receiveMemberName(value, escaped: false, prefix: ShortName.prefix(value, readableUpTo: p.advanced(by: n)))
                     case .string:
                         ok = receiver.receiveString(value, escaped: false)
                     case .number:
@@ -60,7 +60,7 @@ final class TapeReplayer {
                         i &+= 8
                         ok =
                             kind == .escapedKey
-                            ? receiver.receiveKey(value, escaped: true, prefix: ShortName.prefix(value))
+                            ? receiver.receiveMemberName(value, escaped: true, prefix: ShortName.prefix(value))
                             : receiver.receiveString(value, escaped: true)
                     }
                 case .newlines:
