@@ -70,7 +70,7 @@ struct KnownMemberNameTests {
             b.withUnsafeBytes { b in
                 let prefix = ShortName.prefix(b)
                 let expected = DocumentBuilder.classify(b, prefix: prefix)
-                #expect(DocumentBuilder.knownMember(b, prefix: prefix, in: table) == expected, "\(name)")
+                #expect(DocumentBuilder.knownMember(b, prefix: prefix, entry: table[DocumentBuilder.knownNameSlot(prefix)]) == expected, "\(name)")
                 #expect((expected != .other) == known.contains(name), "\(name)")
             }
         }
