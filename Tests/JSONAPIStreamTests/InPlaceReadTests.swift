@@ -14,9 +14,12 @@ struct InPlaceReadTests {
         return writer.bytes
     }()
 
-    /// NDJSON of `input` read `size` bytes at a time, with `coalesce`; the error if any.
-    static func normalize(_ input: [UInt8], size: Int, coalesce: Int = 64 * 1024, pipelined: Bool = false) -> (String, [Diagnostic], JSONAPIError?) {
-        var options = DocumentOptions()
+    /// NDJSON of `input` read `size` bytes at a time (0: whole), with `coalesce`, under
+    /// `document`; the error if any.
+    static func normalize(
+        _ input: [UInt8], size: Int, coalesce: Int = 64 * 1024, pipelined: Bool = false, document: DocumentOptions = DocumentOptions()
+    ) -> (String, [Diagnostic], JSONAPIError?) {
+        var options = document
         options.parse.coalesceBytes = coalesce
         if pipelined { options.parse.concurrency = .pipelined }
         let out = ByteWriter()

@@ -14,21 +14,7 @@ struct KnownMemberNameTests {
         _ input: String, options: DocumentOptions = .default, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> (String, [Diagnostic], JSONAPIError?) {
         func run(chunk: Int, pipelined: Bool) -> (String, [Diagnostic], JSONAPIError?) {
-            var o = options
-            if pipelined { o.parse.concurrency = .pipelined }
-            let out = ByteWriter()
-            let n = Normalizer(format: .ndjson, out: out, document: o)
-            var warnings: [Diagnostic] = []
-            n.onDiagnostic = { warnings.append($0) }
-            do throws(JSONAPIError) {
-                try n.beginInput(named: "test")
-                try feedChunked(bytes(input), chunk: chunk) { (b) throws(JSONAPIError) in try n.feed(b) }
-                try n.endInput()
-                try n.finish()
-                return (out.string, warnings, nil)
-            } catch {
-                return (out.string, warnings, error)
-            }
+            InPlaceReadTests.normalize(bytes(input), size: chunk, coalesce: options.parse.coalesceBytes, pipelined: pipelined, document: options)
         }
         let whole = run(chunk: 0, pipelined: false)
         for chunk in [0, 1, 2, 3, 5, 7, 13] {
