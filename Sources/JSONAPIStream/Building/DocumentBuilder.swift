@@ -290,8 +290,7 @@ final class DocumentBuilder: JSONEventReceiver {
     /// checked by one bit of the object's level
     /// (``JSONEventReceiver/receiveKnownKey(_:escaped:prefix:code:)``), and their handling
     /// `onKey`'s for them (the member noted), without the list of the object's names and
-    /// the calls. Every other name goes the common way, out of line, so that this path saves
-    /// no registers.
+    /// the calls. Every other name goes the common way (``JSONEventReceiver/receiveKey(_:escaped:prefix:)``).
     ///
     /// (One of these objects takes a name it knows this way whatever its escapes, and all
     /// its names are read with no value being recorded, so equal names of an object always
