@@ -194,17 +194,21 @@ struct ValueChecker: ~Copyable {
         if skipDepth > 0 { return true }
         guard !stack.isEmpty else { return true }
         let n = name.count
-        let exempt = name.first == UInt8(ascii: "@") || isExtensionMember(name)
-        @inline(__always) func named(_ word: UInt64, _ length: Int) -> Bool { p == word && n == length }
         let top = stack.topPointer
         switch top.pointee {
-        case .skip:
-            expect = .anything
-            return true
-        case .meta:
+        case .skip, .meta:
             // A meta object's members are any JSON: the member-name rules do not cover them.
+            // (Most names checked here are a meta object's: they are not asked whether they
+            // are exempt, an `@` member or an extension's, as the others are below.)
             expect = .anything
             return true
+        default: break
+        }
+        let exempt = name.first == UInt8(ascii: "@") || isExtensionMember(name)
+        @inline(__always) func named(_ word: UInt64, _ length: Int) -> Bool { p == word && n == length }
+        switch top.pointee {
+        case .skip, .meta:
+            return true  // Answered above.
         case .links(let owner, let saw):
             expect = exempt ? .anything : .link
             let isSelf = named(ShortName.self_, 4)
