@@ -25,10 +25,29 @@ final class DocumentBuilder: JSONEventReceiver {
         case resultsArray, result
     }
 
-    enum Member: UInt8 {
+    enum Member: UInt8, CaseIterable {
         case none, data, included, meta, links, jsonapi, errors, type, id, lid, attributes, relationships, other
         /// `atomic:results` in a document that applies the Atomic Operations extension.
         case atomicResults
+
+        /// The member name of a member JSON:API defines (those ``classify(_:prefix:)``
+        /// knows); nil for the others.
+        var name: String? {
+            switch self {
+            case .data: "data"
+            case .included: "included"
+            case .meta: "meta"
+            case .links: "links"
+            case .jsonapi: "jsonapi"
+            case .errors: "errors"
+            case .type: "type"
+            case .id: "id"
+            case .lid: "lid"
+            case .attributes: "attributes"
+            case .relationships: "relationships"
+            case .none, .other, .atomicResults: nil
+            }
+        }
     }
 
     // MARK: Configuration
@@ -352,14 +371,15 @@ final class DocumentBuilder: JSONEventReceiver {
     /// where `classify` branches on its length and then on its first bytes.
     static func makeKnownNames() -> InlineArray<16, KnownName> {
         var table = InlineArray<16, KnownName>(repeating: KnownName(prefix: 0, tail: 0, length: 0, member: .other))
-        for name in ["data", "included", "meta", "links", "jsonapi", "errors", "type", "id", "lid", "attributes", "relationships"] {
-            let bytes = Array(name.utf8)
-            bytes.withUnsafeBytes { b in
+        for member in Member.allCases {
+            guard let name = member.name else { continue }
+            Array(name.utf8).withUnsafeBytes { b in
                 let prefix = ShortName.prefix(b)
+                precondition(classify(b, prefix: prefix) == member, "a member name classify does not know")
                 let tail = b.count > 8 ? b.loadUnaligned(fromByteOffset: b.count - 8, as: UInt64.self) : 0
                 let slot = knownNameSlot(prefix)
                 precondition(table[slot].member == .other, "two known names in one slot")
-                table[slot] = KnownName(prefix: prefix, tail: tail, length: UInt8(b.count), member: classify(b, prefix: prefix))
+                table[slot] = KnownName(prefix: prefix, tail: tail, length: UInt8(b.count), member: member)
             }
         }
         return table
@@ -383,22 +403,7 @@ final class DocumentBuilder: JSONEventReceiver {
         return e.member
     }
 
-    override func knownMemberName(_ code: UInt8) -> String {
-        switch Member(rawValue: code) {
-        case .data: "data"
-        case .included: "included"
-        case .meta: "meta"
-        case .links: "links"
-        case .jsonapi: "jsonapi"
-        case .errors: "errors"
-        case .type: "type"
-        case .id: "id"
-        case .lid: "lid"
-        case .attributes: "attributes"
-        case .relationships: "relationships"
-        default: ""
-        }
-    }
+    override func knownMemberName(_ code: UInt8) -> String { Member(rawValue: code)?.name ?? "" }
 
     override func onKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         if raw.isActive { return rawKey(name, escaped: escaped) }

@@ -223,24 +223,19 @@ class JSONEventReceiver {
     @inline(__always)
     final func receiveKey(_ name: UnsafeRawBufferPointer, escaped: Bool, prefix: UInt64) -> Bool {
         let n = name.count
-        if n > maxKeyBytes { return failTooLong(.memberName) }
-        if escaped, !checkEscapes(key: true) { return false }
+        if !isAcceptable(name, escaped: escaped) { return false }
         let level = levels.topPointer
         let h = (prefix ^ UInt64(truncatingIfNeeded: n)) &* 0x9E37_79B9_7F4A_7C15
         let bit: UInt64 = 1 &<< (h &>> 58)
         if level.pointee.table >= 0 || level.pointee.count >= 24 {
-            if let dup = lookUpAndInsert(name, prefix: prefix, level: level) {
-                if !duplicateAllowed() { return failDuplicate(name, previous: dup) }
-                if !onAllowedDuplicate(name) { return false }
-            }
+            if lookUpAndInsert(name, prefix: prefix, level: level) != nil, !repeated(name) { return false }
         } else if level.pointee.signature & bit != 0 {
             // Maybe seen: compare with this object's names.
             var i = Int(level.pointee.firstKey)
             let end = keyEntries.count
             while i < end {
                 if entryEquals(keyEntries[i], name, prefix) {
-                    if !duplicateAllowed() { return failDuplicate(name, previous: i) }
-                    if !onAllowedDuplicate(name) { return false }
+                    if !repeated(name) { return false }
                     break
                 }
                 i &+= 1
@@ -253,12 +248,36 @@ class JSONEventReceiver {
             keyBytes.append(name)
         }
         keyEntries.push(KeyEntry(start: start, length: Int32(truncatingIfNeeded: n), prefix: prefix))
-        level.pointee.count &+= 1
-        level.pointee.lastKnown = 0
-        awaitingValue = true
         if level.pointee.table >= 0 { insertIntoTable(level: level, entry: keyEntries.count - 1) }
-        keyPrefix = prefix
+        note(in: level, prefix: prefix, known: 0)
         return onKey(name, escaped: escaped)
+    }
+
+    /// A member name's own checks, whoever takes it: its length (`J06`) and its escapes
+    /// (`J03`). False when the parse stops.
+    @inline(__always)
+    private final func isAcceptable(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        if name.count > maxKeyBytes { return failTooLong(.memberName) }
+        if escaped, !checkEscapes(key: true) { return false }
+        return true
+    }
+
+    /// A member name met again in its object: `J11` stops the parse, unless the policy lets
+    /// the name stay here (the handler is then told). False when the parse stops.
+    @inline(__always)
+    private final func repeated(_ name: UnsafeRawBufferPointer) -> Bool {
+        if !duplicateAllowed() { return failDuplicate(name) }
+        return onAllowedDuplicate(name)
+    }
+
+    /// Notes a member name of the object at `level` read (``Level/lastKnown`` its `known`
+    /// code, 0 when it went into the object's list), its value to come.
+    @inline(__always)
+    private final func note(in level: UnsafeMutablePointer<Level>, prefix: UInt64, known code: UInt8) {
+        level.pointee.count &+= 1
+        level.pointee.lastKnown = code
+        awaitingValue = true
+        keyPrefix = prefix
     }
 
     /// A member name that the receiver knows as one of the few names an object of the kind
@@ -274,19 +293,12 @@ class JSONEventReceiver {
     /// false when the parse stops (the name is a repeat, or its escapes are bad).
     @inline(__always)
     final func receiveKnownKey(_ name: UnsafeRawBufferPointer, escaped: Bool, prefix: UInt64, code: UInt8) -> Bool {
-        if name.count > maxKeyBytes { return failTooLong(.memberName) }
-        if escaped, !checkEscapes(key: true) { return false }
+        if !isAcceptable(name, escaped: escaped) { return false }
         let level = levels.topPointer
         let bit = UInt16(1) &<< UInt16(code)
-        if level.pointee.known & bit != 0 {
-            if !duplicateAllowed() { return failDuplicate(name, previous: -1) }
-            if !onAllowedDuplicate(name) { return false }
-        }
+        if level.pointee.known & bit != 0, !repeated(name) { return false }
         level.pointee.known |= bit
-        level.pointee.lastKnown = code
-        level.pointee.count &+= 1
-        awaitingValue = true
-        keyPrefix = prefix
+        note(in: level, prefix: prefix, known: code)
         return true
     }
 
@@ -421,7 +433,7 @@ class JSONEventReceiver {
     }
 
     @inline(never)
-    private final func failDuplicate(_ name: UnsafeRawBufferPointer, previous: Int) -> Bool {
+    private final func failDuplicate(_ name: UnsafeRawBufferPointer) -> Bool {
         let text = String(decoding: name, as: UTF8.self)
         return fail(.J11, "duplicate member name \(quoted(text))", at: .currentToken, pointer: containerPointer() + "/" + escapePointerToken(text))
     }
