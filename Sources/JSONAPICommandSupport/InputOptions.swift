@@ -38,7 +38,7 @@ package struct WorkerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but on 2 cores, for uncompressed files of 6 MiB or more: 2 for normalize's ndjson and edges of one large document (many documents from 32 MiB), and for validate of many documents (one large document from 32 MiB). load: many documents only, and one reader unless N is given.",
+            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but on 2 cores, for uncompressed files of 6 MiB or more: 2 for normalize's ndjson and edges of one large document (many documents from 32 MiB), for a graph of one large document (normalize --format json, stats), and for validate of many documents (one large document from 32 MiB). load: many documents only, and one reader unless N is given.",
             valueName: "n"))
     package var workers: Int?
 
@@ -61,7 +61,7 @@ package struct WorkerOptions: ParsableArguments {
     }
 
     /// Inputs from this size on (all together) are "large" for ``twoWorkersByDefault(cores:inputBytes:)``.
-    package static let largeInput = 6 << 20
+    package static let largeInput = ParseOptions.largeInputBytes
 
     /// Whether a command with no `--workers` asks for two workers where the library's
     /// default is one reader: on a machine of two usable cores, for inputs of ``largeInput``

@@ -19,15 +19,22 @@ public final class GraphParser {
     private let merger: GraphPieceMerger
 
     /// A parser that builds a graph as `options` say, merging a resource seen twice by `duplicates`.
-    public init(options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) {
+    public convenience init(options: DocumentOptions = .default, duplicates: DuplicatePolicy = .last) {
+        self.init(options: options, duplicates: duplicates, cores: ParseOptions.usableCores)
+    }
+
+    /// A parser whose default workers are those of a machine of `cores` usable cores
+    /// (``ParseOptions/graphWorkers(cores:)``; tests).
+    init(options: DocumentOptions, duplicates: DuplicatePolicy, cores: Int) {
         let sink = GraphSink(options: options, policy: duplicates)
         self.sink = sink
         stream = DocumentStream(options: options, sink: sink)
         stream.onDiagnostic = { [sink] d in sink.record(d) }
         let merger = GraphPieceMerger(sink: sink, stream: stream)
         self.merger = merger
+        let workers = options.parse.graphWorkers(cores: cores)
         reader = ParallelReader(
-            workers: options.parse.effectiveWorkers, batchBytes: options.parse.workerBatchBytes, sequential: stream,
+            workers: workers.count, largeDocumentsFrom: workers.from, batchBytes: options.parse.workerBatchBytes, sequential: stream,
             makeWorker: { GraphPieceMerger.worker(options: options, policy: duplicates) },
             deliver: { (o) throws(JSONAPIError) in if let piece = o.piece { try merger.merge(piece) } })
         reader.onDiagnostic = { [sink] d in sink.record(d) }

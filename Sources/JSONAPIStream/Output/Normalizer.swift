@@ -37,10 +37,16 @@ public final class Normalizer {
     private let merger: GraphPieceMerger?
 
     /// A normalizer writing `format` to `out`.
-    public init(
+    public convenience init(
         format: OutputFormat, out: ByteWriter, output: OutputOptions = OutputOptions(),
         document: DocumentOptions = .default, duplicates: DuplicatePolicy = .last
     ) {
+        self.init(format: format, out: out, output: output, document: document, duplicates: duplicates, cores: ParseOptions.usableCores)
+    }
+
+    /// A normalizer whose default workers for flat JSON are those of a machine of `cores`
+    /// usable cores (``ParseOptions/graphWorkers(cores:)``; tests).
+    init(format: OutputFormat, out: ByteWriter, output: OutputOptions, document: DocumentOptions, duplicates: DuplicatePolicy, cores: Int) {
         self.format = format
         self.output = output
         self.document = document
@@ -69,8 +75,11 @@ public final class Normalizer {
         let merger = graphSink.map { [stream] in GraphPieceMerger(sink: $0, stream: stream) }
         self.merger = merger
         let one = document.forWorker
+        // (A graph: two workers on two cores for one large document of known size.)
+        let graphWorkers = document.parse.graphWorkers(cores: cores)
         reader = ParallelReader(
-            workers: format == .json ? document.parse.effectiveWorkers : ParallelReader.writingWorkers(document, duplicates: duplicates),
+            workers: format == .json ? graphWorkers.count : ParallelReader.writingWorkers(document, duplicates: duplicates),
+            largeDocumentsFrom: format == .json ? graphWorkers.from : nil,
             batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
                 if format == .json {

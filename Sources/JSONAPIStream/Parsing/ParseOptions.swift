@@ -65,7 +65,8 @@ public struct ParseOptions: Sendable, Hashable {
     /// each reads whole documents with its own parser, and the output comes in input order,
     /// the same bytes whatever the number. `nil` (the default): one per core this process may
     /// use when there are 3 or more; with 2, one reader (which builds on a second thread: two
-    /// workers were no faster there, and take more memory). 1, or ``concurrency`` `sequential`, reads
+    /// workers were no faster there, and take more memory), but for a graph of one large
+    /// document of known size, two (``graphWorkers(cores:)``). 1, or ``concurrency`` `sequential`, reads
     /// on the caller's stream only. Used by ``Normalizer`` (every format), ``GraphParser``
     /// (graph pieces merged in input order), ``TableSplitter`` and ``DocumentValidator``; by a
     /// ``DocumentStream`` into your own sinks only when set (2 or more: the workers parse and
@@ -140,6 +141,30 @@ public struct ParseOptions: Sendable, Hashable {
         let cores = Self.usableCores
         return cores >= 3 ? min(cores, Self.maxWorkers) : 1
     }
+
+    /// The workers of a reader that builds a graph (``GraphParser``, ``Normalizer``'s flat
+    /// JSON) on a machine of `cores` usable cores, and the size of input from which they read
+    /// (`nil`: any input): ``effectiveWorkers``, but with ``workers`` `nil` on two cores, two
+    /// workers for one large document whose size is known when its reading begins (a regular
+    /// file, bytes in memory) and is at least ``largeInputBytes``, a range of its elements
+    /// each; any other input (smaller, of unknown size, many documents) goes to one reader,
+    /// on two threads, as before.
+    func graphWorkers(cores: Int = usableCores) -> (count: Int, from: Int?) {
+        guard workers == nil, cores == 2, concurrency != .sequential, multipleDocuments else { return (effectiveWorkers, nil) }
+        return (2, Self.largeInputBytes)
+    }
+
+    /// The size from which one document's graph is read by two workers on two cores with
+    /// ``workers`` `nil` (``graphWorkers(cores:)``): the size from which `jsonapi normalize`
+    /// writes NDJSON of one document on two workers too. Measured on two cores (`jsonapi
+    /// bench-pass --pass graph`, the library's default against `--workers 2`, generated
+    /// documents): after a warm-up run (medians of 7 interleaved rounds of 5 runs), 3.0, 4.0,
+    /// 6.1, 8.1 and 15.7 MB 1.24, 1.17, 1.26, 1.24 and 1.27 times as fast on two workers, for
+    /// 0.5 to 1.9 MiB more at the peak; in a fresh process (the first run, 11 interleaved
+    /// rounds: about 4 ms more to start two workers, and in one traced run the new thread and
+    /// the caller took turns on one core for their first milliseconds), 4.0 MB 0.77, 6.1 MB
+    /// 0.99, 8.1 MB 1.06, 15.7 MB 1.07, 128.5 MB 1.23.
+    package static let largeInputBytes = 6 << 20
 
     /// The most workers a reader starts, whatever ``workers`` asks (the output is the same on
     /// any number). Each worker has its own thread, parser and batches in flight, so a

@@ -151,6 +151,9 @@ final class ParallelReader {
 
     /// Bytes fed while the workers' side reads (undecided, or on workers).
     private var bytesFed = 0
+    /// Workers for one large document of at least this size only, the size known as its
+    /// reading begins: decided at the first input (then nil).
+    private var largeDocumentsFrom: Int?
 
     /// A large document cut by elements ahead of the decision (``speculate(on:in:)``).
     private var cuttingAhead: CuttingAhead?
@@ -167,12 +170,18 @@ final class ParallelReader {
     /// A reader with `workers` workers made by `makeWorker`, batches of
     /// `batchBytes` (``ParseOptions/workerBatchBytes``), `sequential` for inputs that are not
     /// many documents; `deliver` receives the outputs in input order.
+    ///
+    /// `largeDocumentsFrom`: workers read one large document only, and only when its size is
+    /// known as its reading begins and is at least this (``ParseOptions/graphWorkers(cores:)``);
+    /// decided at the first input, which otherwise goes to the caller's stream from its first
+    /// byte, with every input after it.
     init(
-        workers: Int, batchBytes: Int, sequential: DocumentStream, makeWorker: @escaping () -> ParallelWorker,
+        workers: Int, largeDocumentsFrom: Int? = nil, batchBytes: Int, sequential: DocumentStream, makeWorker: @escaping () -> ParallelWorker,
         deliver: @escaping (consuming Output) throws(JSONAPIError) -> Void
     ) {
         // One worker: the caller's stream reads everything.
         if workers < 2 { mode = .sequential }
+        self.largeDocumentsFrom = workers < 2 ? nil : largeDocumentsFrom
         self.sequential = sequential
         self.batchBytes = max(1, batchBytes)
         // A document longer than a batch goes in pieces of about a batch (the room a batch
@@ -267,8 +276,7 @@ final class ParallelReader {
     /// straddles two has a view of each), unless it is compressed (the decompressed bytes are
     /// copied) or the read size is outside ``ReadBlock/readSizes``.
     func read(_ source: InputSource, chunkSize: Int, progress: ((Int) -> Void)? = nil) throws(JSONAPIError) {
-        try beginInput(named: source.name)
-        inputSize = source.knownSize
+        try beginInput(named: source.name, size: source.knownSize)
         do throws(JSONAPIError) {
             let blocks = blockReadSizes.contains(InputSource.readSize(chunkSize))
             let puller = InputPuller(source, chunkSize: chunkSize, blocks: blocks)
@@ -288,13 +296,24 @@ final class ParallelReader {
 
     // MARK: - The caller's side
 
-    func beginInput(named name: String?) throws(JSONAPIError) {
+    /// Begins an input; `size`, when known, is a hint (``inputSize``).
+    func beginInput(named name: String?, size: Int? = nil) throws(JSONAPIError) {
         try checkUsable()
         if inputOpen { try endInput() }
+        if let from = largeDocumentsFrom {
+            // The first input (nothing was fed before it): workers only if it may be one
+            // large document of at least `from` bytes that they can read by ranges.
+            largeDocumentsFrom = nil
+            if let size, size >= from, splitsElements {
+                largeDocumentsOnly = true
+            } else {
+                useOneReader()
+            }
+        }
         if case .sequential = mode { return try sequential.beginInput(named: name) }
         inputOpen = true
         inputName = name
-        inputSize = nil
+        inputSize = size
         split = DocumentSplitter()
         if case .elements(let batcher) = mode { batcher.beginInput(named: name) }
     }
@@ -306,8 +325,7 @@ final class ParallelReader {
     /// returned (both stop the workers first), and calls one of them before it lets go of
     /// the bytes, also when this throws.
     func readWhole(_ bytes: UnsafeRawBufferPointer, name: String?, chunkSize: Int) throws(JSONAPIError) {
-        try beginInput(named: name)
-        inputSize = bytes.count
+        try beginInput(named: name, size: bytes.count)
         stable = bytes
         // (Bytes of later inputs are copied: the promise covers these.)
         defer { stable = UnsafeRawBufferPointer(start: nil, count: 0) }
@@ -331,7 +349,11 @@ final class ParallelReader {
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONAPIError) {
         try checkUsable()
         if case .sequential = mode { return try sequential.feed(chunk) }
-        if !inputOpen { try beginInput(named: nil) }
+        if !inputOpen {
+            try beginInput(named: nil)
+            // (The first input may have gone to the caller's stream: ``largeDocumentsFrom``.)
+            if case .sequential = mode { return try sequential.feed(chunk) }
+        }
         guard chunk.count > 0 else { return }
         bytesFed += chunk.count
         let place = place(of: chunk)
