@@ -181,19 +181,42 @@ extension DocumentBuilder {
         return true
     }
 
-    /// A key inside a checked raw value.
+    /// A key inside a checked raw value (an attribute's name: ``checkAttributeName(_:)``).
     func checkKey(_ name: UnsafeRawBufferPointer) -> Bool {
         if raw.target == .resourceAttributes {
-            if raw.depth == 1 {
-                let words = NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none)
-                attributeBits.insert(words)
-                attributeNames.push(words)
-            }
+            if raw.depth == 1 { return checkAttributeName(name) }
             // Keys inside an attribute's value are any JSON (a JSON field's keys, domain
             // names with dots): the member-name rules cover the attribute names only.
-            return raw.depth == 1 ? checkMemberName(name, what: "attribute name", always: true) : true
+            return true
         }
         return checker.key(name, prefix: keyPrefix, reporter: self)
+    }
+
+    /// An attribute's name: kept for R17, and checked against the member-name rules, at once
+    /// when it is the name the same place of an earlier resource had (``checkedAttributes``).
+    @inline(__always)
+    func checkAttributeName(_ name: UnsafeRawBufferPointer) -> Bool {
+        let words = NameWords(name, prefix: keyPrefix, longName: name.count > 16 ? appendToScratch(name) : .none)
+        attributeBits.insert(words)
+        let place = attributeNames.count
+        attributeNames.push(words)
+        if checkedAttributes.holds(words, at: place) { return true }
+        return checkNewAttributeName(name, words, at: place)
+    }
+
+    /// ``checkAttributeName(_:)`` for a name not checked at its place before: the name cache,
+    /// or the rules; a valid name is then kept for its place.
+    @inline(never)
+    func checkNewAttributeName(_ name: UnsafeRawBufferPointer, _ words: NameWords, at place: Int) -> Bool {
+        if nameCache.contains(name, prefix: keyPrefix, kind: 0) {
+            checkedAttributes.note(words, at: place)
+            return true
+        }
+        guard checkNewMemberName(name, what: "attribute name") else { return false }
+        // Valid unless it was reported (and the parse goes on): a valid name is in the cache
+        // now (unless the cache is full).
+        if nameCache.contains(name, prefix: keyPrefix, kind: 0) { checkedAttributes.note(words, at: place) }
+        return true
     }
 
     /// R17: attributes and relationships share one namespace; neither may be `type` or `id`.
@@ -277,6 +300,40 @@ struct NameFilter {
     }
 }
 
+/// Member names found valid (``DocumentBuilder/checkNewMemberName(_:what:)``), one for each
+/// place of a list of names (the n-th attribute of a resource), for the first
+/// ``PlacedNames/places`` places and names of up to 16 bytes (whose ``NameWords`` are the whole
+/// name): a name equal to the one kept at its place is valid, found with one comparison
+/// rather than a look-up in the ``NameCache``.
+struct PlacedNames: ~Copyable {
+    static let places = 32
+    /// Invariant: `places` entries, initialized; an entry of length -1 holds no name.
+    private let entries: UnsafeMutablePointer<NameWords>
+
+    init() {
+        entries = .allocate(capacity: Self.places)
+        entries.initialize(repeating: NameWords(length: -1, prefix: 0, suffix: 0, longName: .none), count: Self.places)
+    }
+
+    deinit { entries.deallocate() }
+
+    /// Whether `words` (a name's) is the valid name kept at `place`.
+    @inline(__always)
+    func holds(_ words: NameWords, at place: Int) -> Bool {
+        guard place < Self.places else { return false }
+        let e = entries[place]
+        // (An entry's length is at most 16, so equal words are equal names.)
+        return e.length == words.length && e.prefix == words.prefix && e.suffix == words.suffix
+    }
+
+    /// Keeps `words`, a valid name's, for `place`.
+    @inline(__always)
+    func note(_ words: NameWords, at place: Int) {
+        guard place < Self.places, words.length <= 16 else { return }
+        entries[place] = NameWords(length: words.length, prefix: words.prefix, suffix: words.suffix, longName: .none)
+    }
+}
+
 /// A member name as its length and ``ShortName`` words: equal words mean equal names for
 /// names of up to 16 bytes; longer names also keep their bytes (`longName`).
 struct NameWords {
@@ -292,6 +349,7 @@ struct NameWords {
         self.longName = longName
     }
 
+    @inline(__always)
     init(_ name: UnsafeRawBufferPointer, prefix: UInt64, longName: ScratchSpan) {
         length = name.count
         self.prefix = prefix

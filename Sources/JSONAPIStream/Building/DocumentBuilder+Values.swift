@@ -135,8 +135,10 @@ extension DocumentBuilder {
     @inline(__always)
     func rawKey(_ name: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
         raw.key(name, escaped: escaped, store: &arenas.store)
-        if raw.checksNames { return checkKey(name) }
-        return true
+        guard raw.checksNames else { return true }
+        // An attribute's name (most checked names) here, without a call; the rest in `checkKey`.
+        if raw.target == .resourceAttributes && raw.depth == 1 { return checkAttributeName(name) }
+        return checkKey(name)
     }
 
     @inline(__always)

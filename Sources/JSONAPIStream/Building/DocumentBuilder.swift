@@ -151,6 +151,9 @@ final class DocumentBuilder: JSONEventReceiver {
     /// Names already found valid: attribute, relationship and type names repeat from one
     /// resource to the next.
     @exclusivity(unchecked) var nameCache = NameCache()
+    /// The attribute names found valid, one a place (the n-th attribute of a resource): the
+    /// resources of a type, which usually come together, name their attributes alike.
+    @exclusivity(unchecked) var checkedAttributes = PlacedNames()
 
     // MARK: - Events
 
