@@ -38,7 +38,7 @@ package struct WorkerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but on 2 cores, for uncompressed files of 6 MiB or more: 2 for normalize's ndjson and edges of one large document (many documents from 32 MiB), for a graph of one large document (normalize --format json, stats), and for validate of many documents (one large document from 32 MiB). load: many documents only, and one reader unless N is given.",
+            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but on 2 cores, for uncompressed files of 6 MiB or more: 2 for normalize's ndjson and edges of one large document (many documents from 32 MiB), for a graph of one large document (normalize --format json, stats), and for validate. load: many documents only, and one reader unless N is given.",
             valueName: "n"))
     package var workers: Int?
 
@@ -103,21 +103,19 @@ package struct WorkerOptions: ParsableArguments {
     }
 
     /// ``applied(to:)`` for `validate` of `sources`: with no `--workers`, when
-    /// ``twoWorkersByDefault(cores:inputBytes:)`` says so, two workers for many documents, and
-    /// for one large document too from ``largeDump`` bytes on (below that one document stays
-    /// on one reader, ``ParseOptions/manyDocumentsOnly``).
+    /// ``twoWorkersByDefault(cores:inputBytes:)`` says so, two workers, for many documents and
+    /// for one large document alike.
     /// Measured on two cores (`validate`, `--workers 1` against `2`, medians of 3 to 9
     /// alternating runs): dumps of 6.3 MB 1.08 times as fast on two workers, 15.8 MB 1.10, 32
-    /// MB 1.57, 129 MB of 1.3 MB documents 1.23, 1.07 GB 1.31, for 2 to 3 MiB more; one
-    /// document of 6.5, 15.7, 33.4, 65.1 and 128.5 MB 1.02, 1.05, 1.06, 1.09 and 1.08 to 1.10,
-    /// for 2.5 to 3 MiB more (0.92 and 0.94 at 15.7 and 128.5 MB before workers took whole
-    /// ranges from a shared queue: its ranges' compound facts are gathered and checked again by
-    /// the caller).
+    /// MB 1.57, 129 MB of 1.3 MB documents 1.23, 1.07 GB 1.31, for 2 to 3 MiB more. One large
+    /// document: earlier releases measured 1.02, 1.05, 1.06, 1.09 and 1.08 to 1.10 at 6.5,
+    /// 15.7, 33.4, 65.1 and 128.5 MB and kept one below 32 MiB on one reader; now (the command,
+    /// start to exit, the default against `--workers 2`, 15 interleaved rounds) 8.1 MB 1.09,
+    /// 15.7 MB 1.10, 32.5 MB 1.13 times as fast on two workers.
     package func applied(toValidating options: DocumentOptions, sources: [InputSource]) -> DocumentOptions {
         var o = applied(to: options)
-        guard let total = defaultsToTwoWorkers(o, sources) else { return o }
+        guard defaultsToTwoWorkers(o, sources) != nil else { return o }
         o.parse.workers = 2
-        o.parse.manyDocumentsOnly = total < Self.largeDump
         return o
     }
 

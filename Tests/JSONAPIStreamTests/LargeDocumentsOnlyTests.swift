@@ -43,18 +43,7 @@ struct LargeDocumentsOnlyTests {
             let (n, output) = Self.normalize(input, chunk: chunk, largeOnly: true, format: format)
             #expect(n.isReadByWorkers && n.readsElementRanges)
             #expect(output == one.output, "read size \(chunk)")
-            // Workers for many documents only (`validate`'s default on two cores): the
-            // document stays on one reader, after the first bytes that decide.
-            let (m, manyOutput) = BatchWindowTests.normalizeOnTwoWorkers(input, chunk: chunk, format: format, manyDocumentsOnly: true)
-            #expect(!m.isReadByWorkers && !m.readsElementRanges)
-            #expect(manyOutput == one.output, "read size \(chunk)")
         }
-        // A dump goes to the workers, whole documents each.
-        let dump = BatchWindowTests.dump(documents: 60, resources: 4)
-        let dumpOne = ParallelReaderTests.run([("input", dump)], format: format, workers: 1, chunk: 0, batch: 900, continuation: 20_000, decision: 20_000)
-        let (d, dumpOutput) = BatchWindowTests.normalizeOnTwoWorkers(dump, chunk: 4096, format: format, manyDocumentsOnly: true)
-        #expect(d.isReadByWorkers && !d.readsElementRanges)
-        #expect(dumpOutput == dumpOne.output)
     }
 
     /// A batch of small documents read in large pieces takes the room for what it holds: the

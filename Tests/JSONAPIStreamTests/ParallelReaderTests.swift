@@ -492,13 +492,12 @@ struct BatchWindowTests {
     }
 
     static func normalizeOnTwoWorkers(
-        _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false, manyDocumentsOnly: Bool = false,
+        _ input: [UInt8], chunk: Int, format: OutputFormat = .ndjson, largeDocumentsOnly: Bool = false,
         continuation: Int? = 20_000, willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? = nil
     ) -> (Normalizer, String) {
         var o = DocumentOptions()
         o.parse.workers = 2
         o.parse.largeDocumentsOnly = largeDocumentsOnly
-        o.parse.manyDocumentsOnly = manyDocumentsOnly
         let out = ByteWriter()
         let n = Normalizer(format: format, out: out, document: o)
         // (`nil`: the reader's own sizes.)

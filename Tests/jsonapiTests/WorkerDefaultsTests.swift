@@ -5,8 +5,7 @@ import Testing
 
 /// `normalize`'s default for NDJSON and edge lines on two cores: two workers for one large
 /// file document, and for many documents in files of 32 MiB or more together; `validate`'s:
-/// two workers for many documents, and for one document in files of 32 MiB or more; one
-/// reader otherwise (`WorkerOptions.twoWorkersByDefault`, `WorkerOptions.largeDump`).
+/// two workers from 6 MiB; one reader otherwise (`WorkerOptions.twoWorkersByDefault`, `WorkerOptions.largeDump`).
 struct WorkerDefaultsTests {
     @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
         let large = WorkerOptions.largeInput
@@ -48,17 +47,16 @@ struct WorkerDefaultsTests {
         try Data(count: 20 << 20).write(to: huge)
         #expect(try workers([big.path, huge.path]) == (ParseOptions.usableCores == 2 ? (2, false) : (nil, false)))
         #expect(try workers([huge.path]) == expected)
-        // `validate`: two workers for many documents from 6 MiB, and for one document too
-        // from 32 MiB.
-        func validating(_ files: [String]) throws -> (Int?, Bool, Bool) {
+        // `validate`: two workers from 6 MiB, for many documents and one large document alike.
+        func validating(_ files: [String]) throws -> (Int?, Bool) {
             let o = options.applied(toValidating: DocumentOptions(), sources: try sources(files))
-            return (o.parse.workers, o.parse.manyDocumentsOnly, o.parse.largeDocumentsOnly)
+            return (o.parse.workers, o.parse.largeDocumentsOnly)
         }
-        #expect(try validating([a.path, b.path]) == (nil, false, false))
-        #expect(try validating([big.path]) == (ParseOptions.usableCores == 2 ? (2, true, false) : (nil, false, false)))
-        #expect(try validating([big.path, "-"]) == (nil, false, false))
-        #expect(try validating([big.path, huge.path]) == (ParseOptions.usableCores == 2 ? (2, false, false) : (nil, false, false)))
-        #expect(try WorkerOptions.parse(["--workers", "2"]).applied(toValidating: DocumentOptions(), sources: try sources([big.path])).parse.manyDocumentsOnly == false)
+        #expect(try validating([a.path, b.path]) == (nil, false))
+        #expect(try validating([big.path]) == (ParseOptions.usableCores == 2 ? (2, false) : (nil, false)))
+        #expect(try validating([big.path, "-"]) == (nil, false))
+        #expect(try validating([big.path, huge.path]) == (ParseOptions.usableCores == 2 ? (2, false) : (nil, false)))
+        #expect(try WorkerOptions.parse(["--workers", "1"]).applied(toValidating: DocumentOptions(), sources: try sources([big.path])).parse.workers == 1)
         // With standard input among the files, or a FIFO, the size is not known.
         #expect(try workers([big.path, "-"]) == (nil, false))
         let fifo = dir.appendingPathComponent("fifo")

@@ -66,11 +66,10 @@ public struct DocumentOptions: Sendable, Hashable {
 
 extension DocumentOptions {
     /// Whether one large document may be read by workers a range of its elements each: not
-    /// a request document (C01-C03 need its one primary resource in one place), nor when
-    /// workers are for many documents only (``ParseOptions/manyDocumentsOnly``). The
+    /// a request document (C01-C03 need its one primary resource in one place). The
     /// compound-document rules R22 and R23 are checked by the caller's validator from what the
     /// workers gather (``CompoundFacts``).
-    var splitsElements: Bool { context == .response && !parse.manyDocumentsOnly }
+    var splitsElements: Bool { context == .response }
 
     /// These options for one of the workers' streams (``ParseOptions/workers``): it reads its
     /// batches on its own thread, one stream, no workers of its own.

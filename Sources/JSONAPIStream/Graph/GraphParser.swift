@@ -24,7 +24,7 @@ public final class GraphParser {
     }
 
     /// A parser whose default workers are those of a machine of `cores` usable cores
-    /// (``ParseOptions/graphWorkers(cores:)``; tests).
+    /// (``ParseOptions/largeDocumentWorkers(cores:)``; tests).
     init(options: DocumentOptions, duplicates: DuplicatePolicy, cores: Int) {
         let sink = GraphSink(options: options, policy: duplicates)
         self.sink = sink
@@ -32,7 +32,7 @@ public final class GraphParser {
         stream.onDiagnostic = { [sink] d in sink.record(d) }
         let merger = GraphPieceMerger(sink: sink, stream: stream)
         self.merger = merger
-        let workers = options.parse.graphWorkers(cores: cores)
+        let workers = options.parse.largeDocumentWorkers(cores: cores)
         reader = ParallelReader(
             workers: workers.count, largeDocumentsFrom: workers.from, batchBytes: options.parse.workerBatchBytes, sequential: stream,
             makeWorker: { GraphPieceMerger.worker(options: options, policy: duplicates) },

@@ -44,8 +44,8 @@ public final class Normalizer {
         self.init(format: format, out: out, output: output, document: document, duplicates: duplicates, cores: ParseOptions.usableCores)
     }
 
-    /// A normalizer whose default workers for flat JSON are those of a machine of `cores`
-    /// usable cores (``ParseOptions/graphWorkers(cores:)``; tests).
+    /// A normalizer whose default workers are those of a machine of `cores`
+    /// usable cores (``ParseOptions/largeDocumentWorkers(cores:)``; tests).
     init(format: OutputFormat, out: ByteWriter, output: OutputOptions, document: DocumentOptions, duplicates: DuplicatePolicy, cores: Int) {
         self.format = format
         self.output = output
@@ -75,11 +75,12 @@ public final class Normalizer {
         let merger = graphSink.map { [stream] in GraphPieceMerger(sink: $0, stream: stream) }
         self.merger = merger
         let one = document.forWorker
-        // (A graph: two workers on two cores for one large document of known size.)
-        let graphWorkers = document.parse.graphWorkers(cores: cores)
+        // (On two cores, two workers for one large document of known size.)
+        let workers =
+            format == .json
+            ? document.parse.largeDocumentWorkers(cores: cores) : ParallelReader.lineWorkers(document, duplicates: duplicates, cores: cores)
         reader = ParallelReader(
-            workers: format == .json ? graphWorkers.count : ParallelReader.writingWorkers(document, duplicates: duplicates),
-            largeDocumentsFrom: format == .json ? graphWorkers.from : nil,
+            workers: workers.count, largeDocumentsFrom: workers.from,
             batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
                 if format == .json {

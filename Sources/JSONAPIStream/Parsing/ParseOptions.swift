@@ -65,8 +65,9 @@ public struct ParseOptions: Sendable, Hashable {
     /// each reads whole documents with its own parser, and the output comes in input order,
     /// the same bytes whatever the number. `nil` (the default): one per core this process may
     /// use when there are 3 or more; with 2, one reader (which builds on a second thread: two
-    /// workers were no faster there, and take more memory), but for a graph of one large
-    /// document of known size, two (``graphWorkers(cores:)``). 1, or ``concurrency`` `sequential`, reads
+    /// workers were no faster there, and take more memory), but two for one large document
+    /// of known size, read a range of its elements per worker (``largeDocumentWorkers(cores:)``).
+    /// 1, or ``concurrency`` `sequential`, reads
     /// on the caller's stream only. Used by ``Normalizer`` (every format), ``GraphParser``
     /// (graph pieces merged in input order), ``TableSplitter`` and ``DocumentValidator``; by a
     /// ``DocumentStream`` into your own sinks only when set (2 or more: the workers parse and
@@ -96,10 +97,6 @@ public struct ParseOptions: Sendable, Hashable {
     /// normalize`'s default for NDJSON and edge lines of a large file on two cores: see
     /// `WorkerOptions`.)
     package var largeDocumentsOnly = false
-    /// Workers read inputs of many documents only; one large document stays on one reader
-    /// (its two threads) rather than a range of its elements per worker. (`jsonapi
-    /// validate`'s default for a large file on two cores: see `WorkerOptions`.)
-    package var manyDocumentsOnly = false
     /// Limits on depth, sizes and counts.
     public var limits: Limits = .default
     /// What a UTF-8 byte order mark does: an error (J10), or it is stripped with a warning (N02).
@@ -142,21 +139,21 @@ public struct ParseOptions: Sendable, Hashable {
         return cores >= 3 ? min(cores, Self.maxWorkers) : 1
     }
 
-    /// The workers of a reader that builds a graph (``GraphParser``, ``Normalizer``'s flat
-    /// JSON) on a machine of `cores` usable cores, and the size of input from which they read
-    /// (`nil`: any input): ``effectiveWorkers``, but with ``workers`` `nil` on two cores, two
-    /// workers for one large document whose size is known when its reading begins (a regular
-    /// file, bytes in memory) and is at least ``largeInputBytes``, a range of its elements
-    /// each; any other input (smaller, of unknown size, many documents) goes to one reader,
-    /// on two threads, as before.
-    func graphWorkers(cores: Int = usableCores) -> (count: Int, from: Int?) {
+    /// The workers of a reader that may read one large document a range of its elements per
+    /// worker (``GraphParser``, ``Normalizer``, ``DocumentValidator``) on a machine of `cores`
+    /// usable cores, and the size of input from which they read (`nil`: any input):
+    /// ``effectiveWorkers``, but with ``workers`` `nil` on two cores, two workers for one large
+    /// document whose size is known when its reading begins (a regular file, bytes in memory)
+    /// and is at least ``largeInputBytes``; any other input (smaller, of unknown size, many
+    /// documents) goes to one reader, on two threads, as before.
+    func largeDocumentWorkers(cores: Int = usableCores) -> (count: Int, from: Int?) {
         guard workers == nil, cores == 2, concurrency != .sequential, multipleDocuments else { return (effectiveWorkers, nil) }
         return (2, Self.largeInputBytes)
     }
 
-    /// The size from which one document's graph is read by two workers on two cores with
-    /// ``workers`` `nil` (``graphWorkers(cores:)``): the size from which `jsonapi normalize`
-    /// writes NDJSON of one document on two workers too. Measured on two cores (`jsonapi
+    /// The size from which one large document is read by two workers on two cores with
+    /// ``workers`` `nil` (``largeDocumentWorkers(cores:)``), and from which the commands ask
+    /// for two workers (`WorkerOptions`). For a graph, measured on two cores (`jsonapi
     /// bench-pass --pass graph`, the library's default against `--workers 2`, generated
     /// documents): after a warm-up run (medians of 7 interleaved rounds of 5 runs), 3.0, 4.0,
     /// 6.1, 8.1 and 15.7 MB 1.24, 1.17, 1.26, 1.24 and 1.27 times as fast on two workers, for

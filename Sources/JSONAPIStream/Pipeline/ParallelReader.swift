@@ -167,12 +167,18 @@ final class ParallelReader {
         duplicates == .last && document.parse.limits.maxResources == nil ? document.parse.effectiveWorkers : 1
     }
 
+    /// ``writingWorkers(_:duplicates:)`` for lines, with the default on `cores` cores for one
+    /// large document (``ParseOptions/largeDocumentWorkers(cores:)``).
+    static func lineWorkers(_ document: DocumentOptions, duplicates: DuplicatePolicy, cores: Int) -> (count: Int, from: Int?) {
+        duplicates == .last && document.parse.limits.maxResources == nil ? document.parse.largeDocumentWorkers(cores: cores) : (1, nil)
+    }
+
     /// A reader with `workers` workers made by `makeWorker`, batches of
     /// `batchBytes` (``ParseOptions/workerBatchBytes``), `sequential` for inputs that are not
     /// many documents; `deliver` receives the outputs in input order.
     ///
     /// `largeDocumentsFrom`: workers read one large document only, and only when its size is
-    /// known as its reading begins and is at least this (``ParseOptions/graphWorkers(cores:)``);
+    /// known as its reading begins and is at least this (``ParseOptions/largeDocumentWorkers(cores:)``);
     /// decided at the first input, which otherwise goes to the caller's stream from its first
     /// byte, with every input after it.
     init(

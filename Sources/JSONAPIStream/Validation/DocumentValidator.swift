@@ -64,8 +64,9 @@ public final class DocumentValidator {
                 // that keeps nothing: only the findings are wanted.
                 // Many documents are read on workers, the findings delivered in input order.
                 let one = options.forWorker
+                let workers = options.parse.largeDocumentWorkers()
                 let reader = ParallelReader(
-                    workers: options.parse.effectiveWorkers, batchBytes: options.parse.workerBatchBytes,
+                    workers: workers.count, largeDocumentsFrom: workers.from, batchBytes: options.parse.workerBatchBytes,
                     sequential: DocumentStream(options: options, sink: NullSink(), requiresKeys: false),
                     makeWorker: {
                         let s = DocumentStream(options: one, sink: NullSink(), requiresKeys: false)

@@ -4,31 +4,31 @@ import Testing
 @testable import JSONAPIBenchmarking
 @testable import JSONAPIStream
 
-/// The library's default workers for a graph on two cores (`ParseOptions.graphWorkers`):
-/// one large document whose size is known as its reading begins (bytes in memory, a regular
+/// The library's default workers on two cores (`ParseOptions.largeDocumentWorkers`): one
+/// large document whose size is known as its reading begins (bytes in memory, a regular
 /// file) and is at least `ParseOptions.largeInputBytes` is read by two workers, a range of
-/// its elements each; anything else (smaller, of unknown size, many documents) by one
-/// reader. The graph is the same either way.
-@Suite struct GraphWorkersDefaultTests {
+/// its elements each, for a graph, NDJSON and edges; anything else (smaller, of unknown size,
+/// many documents) by one reader. The result is the same either way.
+@Suite struct LargeDocumentWorkersDefaultTests {
     @Test func theRuleAppliesOnTwoCoresWithNoWorkersAsked() {
         let o = ParseOptions()
         #expect(ParseOptions.largeInputBytes == 6 << 20)
-        #expect(o.graphWorkers(cores: 2) == (2, 6 << 20))
+        #expect(o.largeDocumentWorkers(cores: 2) == (2, 6 << 20))
         // One core, or 3 and more: the usual default (a worker per core from 3), any input.
-        for cores in [1, 3, 16] { #expect(o.graphWorkers(cores: cores) == (o.effectiveWorkers, nil)) }
+        for cores in [1, 3, 16] { #expect(o.largeDocumentWorkers(cores: cores) == (o.effectiveWorkers, nil)) }
         // Workers asked for, one thread, or one JSON text: as asked, any input.
         var two = o
         two.workers = 2
-        #expect(two.graphWorkers(cores: 2) == (2, nil))
+        #expect(two.largeDocumentWorkers(cores: 2) == (2, nil))
         var one = o
         one.workers = 1
-        #expect(one.graphWorkers(cores: 2) == (1, nil))
+        #expect(one.largeDocumentWorkers(cores: 2) == (1, nil))
         var sequential = o
         sequential.concurrency = .sequential
-        #expect(sequential.graphWorkers(cores: 2) == (1, nil))
+        #expect(sequential.largeDocumentWorkers(cores: 2) == (1, nil))
         var single = o
         single.multipleDocuments = false
-        #expect(single.graphWorkers(cores: 2) == (1, nil))
+        #expect(single.largeDocumentWorkers(cores: 2) == (1, nil))
     }
 
     /// A generated document just past the size (about 6.5 MB).
@@ -77,11 +77,51 @@ import Testing
         #expect(!fedByWorkers)
         #expect(fed == one)
         // Through the normalizer's flat JSON too.
+        let (flat, flatByWorkers) = try Self.normalize(Self.large, format: .json)
+        #expect(flatByWorkers)
+        #expect(flat == one)
+    }
+
+    /// `format` of `input` read whole by a normalizer with the defaults of two cores (or
+    /// `workers`), and whether workers read it.
+    static func normalize(
+        _ input: [UInt8], format: OutputFormat, workers: Int? = nil, duplicates: DuplicatePolicy = .last
+    ) throws -> (String, Bool) {
+        var options = DocumentOptions()
+        options.parse.workers = workers
         let out = ByteWriter()
-        let normalizer = Normalizer(format: .json, out: out, output: OutputOptions(), document: DocumentOptions(), duplicates: .last, cores: 2)
-        try withContiguousBytes(of: Self.large) { (b) throws(JSONAPIError) in try normalizer.finish(reading: b, named: nil) }
-        #expect(normalizer.isReadByWorkers && normalizer.readsElementRanges)
-        #expect(out.string == one)
+        let normalizer = Normalizer(format: format, out: out, output: OutputOptions(), document: options, duplicates: duplicates, cores: 2)
+        try withContiguousBytes(of: input) { (b) throws(JSONAPIError) in try normalizer.finish(reading: b, named: nil) }
+        #expect(normalizer.isReadByWorkers == normalizer.readsElementRanges)
+        return (out.string, normalizer.isReadByWorkers)
+    }
+
+    @Test(arguments: [OutputFormat.ndjson, .edges])
+    func linesOfALargeDocumentGoToTwoWorkers(format: OutputFormat) throws {
+        let (one, _) = try Self.normalize(Self.large, format: format, workers: 1)
+        let (lines, byWorkers) = try Self.normalize(Self.large, format: format)
+        #expect(byWorkers)
+        #expect(lines == one)
+        // A policy that needs every document in one place keeps one reader.
+        let (first, firstByWorkers) = try Self.normalize(Self.large, format: format, duplicates: .first)
+        #expect(!firstByWorkers)
+        #expect(first == one)
+    }
+
+    @Test func aLargeDocumentIsValidatedAsByOneReader() throws {
+        // (With the real cores: on two, read by two workers.) The same findings as one reader.
+        var text = String(decoding: Self.large, as: UTF8.self)
+        text = text.replacingOccurrences(of: #""title""#, with: #""ti+tle""#)
+        let bytes = Array(text.utf8)
+        func findings(workers: Int?) throws -> [String] {
+            var options = DocumentOptions()
+            options.parse.workers = workers
+            let findings = try DocumentValidator(options: options).validate(.bytes(bytes, name: "large"))
+            return findings.map { "\($0.rule) \($0.pointer) \($0.location.offset)" }
+        }
+        let one = try findings(workers: 1)
+        #expect(one.count > 1_000)
+        #expect(try findings(workers: nil) == one)
     }
 
     @Test func smallDocumentsAndDumpsStayOnOneReader() throws {
