@@ -272,8 +272,11 @@ struct LexicalScanner {
                     }
                     if mode != .number { break }  // the byte ending the number is scanned as `between`
                     i &+= 1
+                    // Too long once the byte that passes the limit is read, wherever the
+                    // buffers end: a fault further on in a number past the limit is not seen,
+                    // whether the number came whole or in pieces.
+                    if base &+ i &- tokenStart > maxNumberLength { throw numberTooLong() }
                 }
-                if mode == .number && base &+ i &- tokenStart > maxNumberLength { throw numberTooLong() }
 
             case .literal:
                 while i < n {
