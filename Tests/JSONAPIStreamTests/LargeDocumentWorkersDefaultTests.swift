@@ -124,6 +124,43 @@ import Testing
         #expect(try findings(workers: nil) == one)
     }
 
+    @Test func theFirstInputDecidesForTheInputsAfterIt() throws {
+        let small = try BenchmarkPass.generatedDocument(resources: 200, seed: 4)
+        // Flat JSON of the inputs read in turn (`large` then `small`, or the other way round),
+        // from files, and whether workers read them.
+        func read(_ inputs: [[UInt8]], workers: Int? = nil) throws -> (String, Bool) {
+            var options = DocumentOptions()
+            options.parse.workers = workers
+            let parser = GraphParser(options: options, duplicates: .last, cores: 2)
+            var urls: [URL] = []
+            defer { for url in urls { try? FileManager.default.removeItem(at: url) } }
+            for input in inputs {
+                let url = FileManager.default.temporaryDirectory.appendingPathComponent("graph-workers-\(UUID().uuidString).json")
+                try Data(input).write(to: url)
+                urls.append(url)
+                try parser.read(InputSource(path: url.path))
+            }
+            let graph = try parser.finish()
+            let out = ByteWriter()
+            try FlatJSONWriter(graph: graph, out: out, options: OutputOptions()).write()
+            return (out.string, parser.isReadByWorkers)
+        }
+        // A large first input: workers, for the small one after it too.
+        let (largeFirst, largeFirstByWorkers) = try read([Self.large, small])
+        #expect(largeFirstByWorkers)
+        #expect(try read([Self.large, small], workers: 1).0 == largeFirst)
+        // A small first input: one reader, for the large one after it too.
+        let (smallFirst, smallFirstByWorkers) = try read([small, Self.large])
+        #expect(!smallFirstByWorkers)
+        #expect(try read([small, Self.large], workers: 1).0 == smallFirst)
+        // An input begun by name (its size unknown), then fed: one reader.
+        let parser = GraphParser(options: DocumentOptions(), duplicates: .last, cores: 2)
+        try parser.beginInput(named: "fed")
+        try parser.feed(Self.large)
+        _ = try parser.finish()
+        #expect(!parser.isReadByWorkers)
+    }
+
     @Test func smallDocumentsAndDumpsStayOnOneReader() throws {
         // Smaller than the size: one reader.
         let small = try BenchmarkPass.generatedDocument(resources: 200, seed: 3)

@@ -160,17 +160,23 @@ final class ParallelReader {
     /// Whether the reader may still cut ahead: before its first byte, and until it stops.
     private var mayCutAhead = true
 
-    /// The workers of a reader whose workers write output for the caller to append (lines,
-    /// tables): a duplicate policy other than `last` and a resource limit need every
-    /// document in one place, so those keep one reader.
+    /// Whether workers may write output for the caller to append (lines, tables): a duplicate
+    /// policy other than `last` and a resource limit need every document in one place, so
+    /// those keep one reader.
+    private static func mayWrite(_ document: DocumentOptions, duplicates: DuplicatePolicy) -> Bool {
+        duplicates == .last && document.parse.limits.maxResources == nil
+    }
+
+    /// The workers of a reader whose workers write output for the caller to append (tables;
+    /// ``mayWrite(_:duplicates:)``).
     static func writingWorkers(_ document: DocumentOptions, duplicates: DuplicatePolicy) -> Int {
-        duplicates == .last && document.parse.limits.maxResources == nil ? document.parse.effectiveWorkers : 1
+        mayWrite(document, duplicates: duplicates) ? document.parse.effectiveWorkers : 1
     }
 
     /// ``writingWorkers(_:duplicates:)`` for lines, with the default on `cores` cores for one
     /// large document (``ParseOptions/largeDocumentWorkers(cores:)``).
     static func lineWorkers(_ document: DocumentOptions, duplicates: DuplicatePolicy, cores: Int) -> (count: Int, from: Int?) {
-        duplicates == .last && document.parse.limits.maxResources == nil ? document.parse.largeDocumentWorkers(cores: cores) : (1, nil)
+        mayWrite(document, duplicates: duplicates) ? document.parse.largeDocumentWorkers(cores: cores) : (1, nil)
     }
 
     /// A reader with `workers` workers made by `makeWorker`, batches of
