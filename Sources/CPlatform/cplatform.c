@@ -254,6 +254,36 @@ long jsonapi_l2_cache_bytes(void) {
 #endif
 }
 
+int jsonapi_current_cpu(void) {
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+int jsonapi_leave_creator_cpu(int creator_cpu) {
+#if defined(__linux__)
+    // JSONAPI_THREADS_STAY set: new threads start where the system puts them (to measure
+    // what the move gives: docs/performance.md).
+    if (creator_cpu < 0 || getenv("JSONAPI_THREADS_STAY") != NULL) return -1;
+    if (sched_getcpu() != creator_cpu) return -1;
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+    if (creator_cpu >= CPU_SETSIZE || !CPU_ISSET(creator_cpu, &allowed) || CPU_COUNT(&allowed) < 2) return -1;
+    cpu_set_t others = allowed;
+    CPU_CLR(creator_cpu, &others);
+    if (sched_setaffinity(0, sizeof others, &others) != 0) return -1;
+    // (Not on `creator_cpu` now: the kernel moved the thread before the call returned.)
+    int moved_to = sched_getcpu();
+    (void)sched_setaffinity(0, sizeof allowed, &allowed);
+    return moved_to;
+#else
+    (void)creator_cpu;
+    return -1;
+#endif
+}
+
 void jsonapi_name_this_thread(const char *name) {
 #if defined(__linux__)
     // Linux takes at most 15 bytes and a terminating NUL, and refuses longer names.

@@ -1,3 +1,4 @@
+import CPlatform
 import Foundation
 import Testing
 
@@ -48,6 +49,36 @@ import Testing
         box.condition.unlock()
         #expect(box.name == "jsonapi-a-very-")
         #endif
+    }
+
+    /// A new thread that runs on its creator's CPU moves to another it may use, and keeps
+    /// the CPUs it may use (`jsonapi_leave_creator_cpu`, called first on every thread of the
+    /// library's). Run here on a thread that calls it as if this CPU were its creator's.
+    @Test(.timeLimit(.minutes(1))) func aThreadOnItsCreatorsCPULeavesIt() {
+        final class Box: @unchecked Sendable {
+            let condition = Condition()
+            var result: (before: Int32, movedTo: Int32, coresBefore: Int32, coresAfter: Int32)? = nil
+        }
+        let box = Box()
+        NativeThread.start(name: "jsonapi-test", stackSize: 256 << 10) {
+            let before = jsonapi_current_cpu()
+            let cores = jsonapi_usable_cores()
+            let movedTo = jsonapi_leave_creator_cpu(before)
+            let r = (before, movedTo, cores, jsonapi_usable_cores())
+            box.condition.withLock { box.result = r }
+            box.condition.broadcast()
+        }
+        box.condition.lock()
+        while box.result == nil { box.condition.wait() }
+        box.condition.unlock()
+        guard let r = box.result else { return }
+        // The CPUs it may use are the same; it moved when it may (Linux: the CPU is known).
+        #expect(r.coresAfter == r.coresBefore)
+        if r.before >= 0 && r.coresBefore >= 2 && ProcessInfo.processInfo.environment["JSONAPI_THREADS_STAY"] == nil {
+            #expect(r.movedTo >= 0 && r.movedTo != r.before)
+        } else {
+            #expect(r.movedTo == -1)
+        }
     }
 
     @Test func numbersAreFormattedAsCFormatsThem() {

@@ -55,6 +55,19 @@ static inline void jsonapi_prefetch(const void *p) {
 /// Names the calling thread (as `top -H` and debuggers show it; on Linux its first 15 bytes).
 void jsonapi_name_this_thread(const char *name);
 
+/// The CPU the calling thread runs on, or -1 where that is not known.
+int jsonapi_current_cpu(void);
+
+/// Called first on a new thread, with the CPU its creator ran on when it made it: when the new
+/// thread runs there too and may run on another, it moves to another of its allowed CPUs
+/// (its affinity is narrowed, then set back, which leaves it where it went). Linux may start a
+/// new thread on its creator's CPU and leave the two to take turns there for milliseconds
+/// while another CPU idles. Does nothing elsewhere, when a call fails, or with the environment
+/// variable `JSONAPI_THREADS_STAY` set. Returns the CPU it moved to, or -1 when it did not
+/// move. (Were the thread's affinity changed by someone else between its narrowing and its
+/// restoring, a few microseconds, that change would be undone.)
+int jsonapi_leave_creator_cpu(int creator_cpu);
+
 /// Whether at least `reserve` bytes of the calling thread's stack are left below the caller.
 /// The stack's bounds are looked up once per thread (pthread_getattr_np on Linux,
 /// pthread_get_stackaddr_np on Darwin); where they are unknown, the answer is always 1.

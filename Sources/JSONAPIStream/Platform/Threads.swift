@@ -70,7 +70,7 @@ package enum NativeThread {
     /// memory for the stack) ends the process as out-of-memory does, through
     /// ``MemoryBudget/outOfMemory(needing:)``.
     package static func start(name: String, stackSize: Int, _ body: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
+        let box = Unmanaged.passRetained(ThreadBody(name: name, creatorCPU: jsonapi_current_cpu(), body: body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -86,6 +86,7 @@ package enum NativeThread {
             { context in
                 // Invariant: `context` is the box retained above, taken back once, here.
                 let box = Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue()
+                _ = jsonapi_leave_creator_cpu(box.creatorCPU)
                 box.nameThisThread()
                 box.body()
                 return nil
@@ -99,10 +100,13 @@ package enum NativeThread {
 
 private final class ThreadBody {
     let name: String
+    /// The CPU the thread's creator ran on (-1: not known).
+    let creatorCPU: Int32
     let body: @Sendable () -> Void
 
-    init(name: String, body: @escaping @Sendable () -> Void) {
+    init(name: String, creatorCPU: Int32, body: @escaping @Sendable () -> Void) {
         self.name = name
+        self.creatorCPU = creatorCPU
         self.body = body
     }
 
