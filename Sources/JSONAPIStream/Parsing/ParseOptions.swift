@@ -158,9 +158,9 @@ public struct ParseOptions: Sendable, Hashable {
     /// documents): after a warm-up run (medians of 7 interleaved rounds of 5 runs), 3.0, 4.0,
     /// 6.1, 8.1 and 15.7 MB 1.24, 1.17, 1.26, 1.24 and 1.27 times as fast on two workers, for
     /// 0.5 to 1.9 MiB more at the peak; in a fresh process (the first run, 11 interleaved
-    /// rounds: about 4 ms more to start two workers, and in one traced run the new thread and
-    /// the caller took turns on one core for their first milliseconds), 4.0 MB 0.77, 6.1 MB
-    /// 0.99, 8.1 MB 1.06, 15.7 MB 1.07, 128.5 MB 1.23.
+    /// rounds), 4.0 MB 0.77, 6.1 MB 0.99, 8.1 MB 1.06, 15.7 MB 1.07, 128.5 MB 1.23 while a new
+    /// thread could start on its creator's core and the two take turns there, and 4.0 MB 1.15,
+    /// 8.1 MB 1.23, 15.7 MB 1.21 since threads move off it (``NativeThread``).
     package static let largeInputBytes = 6 << 20
 
     /// The most workers a reader starts, whatever ``workers`` asks (the output is the same on
