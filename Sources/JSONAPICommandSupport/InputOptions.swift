@@ -38,7 +38,7 @@ package struct WorkerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but on 2 cores, for uncompressed files of 6 MiB or more: 2 for normalize's ndjson and edges of one large document (many documents from 32 MiB), for a graph of one large document (normalize --format json, stats), and for validate. load: many documents only, and one reader unless N is given.",
+            "Workers (1 to 256) that read inputs of many documents (concatenated, one per line, several files), each with its own parser, or one large document, each a range of the elements of its data and included arrays (normalize, also --split-by-type, stats, validate; not with a request --context; denormalize: the graph of the records, read on one thread); the output is the same whatever the number. Default: one per core this process may use when it may use 3 or more; else 1, one reader (on two threads for a large input), but on 2 cores, for uncompressed files of 3 MiB or more: 2 for normalize's ndjson and edges of one large document (many documents from 32 MiB), for a graph of one large document (normalize --format json, stats), and for validate. load: many documents only, and one reader unless N is given.",
             valueName: "n"))
     package var workers: Int?
 
@@ -71,9 +71,11 @@ package struct WorkerOptions: ParsableArguments {
     /// For NDJSON and edge lines of one large document, measured on two cores (`jsonapi bench
     /// --workers 1 --workers 2`, medians of interleaved rounds): one document of 6.1, 7.0, 8.1
     /// and 12.1 MB 1.10 to 1.13, 1.13, 1.09 to 1.17 and 1.18 times as fast on two workers as on
-    /// one reader, of 4.0 and 5.1 MB 1.02 to 1.08 and 1.04 (not worth the 6 MiB more they
-    /// take); before the release that cut 3 instructions per byte from both, 15.7, 128.5 and
-    /// 1,064 MB 1.13, 1.23 and 1.17 times, and 4 and 8 MB 0.90 and 0.98.
+    /// one reader, of 4.0 and 5.1 MB 1.02 to 1.08 and 1.04 (when this size was 6 MiB); now
+    /// (`bench-pass`, after a warm-up) 3.2 MB 1.37 and 4.0 MB 1.33, and in a first run 3.2 MB
+    /// 1.28 (``ParseOptions/largeInputBytes``, which this size is); before the release that
+    /// cut 3 instructions per byte from both, 15.7, 128.5 and 1,064 MB 1.13, 1.23 and 1.17
+    /// times, and 4 and 8 MB 0.90 and 0.98.
     package static func twoWorkersByDefault(cores: Int, inputBytes: Int?) -> Bool {
         cores == 2 && (inputBytes ?? 0) >= largeInput
     }

@@ -12,8 +12,8 @@ import Testing
 @Suite struct LargeDocumentWorkersDefaultTests {
     @Test func theRuleAppliesOnTwoCoresWithNoWorkersAsked() {
         let o = ParseOptions()
-        #expect(ParseOptions.largeInputBytes == 6 << 20)
-        #expect(o.largeDocumentWorkers(cores: 2) == (2, 6 << 20))
+        #expect(ParseOptions.largeInputBytes == 3 << 20)
+        #expect(o.largeDocumentWorkers(cores: 2) == (2, 3 << 20))
         // One core, or 3 and more: the usual default (a worker per core from 3), any input.
         for cores in [1, 3, 16] { #expect(o.largeDocumentWorkers(cores: cores) == (o.effectiveWorkers, nil)) }
         // Workers asked for, one thread, or one JSON text: as asked, any input.
@@ -31,7 +31,7 @@ import Testing
         #expect(single.largeDocumentWorkers(cores: 2) == (1, nil))
     }
 
-    /// A generated document just past the size (about 6.5 MB).
+    /// A generated document past the size (about 6.5 MB).
     static let large: [UInt8] = try! BenchmarkPass.generatedDocument(resources: 3_700, seed: 3)
 
     enum Reading { case whole, fed, file }

@@ -5,11 +5,11 @@ import Testing
 
 /// `normalize`'s default for NDJSON and edge lines on two cores: two workers for one large
 /// file document, and for many documents in files of 32 MiB or more together; `validate`'s:
-/// two workers from 6 MiB; one reader otherwise (`WorkerOptions.twoWorkersByDefault`, `WorkerOptions.largeDump`).
+/// two workers from 3 MiB; one reader otherwise (`WorkerOptions.twoWorkersByDefault`, `WorkerOptions.largeDump`).
 struct WorkerDefaultsTests {
     @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
         let large = WorkerOptions.largeInput
-        #expect(large == 6 << 20)
+        #expect(large == 3 << 20)
         #expect(WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: large))
         #expect(WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: 1 << 30))
         #expect(!WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: large - 1))
@@ -36,7 +36,7 @@ struct WorkerDefaultsTests {
         #expect(try workers([a.path, b.path]) == (nil, false))
         #expect(try workers([]) == (nil, false))
         #expect(try workers(["-"]) == (nil, false))
-        // A file of more than 6 MiB: on two cores, two workers for one large document.
+        // A file of more than 3 MiB: on two cores, two workers for one large document.
         let big = dir.appendingPathComponent("big.json")
         try Data(count: 13 << 20).write(to: big)
         let expected: (Int?, Bool) = ParseOptions.usableCores == 2 ? (2, true) : (nil, false)
@@ -47,7 +47,7 @@ struct WorkerDefaultsTests {
         try Data(count: 20 << 20).write(to: huge)
         #expect(try workers([big.path, huge.path]) == (ParseOptions.usableCores == 2 ? (2, false) : (nil, false)))
         #expect(try workers([huge.path]) == expected)
-        // `validate`: two workers from 6 MiB, for many documents and one large document alike.
+        // `validate`: two workers from 3 MiB, for many documents and one large document alike.
         func validating(_ files: [String]) throws -> (Int?, Bool) {
             let o = options.applied(toValidating: DocumentOptions(), sources: try sources(files))
             return (o.parse.workers, o.parse.largeDocumentsOnly)
@@ -92,7 +92,7 @@ struct WorkerDefaultsTests {
         }
     }
 
-    /// A generated document over 6 MiB (on this 2-core machine the default reads it on two
+    /// A generated document over 3 MiB (on this 2-core machine the default reads it on two
     /// workers, a range of elements each).
     @Test func aLargeFileWritesTheSameLinesByDefault() throws {
         try Self.expectSameLinesByDefault(generating: ["--resources", "4000", "--seed", "3"], atLeast: WorkerOptions.largeInput)
@@ -105,9 +105,9 @@ struct WorkerDefaultsTests {
             generating: ["--resources", "20000", "--documents", "600", "--seed", "4"], atLeast: WorkerOptions.largeDump)
     }
 
-    /// `validate` of a dump over 6 MiB (two workers by default on this 2-core machine, for
-    /// many documents only) and of one large document (one reader): the same findings and exit
-    /// status as on one reader, with an invalid document among the dump's.
+    /// `validate` of a dump over 3 MiB and of one large document (two workers by default on
+    /// this 2-core machine, for both): the same findings and exit status as on one reader,
+    /// with an invalid document among the dump's.
     @Test func validateFindsTheSameByDefault() throws {
         let dump = try run(["generate", "--resources", "4000", "--documents", "150", "--seed", "5"])
         let one = try run(["generate", "--resources", "4000", "--seed", "6"])

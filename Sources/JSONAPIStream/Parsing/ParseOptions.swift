@@ -153,15 +153,17 @@ public struct ParseOptions: Sendable, Hashable {
 
     /// The size from which one large document is read by two workers on two cores with
     /// ``workers`` `nil` (``largeDocumentWorkers(cores:)``), and from which the commands ask
-    /// for two workers (`WorkerOptions`). For a graph, measured on two cores (`jsonapi
-    /// bench-pass --pass graph`, the library's default against `--workers 2`, generated
-    /// documents): after a warm-up run (medians of 7 interleaved rounds of 5 runs), 3.0, 4.0,
-    /// 6.1, 8.1 and 15.7 MB 1.24, 1.17, 1.26, 1.24 and 1.27 times as fast on two workers, for
-    /// 0.5 to 1.9 MiB more at the peak; in a fresh process (the first run, 11 interleaved
-    /// rounds), 4.0 MB 0.77, 6.1 MB 0.99, 8.1 MB 1.06, 15.7 MB 1.07, 128.5 MB 1.23 while a new
-    /// thread could start on its creator's core and the two take turns there, and 4.0 MB 1.15,
-    /// 8.1 MB 1.23, 15.7 MB 1.21 since threads move off it (``NativeThread``).
-    package static let largeInputBytes = 6 << 20
+    /// for two workers (`WorkerOptions`). Measured on two cores (`jsonapi bench-pass`, the
+    /// library's default against `--workers 2`, generated documents), after a warm-up run
+    /// (medians of 5 to 7 interleaved rounds of 5 runs): 3.2 MB a graph 1.19, NDJSON 1.37,
+    /// `validate` 1.23 times as fast on two workers; 4.0 MB 1.25, 1.33 and 1.21; a graph 1.24
+    /// to 1.27 from 6.1 to 15.7 MB, NDJSON 1.35 and 1.36 at 8.1 and 15.7 MB; 0.3 to 2.4 MiB
+    /// more at the peak. In a fresh process (the first run, 9 to 11 interleaved rounds, new
+    /// threads moving off their creator's core, ``NativeThread``): 3.2 MB 1.13, 1.28 and 1.20;
+    /// a graph 1.57 at 4.0 MB, 1.23 and 1.21 at 8.1 and 15.7 MB. Below: 2.1 MB, just past the
+    /// 2 MiB the reader decides on, 0.68 for a graph after a warm-up. (6 MiB until threads
+    /// moved: before that, a graph's first run was 0.77 at 4.0 MB.)
+    package static let largeInputBytes = 3 << 20
 
     /// The most workers a reader starts, whatever ``workers`` asks (the output is the same on
     /// any number). Each worker has its own thread, parser and batches in flight, so a

@@ -12,9 +12,9 @@ struct Normalize: ParsableCommand {
             relationship linkage entry. Several files, and several documents per input, merge.
 
             Inputs of many documents are read on --workers workers (by default one per core \
-            with 3 or more cores; with 2, ndjson and edges of uncompressed files of 6 MiB or more are \
-            written by two workers when they hold one large document, and from 32 MiB when they \
-            hold many), with the same output, \
+            with 3 or more cores; with 2, uncompressed files of 3 MiB or more are read by two \
+            workers when they hold one large document, and ndjson and edges from 32 MiB when \
+            they hold many), with the same output, \
             warnings and first error as one: for \
             json each worker builds part of the graph, merged in input order; ndjson and edges \
             are written by the workers, but not with --on-duplicate first|error or \

@@ -16,8 +16,7 @@ struct Validate: ParsableCommand {
             Exit status: 0 valid, 1 invalid, 2 usage or I/O error. --syntax-only checks the JSON \
             alone (one JSON text per input, any top-level value). Inputs of many documents, and one \
             large document, are checked on --workers workers (as normalize; with 2 cores, by default \
-            two for many documents in uncompressed files of 6 MiB or more, one reader for one large \
-            document), with the same findings in the same order.
+            two for uncompressed files of 3 MiB or more), with the same findings in the same order.
             """)
 
     @OptionGroup var input: InputOptions
