@@ -36,24 +36,28 @@ import Testing
 
     enum Reading { case whole, fed, file }
 
-    /// The flat JSON of `input`'s graph, and whether workers read it, read as `reading` says
-    /// by a parser with the defaults of two cores (or `workers`, when given).
-    static func flat(_ input: [UInt8], _ reading: Reading, workers: Int? = nil) throws -> (String, Bool) {
+    /// The flat JSON of the graph of `inputs` (one, but from files), and whether workers read
+    /// it, read as `reading` says by a parser with the defaults of two cores (or `workers`,
+    /// when given).
+    static func flat(_ inputs: [UInt8]..., reading: Reading, workers: Int? = nil) throws -> (String, Bool) {
         var options = DocumentOptions()
         options.parse.workers = workers
         let parser = GraphParser(options: options, duplicates: .last, cores: 2)
         let graph: Graph
         switch reading {
         case .whole:
-            graph = try withContiguousBytes(of: input) { (b) throws(JSONAPIError) in try parser.finish(reading: b) }
+            precondition(inputs.count == 1, "one input read whole")
+            graph = try withContiguousBytes(of: inputs[0]) { (b) throws(JSONAPIError) in try parser.finish(reading: b) }
         case .fed:
-            for start in stride(from: 0, to: input.count, by: 1 << 20) { try parser.feed(input[start..<min(input.count, start + (1 << 20))]) }
+            precondition(inputs.count == 1, "one input fed")
+            for start in stride(from: 0, to: inputs[0].count, by: 1 << 20) { try parser.feed(inputs[0][start..<min(inputs[0].count, start + (1 << 20))]) }
             graph = try parser.finish()
         case .file:
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("graph-workers-\(UUID().uuidString).json")
-            try Data(input).write(to: url)
-            defer { try? FileManager.default.removeItem(at: url) }
-            try parser.read(InputSource(path: url.path))
+            // Each a regular file, read in turn (its size known as its reading begins).
+            var names: [String: String] = [:]
+            try readFromFiles(inputs.map { ("input", $0) }, chunk: 1 << 20, names: &names) { (source, size) throws(JSONAPIError) in
+                try parser.read(source, chunkSize: size)
+            }
             graph = try parser.finish()
         }
         let out = ByteWriter()
@@ -63,17 +67,17 @@ import Testing
 
     @Test func aLargeDocumentOfKnownSizeGoesToTwoWorkers() throws {
         #expect(Self.large.count >= ParseOptions.largeInputBytes)
-        let (one, byWorkers) = try Self.flat(Self.large, .whole, workers: 1)
+        let (one, byWorkers) = try Self.flat(Self.large, reading: .whole, workers: 1)
         #expect(!byWorkers)
         #expect(one.count > 1_000_000)
         // In memory and from a regular file: two workers, the same graph.
         for reading in [Reading.whole, .file] {
-            let (flat, byWorkers) = try Self.flat(Self.large, reading)
+            let (flat, byWorkers) = try Self.flat(Self.large, reading: reading)
             #expect(byWorkers, "\(reading)")
             #expect(flat == one, "\(reading)")
         }
         // Fed in chunks, its size unknown: one reader.
-        let (fed, fedByWorkers) = try Self.flat(Self.large, .fed)
+        let (fed, fedByWorkers) = try Self.flat(Self.large, reading: .fed)
         #expect(!fedByWorkers)
         #expect(fed == one)
         // Through the normalizer's flat JSON too.
@@ -126,33 +130,14 @@ import Testing
 
     @Test func theFirstInputDecidesForTheInputsAfterIt() throws {
         let small = try BenchmarkPass.generatedDocument(resources: 200, seed: 4)
-        // Flat JSON of the inputs read in turn (`large` then `small`, or the other way round),
-        // from files, and whether workers read them.
-        func read(_ inputs: [[UInt8]], workers: Int? = nil) throws -> (String, Bool) {
-            var options = DocumentOptions()
-            options.parse.workers = workers
-            let parser = GraphParser(options: options, duplicates: .last, cores: 2)
-            var urls: [URL] = []
-            defer { for url in urls { try? FileManager.default.removeItem(at: url) } }
-            for input in inputs {
-                let url = FileManager.default.temporaryDirectory.appendingPathComponent("graph-workers-\(UUID().uuidString).json")
-                try Data(input).write(to: url)
-                urls.append(url)
-                try parser.read(InputSource(path: url.path))
-            }
-            let graph = try parser.finish()
-            let out = ByteWriter()
-            try FlatJSONWriter(graph: graph, out: out, options: OutputOptions()).write()
-            return (out.string, parser.isReadByWorkers)
-        }
         // A large first input: workers, for the small one after it too.
-        let (largeFirst, largeFirstByWorkers) = try read([Self.large, small])
+        let (largeFirst, largeFirstByWorkers) = try Self.flat(Self.large, small, reading: .file)
         #expect(largeFirstByWorkers)
-        #expect(try read([Self.large, small], workers: 1).0 == largeFirst)
+        #expect(try Self.flat(Self.large, small, reading: .file, workers: 1).0 == largeFirst)
         // A small first input: one reader, for the large one after it too.
-        let (smallFirst, smallFirstByWorkers) = try read([small, Self.large])
+        let (smallFirst, smallFirstByWorkers) = try Self.flat(small, Self.large, reading: .file)
         #expect(!smallFirstByWorkers)
-        #expect(try read([small, Self.large], workers: 1).0 == smallFirst)
+        #expect(try Self.flat(small, Self.large, reading: .file, workers: 1).0 == smallFirst)
         // An input begun by name (its size unknown), then fed: one reader.
         let parser = GraphParser(options: DocumentOptions(), duplicates: .last, cores: 2)
         try parser.beginInput(named: "fed")
@@ -164,15 +149,15 @@ import Testing
     @Test func smallDocumentsAndDumpsStayOnOneReader() throws {
         // Smaller than the size: one reader.
         let small = try BenchmarkPass.generatedDocument(resources: 200, seed: 3)
-        let (smallOne, _) = try Self.flat(small, .whole, workers: 1)
-        let (smallFlat, smallByWorkers) = try Self.flat(small, .whole)
+        let (smallOne, _) = try Self.flat(small, reading: .whole, workers: 1)
+        let (smallFlat, smallByWorkers) = try Self.flat(small, reading: .whole)
         #expect(!smallByWorkers)
         #expect(smallFlat == smallOne)
         // Many documents past the size: one reader, decided at the first document's end.
         let dump = try BenchmarkPass.generatedDocument(resources: 3_700, seed: 3, documents: 40)
         #expect(dump.count >= ParseOptions.largeInputBytes)
-        let (dumpOne, _) = try Self.flat(dump, .whole, workers: 1)
-        let (dumpFlat, dumpByWorkers) = try Self.flat(dump, .whole)
+        let (dumpOne, _) = try Self.flat(dump, reading: .whole, workers: 1)
+        let (dumpFlat, dumpByWorkers) = try Self.flat(dump, reading: .whole)
         #expect(!dumpByWorkers)
         #expect(dumpFlat == dumpOne)
     }

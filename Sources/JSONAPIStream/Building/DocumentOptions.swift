@@ -65,6 +65,25 @@ public struct DocumentOptions: Sendable, Hashable {
 }
 
 extension DocumentOptions {
+    /// Whether workers may write output for the caller to append (lines, tables): a duplicate
+    /// policy other than `last` and a resource limit need every document in one place, so
+    /// those keep one reader.
+    private func workersMayWrite(duplicates: DuplicatePolicy) -> Bool {
+        duplicates == .last && parse.limits.maxResources == nil
+    }
+
+    /// The workers of a reader whose workers write tables for the caller to append
+    /// (``workersMayWrite(duplicates:)``).
+    func writingWorkers(duplicates: DuplicatePolicy) -> Int {
+        workersMayWrite(duplicates: duplicates) ? parse.effectiveWorkers : 1
+    }
+
+    /// ``writingWorkers(duplicates:)`` for lines, with the default on `cores` cores for one
+    /// large document (``ParseOptions/largeDocumentWorkers(cores:)``).
+    func lineWorkers(duplicates: DuplicatePolicy, cores: Int) -> (count: Int, from: Int?) {
+        workersMayWrite(duplicates: duplicates) ? parse.largeDocumentWorkers(cores: cores) : (1, nil)
+    }
+
     /// Whether one large document may be read by workers a range of its elements each: not
     /// a request document (C01-C03 need its one primary resource in one place). The
     /// compound-document rules R22 and R23 are checked by the caller's validator from what the

@@ -78,7 +78,7 @@ public final class Normalizer {
         // (On two cores, two workers for one large document of known size.)
         let workers =
             format == .json
-            ? document.parse.largeDocumentWorkers(cores: cores) : ParallelReader.lineWorkers(document, duplicates: duplicates, cores: cores)
+            ? document.parse.largeDocumentWorkers(cores: cores) : document.lineWorkers(duplicates: duplicates, cores: cores)
         reader = ParallelReader(
             workers: workers.count, largeDocumentsFrom: workers.from,
             batchBytes: document.parse.workerBatchBytes, sequential: stream,

@@ -151,8 +151,10 @@ final class ParallelReader {
 
     /// Bytes fed while the workers' side reads (undecided, or on workers).
     private var bytesFed = 0
-    /// Workers for one large document of at least this size only, the size known as its
-    /// reading begins: decided at the first input (then nil).
+    /// Workers for one large document of at least this size only, its size known as its reading
+    /// begins (``ParseOptions/largeDocumentWorkers(cores:)``): decided at the first input (then
+    /// nil), which otherwise goes to the caller's stream from its first byte, with every input
+    /// after it.
     private var largeDocumentsFrom: Int?
 
     /// A large document cut by elements ahead of the decision (``speculate(on:in:)``).
@@ -160,33 +162,10 @@ final class ParallelReader {
     /// Whether the reader may still cut ahead: before its first byte, and until it stops.
     private var mayCutAhead = true
 
-    /// Whether workers may write output for the caller to append (lines, tables): a duplicate
-    /// policy other than `last` and a resource limit need every document in one place, so
-    /// those keep one reader.
-    private static func mayWrite(_ document: DocumentOptions, duplicates: DuplicatePolicy) -> Bool {
-        duplicates == .last && document.parse.limits.maxResources == nil
-    }
-
-    /// The workers of a reader whose workers write output for the caller to append (tables;
-    /// ``mayWrite(_:duplicates:)``).
-    static func writingWorkers(_ document: DocumentOptions, duplicates: DuplicatePolicy) -> Int {
-        mayWrite(document, duplicates: duplicates) ? document.parse.effectiveWorkers : 1
-    }
-
-    /// ``writingWorkers(_:duplicates:)`` for lines, with the default on `cores` cores for one
-    /// large document (``ParseOptions/largeDocumentWorkers(cores:)``).
-    static func lineWorkers(_ document: DocumentOptions, duplicates: DuplicatePolicy, cores: Int) -> (count: Int, from: Int?) {
-        mayWrite(document, duplicates: duplicates) ? document.parse.largeDocumentWorkers(cores: cores) : (1, nil)
-    }
-
     /// A reader with `workers` workers made by `makeWorker`, batches of
     /// `batchBytes` (``ParseOptions/workerBatchBytes``), `sequential` for inputs that are not
-    /// many documents; `deliver` receives the outputs in input order.
-    ///
-    /// `largeDocumentsFrom`: workers read one large document only, and only when its size is
-    /// known as its reading begins and is at least this (``ParseOptions/largeDocumentWorkers(cores:)``);
-    /// decided at the first input, which otherwise goes to the caller's stream from its first
-    /// byte, with every input after it.
+    /// many documents; `deliver` receives the outputs in input order; `largeDocumentsFrom`:
+    /// ``largeDocumentsFrom``.
     init(
         workers: Int, largeDocumentsFrom: Int? = nil, batchBytes: Int, sequential: DocumentStream, makeWorker: @escaping () -> ParallelWorker,
         deliver: @escaping (consuming Output) throws(JSONAPIError) -> Void

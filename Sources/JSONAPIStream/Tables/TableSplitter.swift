@@ -95,7 +95,7 @@ public final class TableSplitter {
         stream = DocumentStream(options: document, sink: sink)
         let one = document.forWorker
         reader = ParallelReader(
-            workers: ParallelReader.writingWorkers(document, duplicates: duplicates), batchBytes: document.parse.workerBatchBytes, sequential: stream,
+            workers: document.writingWorkers(duplicates: duplicates), batchBytes: document.parse.workerBatchBytes, sequential: stream,
             makeWorker: {
                 let tables = TableSink(collecting: format, options: output)
                 // A violation of the compound rules stops a strict read at a resource: the
