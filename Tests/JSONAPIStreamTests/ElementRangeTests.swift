@@ -27,13 +27,9 @@ struct ElementRangeTests {
         for w in workers {
             for (chunk, reading) in reads {
                 for size in sizes {
-                    // On 2 workers the caller's stream reads every other range in place
-                    // (``BatchDelivery/threadsTakeCallerRanges`` off); on 3, a thread with
-                    // nothing else to read may take one of them.
                     let many = ParallelReaderTests.run(
                         [(name, bytes)], format: format, workers: w, chunk: chunk, options: options,
-                        batch: size.batch, continuation: size.continuation, decision: 16, reading: reading
-                    ) { $0.delivery.threadsTakeCallerRanges = w != 2 }
+                        batch: size.batch, continuation: size.continuation, decision: 16, reading: reading)
                     let what = "\(name), \(w) workers, reads of \(chunk)\(reading), batches of \(size.batch)"
                     #expect(many.error == one.error, "\(what): \(String(describing: many.error)) vs \(String(describing: one.error))", sourceLocation: sourceLocation)
                     #expect(many.output == one.output, "\(what): output differs", sourceLocation: sourceLocation)
@@ -121,52 +117,6 @@ struct ElementRangeTests {
         var last = DocumentOptions()
         last.parse.limits.maxResources = 50
         #expect(Self.expectSame("limit", doc, options: last, format: .json, chunks: [0]))
-    }
-
-    /// The caller's stream reads one whole range of every `workers` (the first, then every
-    /// `workers`-th) in place, into its own sinks as one reader does, with no piece to take
-    /// in; a worker's thread with nothing else to read takes such a range instead, as a
-    /// piece (turned off for the count to be known). The same output as one reader in every
-    /// format, and with a strict reader's error inside a range read in place.
-    @Test func theCallersRangesAreReadInPlace() {
-        let doc = Array(Self.large(40).utf8)
-        var strict = DocumentOptions()
-        strict.validation = .strict
-        // Resource 25 of `data` (well inside; every range holds about two) lacks its id.
-        let bad = Array(Self.large(40).replacingOccurrences(of: #""type":"a","id":"25","#, with: #""type":"a","#).utf8)
-        let cases: [(String, [UInt8], OutputFormat, DocumentOptions)] = [
-            ("ndjson", doc, .ndjson, DocumentOptions()), ("json", doc, .json, DocumentOptions()), ("edges", doc, .edges, DocumentOptions()),
-            ("strict", bad, .ndjson, strict), ("strict json", bad, .json, strict),
-        ]
-        for (what, input, format, options) in cases {
-            let one = ParallelReaderTests.run([(what, input)], format: format, workers: 1, chunk: 0, options: options)
-            #expect((one.error != nil) == what.hasPrefix("strict"), "\(what)")
-            for workers in [2, 3] {
-                for threadsTake in [false, true] {
-                    var ranges = 0
-                    var reader: Normalizer?
-                    let many = ParallelReaderTests.run(
-                        [(what, input)], format: format, workers: workers, chunk: 0, options: options, batch: 150, continuation: 400,
-                        decision: 16
-                    ) { n in
-                        reader = n
-                        n.delivery.threadsTakeCallerRanges = threadsTake
-                        n.didCutRange = { _, _ in ranges += 1 }
-                    }
-                    let label = "\(what), \(workers) workers, threads take: \(threadsTake)"
-                    #expect(many.byElements, "\(label)")
-                    #expect(many.output == one.output && many.error == one.error && many.warnings == one.warnings, "\(label)")
-                    let inPlace = reader?.delivery.rangesReadInPlace ?? -1
-                    if !threadsTake && one.error == nil {
-                        // Every range ends at a comma or the array's end, whole: the first of each
-                        // `workers` is the caller's.
-                        #expect(ranges >= 20 && inPlace == (ranges + workers - 1) / workers, "\(label): \(inPlace) of \(ranges)")
-                    } else {
-                        #expect(inPlace >= (threadsTake ? 0 : 1) && inPlace <= (ranges + workers - 1) / workers, "\(label): \(inPlace) of \(ranges)")
-                    }
-                }
-            }
-        }
     }
 
     /// Elements longer than a piece of a range (`continuationBytes`): the piece after one

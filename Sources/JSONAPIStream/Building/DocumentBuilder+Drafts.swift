@@ -79,19 +79,6 @@ extension DocumentBuilder {
         return true
     }
 
-    /// The caller's stream goes on with a range of elements of the array it is in, the ranges
-    /// since the last element it read having been read by workers (``DocumentReader/continueElements(at:)``):
-    /// whether it read an element of the array before (the comma before the range is then
-    /// its next byte), and the range's first element numbered `firstElement`.
-    func continueElements(at firstElement: Int) -> Bool {
-        // The array's level is the top one: the caller's bytes ended at its `[`, or its last
-        // range at an element's end, each handed to yajl whole.
-        let array = levels.topPointer
-        let afterElement = array.pointee.count > 0
-        array.pointee.count = Int32(truncatingIfNeeded: firstElement)
-        return afterElement
-    }
-
     // MARK: - Resources
 
     func startResource(primary: Bool, index: Int32) -> Bool {

@@ -120,24 +120,6 @@ final class DocumentReader {
         try s.skip(to: offset, line: line, lineStart: lineStart)
     }
 
-    /// Goes on with a range of elements whose segment starts at `start`, in the array this
-    /// stream is in (its bytes up to the `[`, and any ranges it read since, were fed), the
-    /// ranges between read elsewhere: the range's bytes are fed next. After an element of the
-    /// array, the comma before the range (the byte before its first) is read first, as one
-    /// parser reads it; yajl then expects a value there as it does after `[`.
-    func continueElements(at start: SegmentStart) throws(JSONAPIError) {
-        guard case .reading(let s) = state, let range = start.elements else { preconditionFailure("a range of elements inside an input read on one thread") }
-        // The builder is then where yajl is: in the array, after its `[` or an element.
-        try s.feedReceived()
-        if builder.continueElements(at: range.firstElement) {
-            try s.skip(to: start.offset - 1, line: start.line, lineStart: start.lineStart)
-            let comma = StaticString(",")
-            try parse(UnsafeRawBufferPointer(start: comma.utf8Start, count: comma.utf8CodeUnitCount), counted: false)
-        } else {
-            try s.skip(to: start.offset, line: start.line, lineStart: start.lineStart)
-        }
-    }
-
     /// Receives warnings as they are found.
     var onDiagnostic: ((Diagnostic) -> Void)? {
         get { builder.onDiagnostic }

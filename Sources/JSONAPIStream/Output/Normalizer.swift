@@ -167,9 +167,6 @@ public final class Normalizer {
         get { reader.willRead }
         set { reader.willRead = newValue }
     }
-    /// The reader's batches in flight (tests: ``BatchDelivery/threadsTakeCallerRanges``,
-    /// ``BatchDelivery/rangesReadInPlace``).
-    var delivery: BatchDelivery { reader.delivery }
     /// The bounds of what may be in flight (tests).
     var windowBounds: (batches: Int, bytes: Int) { reader.windowBounds }
     /// The most room a batch of whole documents took (tests).

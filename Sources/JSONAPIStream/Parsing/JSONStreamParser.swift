@@ -109,14 +109,6 @@ final class JSONStreamParser {
         positions.startLines(line: line, lineStart: lineStart)
     }
 
-    /// Hands yajl everything received so far, which must end with a whole token (the caller's
-    /// stream of a reader whose workers read ranges of elements, before it reads a range
-    /// itself: ``DocumentReader/continueElements(at:)``).
-    func feedReceived() throws(JSONAPIError) {
-        if let error { throw error }
-        try feedWholeTokens(upTo: received)
-    }
-
     /// Hands yajl every whole token received so far (small reads are otherwise gathered):
     /// the caller's stream of a reader that interleaves its output with its workers' does
     /// this at the end of each of its batches, so that what those bytes hold is written in

@@ -1,5 +1,3 @@
-internal import CPlatform
-
 /// The batches a ``ParallelReader`` handed over and has not delivered yet: read by its
 /// workers (a ``WorkerPool``), or kept for its caller's stream (the bytes of a large document
 /// outside the ranges workers read), and delivered in input order on the caller's thread. At
@@ -32,12 +30,6 @@ final class BatchDelivery {
     /// Called on a worker's thread before it reads a batch (tests; set before the workers
     /// start): ``WorkerPool``.
     var willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)?
-    /// Whether a worker's thread with nothing else to read takes a range of elements handed to
-    /// the caller's stream (``WorkerPool/pushForCaller(_:)``); tests turn it off, so that the
-    /// caller reads every one in place. Set before the workers start.
-    var threadsTakeCallerRanges = true
-    /// Ranges of elements the caller's stream read in place so far (tests).
-    private(set) var rangesReadInPlace = 0
 
     /// The workers' threads and queues (started at the decision).
     private var pool: WorkerPool?
@@ -47,15 +39,6 @@ final class BatchDelivery {
     private var inFlight = 0
     /// Worker choice for a batch that starts a segment: the next in turn.
     private var turn = 0
-    /// Whole ranges of elements handed over so far: one in `workerCount` (the first, then
-    /// every `workerCount`-th) goes to the caller's stream when it may read it in place.
-    private var wholeRanges = 0
-    /// Batches in flight for each worker when they read ranges of one large document: 3, so
-    /// that a thread has ranges of its own ahead while the caller reads one of its own in place
-    /// (with 2, on 2 workers, the thread more often ran out of them and took the caller's:
-    /// at 15.7 MB 8 to 12 of the caller's 32 ranges were read in place, with 3 16 to 21, and a
-    /// graph took 0.96 to 0.97 of the time in three series; see docs/architecture.md).
-    static let rangesPerWorker = 3
     /// The worker reading the segment the next batch continues, if it continues one.
     private var continuingWorker: Int?
     /// Batches read on the caller's stream, by id, until their turn.
@@ -79,9 +62,9 @@ final class BatchDelivery {
     }
 
     /// Starts the workers, with `perWorker` batches in flight for each: 4 for whole documents
-    /// (small ones keep a worker busy only briefly), ``rangesPerWorker`` for ranges of one
-    /// large document, whose batches are all full (`batchBytes`,
-    /// ``ParseOptions/workerBatchBytes``) and whose graph pieces are about that large again.
+    /// (small ones keep a worker busy only briefly), 2 for ranges of one large document,
+    /// whose batches are all full (`batchBytes`, ``ParseOptions/workerBatchBytes``) and whose
+    /// graph pieces are about that large again.
     func startWorkers(perWorker: Int = 4, batchBytes: Int) {
         window = perWorker * workerCount
         // Room for the usual batch (the batch size and part of a document) in every place of
@@ -90,7 +73,7 @@ final class BatchDelivery {
         let (bytes, o2) = perBatch.multipliedReportingOverflow(by: window)
         byteWindow = o1 || o2 ? .max : bytes
         // `workerCount` workers: a thread each, but the last, the caller's (``WorkerPool``).
-        pool = WorkerPool((0..<workerCount).map { _ in makeWorker() }, willRead: willRead, takesCallerRanges: threadsTakeCallerRanges)
+        pool = WorkerPool((0..<workerCount).map { _ in makeWorker() }, willRead: willRead)
     }
 
     /// Stops the workers (safe to call twice, or before they started).
@@ -111,7 +94,6 @@ final class BatchDelivery {
         inFlight = 0
         inFlightBytes = 0
         turn = 0
-        wholeRanges = 0
         continuingWorker = nil
         callerBatches = [:]
     }
@@ -125,14 +107,6 @@ final class BatchDelivery {
         if let c = continuingWorker {
             w = c
         } else if batch.segment != nil && batch.endsSegment {
-            if batch.segment?.elements != nil {
-                defer { wholeRanges += 1 }
-                if wholeRanges % workerCount == 0 && workerCount > 1 && batch.readsInPlace {
-                    take(batch)
-                    pool!.pushForCaller(batch)
-                    return
-                }
-            }
             w = nil
         } else {
             w = turn
@@ -187,14 +161,6 @@ final class BatchDelivery {
                 try readOnCaller(batch)
                 continue
             }
-            if let batch = pool!.claim(nextToDeliver) {
-                nextToDeliver += 1
-                inFlight -= 1
-                inFlightBytes -= batch.countedBytes
-                delivered += 1
-                try readInPlace(batch)
-                continue
-            }
             guard let batch = pool!.take(nextToDeliver, waiting: waiting) else { return }
             nextToDeliver += 1
             inFlight -= 1
@@ -216,23 +182,6 @@ final class BatchDelivery {
         } catch {
             throw fail(error)
         }
-    }
-
-    /// A range of elements the caller's stream reads in place, in its turn: its resources
-    /// go to the caller's sinks as one reader's do, with no piece to take in.
-    private func readInPlace(_ batch: ParallelBatch) throws(JSONAPIError) {
-        // A worker's share of the work, not the reader's (``ThreadProcessorTime/asReader``).
-        let start = ThreadProcessorTime.now
-        defer { jsonapi_helper_add_seconds(ThreadProcessorTime.now - start) }
-        rangesReadInPlace += 1
-        do throws(JSONAPIError) {
-            try sequential.reader.continueElements(at: batch.segment!)
-            try batch.bytes.forEachPart { (bytes, _) throws(JSONAPIError) in try sequential.feed(bytes) }
-            try sequential.reader.flush()
-        } catch {
-            throw fail(error)
-        }
-        batch.bytes = BatchBytes()
     }
 
     private func deliverOne(_ batch: ParallelBatch) throws(JSONAPIError) {

@@ -29,7 +29,7 @@ final class CuttingAhead {
         batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
         batcher.beginInput(named: name)
         self.delivery = delivery
-        delivery.startWorkers(perWorker: BatchDelivery.rangesPerWorker, batchBytes: batchBytes)
+        delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
     }
 
     /// Keeps a batch the batcher handed over (``ParallelReader/handOver(_:)``).

@@ -58,7 +58,7 @@ final class ParallelReader {
     /// bytes of large documents outside the ranges workers read.
     let sequential: DocumentStream
     /// The batches handed over and not yet delivered.
-    let delivery: BatchDelivery
+    private let delivery: BatchDelivery
     /// Warnings, delivered in input order.
     var onDiagnostic: ((Diagnostic) -> Void)? {
         get { delivery.onDiagnostic }
@@ -534,7 +534,7 @@ final class ParallelReader {
             let batcher = ElementBatcher(batchBytes: batchBytes, continuationBytes: continuationBytes)
             mode = .elements(batcher)
             sequential.reader.staysOnOneThread = true
-            delivery.startWorkers(perWorker: BatchDelivery.rangesPerWorker, batchBytes: batchBytes)
+            delivery.startWorkers(perWorker: 2, batchBytes: batchBytes)
             for b in batches {
                 if let segment = b.segment, segment.startsInput { batcher.beginInput(named: b.name) }
                 try b.bytes.forEachPart { (bytes, place) throws(JSONAPIError) in try batcher.feed(bytes, in: place, to: self) }

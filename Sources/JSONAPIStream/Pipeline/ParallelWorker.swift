@@ -30,9 +30,6 @@ final class WorkerPool: @unchecked Sendable {
     // Under `lock`:
     private var queues: [FIFO<ParallelBatch>]
     private var shared = FIFO<ParallelBatch>()
-    /// Ranges of elements the caller's stream is to read in place in their turn
-    /// (``claim(_:)``); a thread with nothing else to read takes the newest as a piece.
-    private var callerShared = FIFO<ParallelBatch>()
     private var done: [Int: ParallelBatch] = [:]
     private var stopping = false
     private var running: Int
@@ -49,13 +46,9 @@ final class WorkerPool: @unchecked Sendable {
     /// Called before a worker reads a batch, with the worker's number and the batch's id
     /// (tests: a worker held up). The helper's number is the threads' count.
     private let willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)?
-    /// Whether a thread with nothing else to read takes a range handed to the caller's stream
-    /// (``next(for:inSegment:)``; tests turn it off).
-    private let takesCallerRanges: Bool
 
     /// `workers`: one per thread, and the helper last (at least one, the helper).
-    init(_ workers: [ParallelWorker], willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? = nil, takesCallerRanges: Bool = true) {
-        self.takesCallerRanges = takesCallerRanges
+    init(_ workers: [ParallelWorker], willRead: (@Sendable (_ worker: Int, _ batch: Int) -> Void)? = nil) {
         precondition(!workers.isEmpty, "the caller's worker at least")
         self.workers = Array(workers.dropLast())
         helper = workers.last!
@@ -79,26 +72,6 @@ final class WorkerPool: @unchecked Sendable {
         if let w { queues[w].append(batch) } else { shared.append(batch) }
         if idle > 0 { lock.broadcast() }
         lock.unlock()
-    }
-
-    /// Hands `batch`, a whole range of elements, to the caller's stream, which reads it in
-    /// place in its turn (``claim(_:)``), unless a thread runs out of work first and takes it.
-    func pushForCaller(_ batch: ParallelBatch) {
-        lock.lock()
-        callerShared.append(batch)
-        if idle > 0 { lock.broadcast() }
-        lock.unlock()
-    }
-
-    /// Batch `id`, when it was handed to the caller's stream (``pushForCaller(_:)``) and no
-    /// thread took it: the caller reads it now. Counted as the helper's segment.
-    func claim(_ id: Int) -> ParallelBatch? {
-        lock.withLock {
-            guard let first = callerShared.first, first.id == id else { return nil }
-            segments[workers.count] += 1
-            willRead?(workers.count, id)
-            return callerShared.take()
-        }
     }
 
     /// Reads `batch` on the caller's thread, with the helper, and puts it among the done: a
@@ -156,16 +129,10 @@ final class WorkerPool: @unchecked Sendable {
     /// reader's thread waits for it while the window is full): a worker never begins a newer
     /// segment of its own, and then waits in it for a batch the window holds back, while an
     /// older whole segment waits in the shared queue.
-    /// With nothing else to read, the newest range handed to the caller's stream (the caller
-    /// reads the oldest first): the thread would idle while the caller reads and takes in the
-    /// pieces (a thread faster than the caller catches up with it so).
     private func next(for w: Int, inSegment: Bool) -> ParallelBatch? {
-        if inSegment { return queues[w].take() }
-        if let s = shared.first {
-            if let own = queues[w].first, own.id < s.id { return queues[w].take() }
-            return shared.take()
-        }
-        return queues[w].take() ?? (takesCallerRanges ? callerShared.takeLast() : nil)
+        guard !inSegment, let s = shared.first else { return queues[w].take() }
+        if let own = queues[w].first, own.id < s.id { return queues[w].take() }
+        return shared.take()
     }
 
     private func work(_ w: Int, _ worker: ParallelWorker) {
@@ -207,7 +174,6 @@ final class WorkerPool: @unchecked Sendable {
         while running > 0 { lock.wait() }
         queues = queues.map { _ in FIFO() }
         shared = FIFO()
-        callerShared = FIFO()
         done = [:]
         lock.unlock()
         for w in workers { w.stream.abandon() }
@@ -306,19 +272,6 @@ struct BatchBytes: ~Copyable {
         }
     }
 
-    /// The first and the last byte that are not JSON white space, if any.
-    var outerBytes: (first: UInt8, last: UInt8)? {
-        var first: UInt8?
-        var last: UInt8?
-        forEachPart { b, _ in
-            let blank = { (c: UInt8) in c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-            if first == nil, let i = b.firstIndex(where: { !blank($0) }) { first = b[i] }
-            if let i = b.lastIndex(where: { !blank($0) }) { last = b[i] }
-        }
-        guard let first, let last else { return nil }
-        return (first, last)
-    }
-
     /// Whether every byte is JSON white space (space, line feed, carriage return, tab), or
     /// there are none.
     var isJSONBlank: Bool {
@@ -359,15 +312,6 @@ final class ParallelBatch: @unchecked Sendable {
     /// Whether the bytes are all JSON white space (or none).
     var isBlank: Bool {
         bytes.isJSONBlank
-    }
-
-    /// Whether the caller's stream may read it in place (``WorkerPool/pushForCaller(_:)``): a
-    /// whole range of elements whose array closes where it ends, its first byte past white
-    /// space a `{` (yajl then reads the same after a `[` as after a comma) and its last a `}`
-    /// (it ends with a whole token, so the stream can skip from there).
-    var readsInPlace: Bool {
-        guard segment?.elements != nil, endsSegment, closesElements, let (first, last) = bytes.outerBytes else { return false }
-        return first == UInt8(ascii: "{") && last == UInt8(ascii: "}")
     }
 
     // What the worker read.

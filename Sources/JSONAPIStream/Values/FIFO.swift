@@ -43,18 +43,6 @@ package struct FIFO<Element> {
         return item
     }
 
-    /// The newest item, or nil when none waits.
-    package mutating func takeLast() -> Element? {
-        guard count > 0 else { return nil }
-        var tail = head + count - 1
-        if tail >= slots.count { tail -= slots.count }
-        let item = slots[tail]
-        slots[tail] = nil
-        count -= 1
-        if count == 0 { head = 0 }
-        return item
-    }
-
     /// Twice the slots (at least 4), the items moved to the front in order.
     private mutating func grow() {
         var next = [Element?](repeating: nil, count: Swift.max(4, 2 * slots.count))
