@@ -139,4 +139,34 @@ struct KnownMemberNameTests {
         #expect(flat.contains(#""extra":{"k":[1]}"#) && flat.contains(#""more":3"#) && flat.contains(#""also":2"#), "\(flat)")
         #expect(out.contains(#""extra":{"k":[1]}"#) && out.contains(#""more":3"#), "\(out)")
     }
+
+    /// `self` and `related`, taken at once in a links object (``ValueChecker``): they count as
+    /// a relationship's link, are refused in an error's links, and their look-alikes take
+    /// the common way (a name that is not a standard link name, or that is invalid).
+    @Test func selfAndRelatedAreLinkNamesAtOnce() {
+        var lenient = DocumentOptions.default
+        lenient.validation = .lenient
+        func rules(_ input: String) -> [Rule] {
+            let (_, warnings, error) = Self.outcome(input, options: lenient)
+            #expect(error == nil, "\(input): \(String(describing: error))")
+            return warnings.map(\.rule)
+        }
+        func relationshipLinks(_ links: String) -> String {
+            #"{"data":{"type":"a","id":"1","relationships":{"r":{"links":{\#(links)}}}}}"#
+        }
+        // One of self or related is enough for a relationship; a look-alike is not (R19).
+        #expect(rules(relationshipLinks(#""self":"/s""#)).isEmpty)
+        #expect(rules(relationshipLinks(#""related":"/r""#)).isEmpty)
+        #expect(rules(relationshipLinks(#""next":"/n","related":"/r""#)).isEmpty)
+        for other in [#""Self":"/s""#, #""selfs":"/s""#, #""relate":"/r""#, #""relatedX":"/r""#] {
+            #expect(rules(relationshipLinks(other)).contains(.R19), "\(other)")
+        }
+        // A link's value is checked after them as after any link name (R27: not a URI).
+        #expect(rules(relationshipLinks(#""self":"a b""#)).contains(.R27))
+        // An error's links may hold only about and type.
+        let error = { (name: String) in #"{"errors":[{"status":"500","links":{"\#(name)":"/x"}}]}"# }
+        #expect(rules(error("self")).contains(.R35))
+        #expect(rules(error("related")).contains(.R35))
+        #expect(rules(error("about")).isEmpty)
+    }
 }
