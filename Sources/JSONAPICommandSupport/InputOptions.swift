@@ -60,12 +60,10 @@ package struct WorkerOptions: ParsableArguments {
         return o
     }
 
-    /// Inputs from this size on (all together) are "large" for ``twoWorkersByDefault(cores:inputBytes:)``.
-    package static let largeInput = ParseOptions.largeInputBytes
-
     /// Whether a command with no `--workers` asks for two workers where the library's
-    /// default is one reader: on a machine of two usable cores, for inputs of ``largeInput``
-    /// bytes or more. What the workers then read is the command's choice:
+    /// default is one reader: on a machine of two usable cores, for inputs (all together) of
+    /// ``ParseOptions/largeInputBytes`` or more, the size from which the library reads one
+    /// large document on two workers. What the workers then read is the command's choice:
     /// ``applied(toLinesOf:sources:)`` and ``applied(toValidating:sources:)``.
     ///
     /// For NDJSON and edge lines of one large document, measured on two cores (`jsonapi bench
@@ -73,11 +71,11 @@ package struct WorkerOptions: ParsableArguments {
     /// and 12.1 MB 1.10 to 1.13, 1.13, 1.09 to 1.17 and 1.18 times as fast on two workers as on
     /// one reader, of 4.0 and 5.1 MB 1.02 to 1.08 and 1.04 (when this size was 6 MiB); now
     /// (`bench-pass`, after a warm-up) 3.2 MB 1.37 and 4.0 MB 1.33, and in a first run 3.2 MB
-    /// 1.28 (``ParseOptions/largeInputBytes``, which this size is); before the release that
+    /// 1.28 (at ``ParseOptions/largeInputBytes``, the size now); before the release that
     /// cut 3 instructions per byte from both, 15.7, 128.5 and 1,064 MB 1.13, 1.23 and 1.17
     /// times, and 4 and 8 MB 0.90 and 0.98.
     package static func twoWorkersByDefault(cores: Int, inputBytes: Int?) -> Bool {
-        cores == 2 && (inputBytes ?? 0) >= largeInput
+        cores == 2 && (inputBytes ?? 0) >= ParseOptions.largeInputBytes
     }
 
     /// Inputs from this size on (all together) are read by the two workers of

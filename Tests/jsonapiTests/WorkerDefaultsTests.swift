@@ -8,7 +8,7 @@ import Testing
 /// two workers from 3 MiB; one reader otherwise (`WorkerOptions.twoWorkersByDefault`, `WorkerOptions.largeDump`).
 struct WorkerDefaultsTests {
     @Test func twoWorkersOnlyForLargeFilesOnTwoCores() {
-        let large = WorkerOptions.largeInput
+        let large = ParseOptions.largeInputBytes
         #expect(large == 3 << 20)
         #expect(WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: large))
         #expect(WorkerOptions.twoWorkersByDefault(cores: 2, inputBytes: 1 << 30))
@@ -95,7 +95,7 @@ struct WorkerDefaultsTests {
     /// A generated document over 3 MiB (on this 2-core machine the default reads it on two
     /// workers, a range of elements each).
     @Test func aLargeFileWritesTheSameLinesByDefault() throws {
-        try Self.expectSameLinesByDefault(generating: ["--resources", "4000", "--seed", "3"], atLeast: WorkerOptions.largeInput)
+        try Self.expectSameLinesByDefault(generating: ["--resources", "4000", "--seed", "3"], atLeast: ParseOptions.largeInputBytes)
     }
 
     /// A dump of many documents over 32 MiB (two workers by default on this 2-core machine,
@@ -112,7 +112,7 @@ struct WorkerDefaultsTests {
         let dump = try run(["generate", "--resources", "4000", "--documents", "150", "--seed", "5"])
         let one = try run(["generate", "--resources", "4000", "--seed", "6"])
         #expect(dump.status == 0 && one.status == 0)
-        #expect(dump.stdout.count > WorkerOptions.largeInput && one.stdout.count > WorkerOptions.largeInput)
+        #expect(dump.stdout.count > ParseOptions.largeInputBytes && one.stdout.count > ParseOptions.largeInputBytes)
         var lines = String(decoding: dump.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         // A type with a character member names may not hold (R12), in the 100th document.
         lines[99] = lines[99].replacingOccurrences(of: #""type":"people""#, with: #""type":"pe+ople""#)
